@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+// Links mote::core from an installed package and checks a few known answers.
+#include <mote/core/fixed.h>
+#include <mote/core/fnv1a.h>
+#include <mote/core/job_system.h>
+#include <mote/core/prng.h>
+#include <mote/core/version.h>
+
+#include <cstdio>
+
+int main() {
+  mote::Prng prng(0);
+  const bool prngOk = prng.nextU64() == 0xdec90d521e93e35dULL;
+  const bool fnvOk = mote::fnv1a64("foobar") == 0x85944171f73967e8ULL;
+  const bool fixedOk = (mote::Fpx16_16::fromInt(3) / mote::Fpx16_16::fromInt(4)).raw() == 0xC000;
+  mote::InlineJobSystem jobs;
+  std::size_t total = 0;
+  mote::parallelFor(jobs, 10, 3, [&](std::size_t begin, std::size_t end) { total += end - begin; });
+  const bool ok = prngOk && fnvOk && fixedOk && total == 10;
+  std::printf("consumer of mote %s: %s\n", MOTE_VERSION_STRING, ok ? "ok" : "WRONG");
+  return ok ? 0 : 1;
+}

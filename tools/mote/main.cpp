@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+// The mote command-line tool: entry point and subcommands.
+#include <mote/core/counter_rng.h>
+#include <mote/core/fnv1a.h>
+#include <mote/core/job_system.h>
+#include <mote/core/prng.h>
+#include <mote/core/version.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+std::string compilerName() {
+#if defined(__clang__)
+  return fmt::format("clang {}.{}.{}", __clang_major__, __clang_minor__, __clang_patchlevel__);
+#elif defined(__GNUC__)
+  return fmt::format("g++ {}.{}.{}", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+#else
+  return "unknown";
+#endif
+}
+
+int runInfo() {
+  fmt::print("mote {}\n", MOTE_VERSION_STRING);
+  fmt::print("  compiler          {}\n", compilerName());
+  fmt::print("  asserts           {}\n", MOTE_ASSERTS_ENABLED ? "on" : "off");
+  fmt::print("  hardware threads  {}\n", std::max(1u, std::thread::hardware_concurrency()));
+  fmt::print("  layers            core\n");
+  return 0;
+}
+
+// One benchmark: `body(n)` runs n operations and returns a value the optimiser must keep.
+struct BenchCase {
+  const char* name;
+  const char* unit;
+  std::uint64_t (*body)(std::uint64_t n);
+};
+
+std::uint64_t benchPrngU32(std::uint64_t n) {
+  mote::Prng prng(1);
+  std::uint64_t sum = 0;
+  for (std::uint64_t i = 0; i < n; ++i)
+    sum += prng.nextU32();
+  return sum;
+}
+
+std::uint64_t benchPrngTap24(std::uint64_t n) {
+  mote::Prng prng(1);
+  std::uint64_t sum = 0;
+  for (std::uint64_t i = 0; i < n; ++i)
+    sum += prng.nextTap24();
+  return sum;
+}
+
+std::uint64_t benchCounterRandom(std::uint64_t n) {
+  std::uint64_t sum = 0;
+  for (std::uint64_t i = 0; i < n; ++i)
+    sum += mote::counterRandomU32(42, 7, i);
+  return sum;
+}
+
+std::uint64_t benchFnv1aByte(std::uint64_t n) {
+  std::string data(4096, 'x');
+  std::uint64_t h = 0;
+  for (std::uint64_t done = 0; done < n; done += data.size()) {
+    data[0] = static_cast<char>(h);
+    h = mote::fnv1a64(data);
+  }
+  return h;
+}
+
+double medianNsPerOp(const BenchCase& c, double minSeconds, int repetitions, std::uint64_t& sink) {
+  using Clock = std::chrono::steady_clock;
+  // Calibrate the operation count so one repetition lasts about minSeconds.
+  std::uint64_t n = 1024;
+  for (;;) {
+    const auto t0 = Clock::now();
+    sink += c.body(n);
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (s >= minSeconds || n >= (1ULL << 40)) break;
+    n *= s > 0.0 ? std::clamp<std::uint64_t>(static_cast<std::uint64_t>(minSeconds / s * 1.2) + 1,
+                                             2, 10)
+                 : 10;
+  }
+  std::vector<double> samples;
+  for (int r = 0; r < repetitions; ++r) {
+    const auto t0 = Clock::now();
+    sink += c.body(n);
+    samples.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() /
+                      static_cast<double>(n));
+  }
+  std::sort(samples.begin(), samples.end());
+  return samples[samples.size() / 2];
+}
+
+int runBench(double minSeconds, int repetitions) {
+  const BenchCase cases[] = {
+      {"prng.nextU32", "draw", &benchPrngU32},
+      {"prng.nextTap24", "draw", &benchPrngTap24},
+      {"counterRandomU32 (Philox4x32-10)", "draw", &benchCounterRandom},
+      {"fnv1a64", "byte", &benchFnv1aByte},
+  };
+  fmt::print("mote bench: median of {} repetitions, >= {:.2f} s each\n", repetitions, minSeconds);
+  std::uint64_t sink = 0;
+  for (const BenchCase& c : cases) {
+    const double ns = medianNsPerOp(c, minSeconds, repetitions, sink);
+    fmt::print("  {:<34} {:8.3f} ns/{}  ({:.0f} M/s)\n", c.name, ns, c.unit, 1e3 / ns);
+  }
+  // The parallelFor overhead: one dispatch of 16 small chunks on the default pool.
+  auto pool = mote::ThreadPool::create(0);
+  if (!pool.ok()) {
+    fmt::print(stderr, "mote bench: {}\n", pool.status().toString());
+    return 1;
+  }
+  std::vector<std::uint64_t> chunkSums(16);
+  using Clock = std::chrono::steady_clock;
+  std::vector<double> samples;
+  for (int r = 0; r < repetitions; ++r) {
+    constexpr int kDispatches = 2000;
+    const auto t0 = Clock::now();
+    for (int i = 0; i < kDispatches; ++i) {
+      mote::parallelFor(**pool, 16 * 64, 64, [&](std::size_t begin, std::size_t end) {
+        chunkSums[begin / 64] += end - begin;
+      });
+    }
+    samples.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() /
+                      kDispatches);
+  }
+  std::sort(samples.begin(), samples.end());
+  fmt::print("  {:<34} {:8.0f} ns/dispatch  ({} threads)\n", "parallelFor 16 chunks",
+             samples[samples.size() / 2], (*pool)->concurrency());
+  for (std::uint64_t s : chunkSums)
+    sink += s;
+  fmt::print("  (checksum {:016x})\n", sink);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"mote: author, compile, simulate and render particle effects"};
+  app.set_version_flag("--version", std::string("mote ") + MOTE_VERSION_STRING);
+  app.require_subcommand(0, 1);
+
+  CLI::App* info = app.add_subcommand("info", "Print the build configuration and machine facts");
+
+  double benchSeconds = 0.1;
+  int benchRepetitions = 7;
+  CLI::App* bench = app.add_subcommand("bench", "Measure Mote's core primitives on this machine");
+  bench->add_option("--seconds", benchSeconds, "Minimum time of one repetition")
+      ->check(CLI::Range(0.001, 60.0));
+  bench->add_option("--repetitions", benchRepetitions, "Repetitions; the median is reported")
+      ->check(CLI::Range(1, 1000));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    (void)app.exit(e);  // prints the error and the usage hint
+    return 1;
+  }
+
+  if (*info) return runInfo();
+  if (*bench) return runBench(benchSeconds, benchRepetitions);
+  fmt::print("{}", app.help());
+  return 0;
+}
