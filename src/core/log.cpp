@@ -131,7 +131,11 @@ std::size_t formatLogRecord(const LogRecord& record, std::span<char> out) noexce
     line.append(" ");
     line.append(field.key);
     line.append("=");
-    line.append(field.value);
+    if (field.text.empty()) {
+      line.append(field.value);
+    } else {
+      line.append(field.text);
+    }
   }
   if (record.suppressed != 0) {
     line.append(" (suppressed ");

@@ -28,28 +28,65 @@ const char* statusCodeName(StatusCode code) noexcept {
   return "Unknown";
 }
 
-Status::Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {
+namespace {
+const std::string kEmptyMessage;
+const std::optional<SourceLocation> kNoLocation;
+}  // namespace
+
+Status::Status(StatusCode code, std::string message)
+    : code_(code), detail_(std::make_unique<Detail>(Detail{std::move(message), std::nullopt})) {
   MOTE_ASSERT(code != StatusCode::Ok, "an error Status needs an error code");
+  if (code_ == StatusCode::Ok) detail_.reset();  // keep "null exactly when ok()" without asserts
 }
 
 Status::Status(StatusCode code, std::string message, SourceLocation location)
     : Status(code, std::move(message)) {
-  if (!location.empty()) location_ = std::move(location);
+  if (detail_ && !location.empty()) detail_->location = std::move(location);
+}
+
+Status::Status(const Status& other)
+    : code_(other.code_),
+      detail_(other.detail_ ? std::make_unique<Detail>(*other.detail_) : nullptr) {}
+
+Status& Status::operator=(const Status& other) {
+  if (this != &other) {
+    code_ = other.code_;
+    detail_ = other.detail_ ? std::make_unique<Detail>(*other.detail_) : nullptr;
+  }
+  return *this;
+}
+
+Status::Status(Status&& other) noexcept = default;
+Status& Status::operator=(Status&& other) noexcept = default;
+Status::~Status() = default;
+
+const std::string& Status::message() const noexcept {
+  return detail_ ? detail_->message : kEmptyMessage;
+}
+
+const std::optional<SourceLocation>& Status::location() const noexcept {
+  return detail_ ? detail_->location : kNoLocation;
+}
+
+bool operator==(const Status& a, const Status& b) noexcept {
+  return a.code_ == b.code_ && a.message() == b.message() && a.location() == b.location();
 }
 
 Status Status::withLocation(SourceLocation location) && {
-  if (location.empty()) {
-    location_.reset();
-  } else {
-    location_ = std::move(location);
+  if (detail_) {
+    if (location.empty()) {
+      detail_->location.reset();
+    } else {
+      detail_->location = std::move(location);
+    }
   }
   return std::move(*this);
 }
 
 std::string Status::toString() const {
   std::string out;
-  if (location_) {
-    const SourceLocation& loc = *location_;
+  if (const std::optional<SourceLocation>& where = location()) {
+    const SourceLocation& loc = *where;
     if (!loc.file.empty()) {
       out += loc.file;
       if (loc.line != 0) {
@@ -72,9 +109,9 @@ std::string Status::toString() const {
     }
   }
   out += statusCodeName(code_);
-  if (!message_.empty()) {
+  if (!message().empty()) {
     out += ": ";
-    out += message_;
+    out += message();
   }
   return out;
 }

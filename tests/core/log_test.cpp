@@ -172,12 +172,13 @@ TEST_F(LogTest, DefaultSinkWritesOneFormattedLineToStderr) {
 
 TEST(LogFormatTest, FormatsEveryPart) {
   std::array<char, 256> buffer{};
-  const LogField fields[] = {{"emitter", 2}, {"min", std::numeric_limits<std::int64_t>::min()}};
+  const LogField fields[] = {
+      {"emitter", 2}, {"min", std::numeric_limits<std::int64_t>::min()}, {"field", 0, "vel_box"}};
   const LogRecord full{LogLevel::Error, "particles/emitter_invalid", "bad def", fields, 12};
   const std::size_t length = formatLogRecord(full, buffer);
   EXPECT_EQ(std::string(buffer.data()),
             "[error] particles/emitter_invalid: bad def emitter=2 min=-9223372036854775808 "
-            "(suppressed 12)");
+            "field=vel_box (suppressed 12)");
   EXPECT_EQ(length, std::string(buffer.data()).size());
 
   formatLogRecord(

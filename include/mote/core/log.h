@@ -19,11 +19,13 @@ enum class LogLevel : std::uint8_t { Trace, Debug, Info, Warn, Error, Off };
 /// "off"). Never null; "?" for a value outside the enum.
 const char* logLevelName(LogLevel level) noexcept;
 
-/// One structured numeric field (`dropped=3`), so hot paths report numbers without formatting text.
-/// `key` is borrowed for the duration of the call.
+/// One structured field: numeric (`dropped=3`), so hot paths report numbers without formatting
+/// text, or a short static text (`field=vel_box`) when `text` is not empty (then `value` is
+/// unused). `key` and `text` are borrowed for the duration of the call.
 struct LogField {
   std::string_view key;
-  std::int64_t value;
+  std::int64_t value = 0;
+  std::string_view text = {};
 };
 
 /// What a sink receives. Every view is borrowed: valid only during the sink call, so a sink that

@@ -5,6 +5,7 @@
 #include <mote/core/assert.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,35 +42,45 @@ struct SourceLocation {
   friend bool operator==(const SourceLocation&, const SourceLocation&) = default;
 };
 
-/// The outcome of an operation that can fail on bad data. A default-constructed Status is success
-/// and owns no memory; an error owns its message (and location, when one is attached). Cheap to
-/// move. Thread safety: a value type; distinct objects may be used from distinct threads.
+/// The outcome of an operation that can fail on bad data. A default-constructed Status is success:
+/// two words, no allocation, cheap to return from hot paths. An error owns its message and location
+/// in one heap block. Copying an error copies that block; moving is a pointer move.
+/// Thread safety: a value type; distinct objects may be used from distinct threads.
 class [[nodiscard]] Status {
  public:
   Status() noexcept = default;
   /// An error status. `code` must not be Ok (use the default constructor for success).
   Status(StatusCode code, std::string message);
   Status(StatusCode code, std::string message, SourceLocation location);
+  Status(const Status& other);
+  Status& operator=(const Status& other);
+  Status(Status&& other) noexcept;
+  Status& operator=(Status&& other) noexcept;
+  ~Status();
 
   bool ok() const noexcept { return code_ == StatusCode::Ok; }
   StatusCode code() const noexcept { return code_; }
   /// The message alone, without code or location; empty for success.
-  const std::string& message() const noexcept { return message_; }
+  const std::string& message() const noexcept;
   /// The location, if one was attached.
-  const std::optional<SourceLocation>& location() const noexcept { return location_; }
+  const std::optional<SourceLocation>& location() const noexcept;
 
-  /// Returns this status with `location` attached (replacing any earlier one).
+  /// Returns this status with `location` attached (replacing any earlier one; an empty location
+  /// removes it). On success it is returned unchanged.
   Status withLocation(SourceLocation location) &&;
 
   /// "file:line:column: path: Code: message" with the unknown parts left out; "Ok" for success.
   std::string toString() const;
 
-  friend bool operator==(const Status&, const Status&) = default;
+  friend bool operator==(const Status& a, const Status& b) noexcept;
 
  private:
+  struct Detail {
+    std::string message;
+    std::optional<SourceLocation> location;
+  };
   StatusCode code_ = StatusCode::Ok;
-  std::string message_;
-  std::optional<SourceLocation> location_;
+  std::unique_ptr<Detail> detail_;  // null exactly when ok()
 };
 
 /// Shorthands for the common error codes.

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+// SpriteBatcher: laige's frame-window sprite batcher — declare, stable radix sort by depth key,
+// group by material.
+#pragma once
+
+#include <mote/core/status.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+namespace mote::render {
+
+/// How a sprite's colour combines with what is behind it. Every mode is one premultiplied equation
+/// dst = src.rgb·k + dst·(1 − src.a·k') in the rasterizer (ARCHITECTURE §9); the batcher only
+/// groups.
+enum class BlendMode : std::uint8_t {
+  Alpha,          ///< straight alpha: src·a + dst·(1 − a)
+  Additive,       ///< src + dst: particles, light, glow (laige's particle default)
+  Premultiplied,  ///< src + dst·(1 − a), colour already multiplied by alpha
+  Cutout,         ///< alpha test at 0.5, then opaque
+};
+
+struct SpriteVec2 {
+  float x = 0.0f;
+  float y = 0.0f;
+  friend bool operator==(const SpriteVec2&, const SpriteVec2&) = default;
+};
+
+struct SpriteColor {
+  float r = 1.0f;
+  float g = 1.0f;
+  float b = 1.0f;
+  float a = 1.0f;
+  friend bool operator==(const SpriteColor&, const SpriteColor&) = default;
+};
+
+/// A sub-rectangle of an atlas in normalised texture coordinates; the default is the whole atlas.
+struct SpriteUvRect {
+  float u0 = 0.0f;
+  float v0 = 0.0f;
+  float u1 = 1.0f;
+  float v1 = 1.0f;
+  friend bool operator==(const SpriteUvRect&, const SpriteUvRect&) = default;
+};
+
+/// One sprite declaration (laige sprite_batcher field names). A plain value; the batcher copies it.
+struct SpriteItem {
+  SpriteVec2 pos;              ///< position in render units (world units for particles)
+  std::uint32_t depthKey = 0;  ///< sort key: ascending = drawn first (back to front)
+  bool depthOverride =
+      false;  ///< true when the caller chose depthKey itself rather than the engine
+  SpriteVec2 scale{1.0f, 1.0f};  ///< size in render units
+  SpriteColor tint;              ///< linear RGBA multiplier, straight alpha
+  SpriteUvRect uv;               ///< atlas sub-rectangle
+  std::uint32_t frameIndex = 0;  ///< flipbook frame within uv
+  float rotation = 0.0f;         ///< radians, counter-clockwise
+  std::uint32_t atlasId = 0;
+  std::uint32_t materialId = 0;
+  BlendMode blend = BlendMode::Alpha;
+};
+
+/// One draw call: every sprite of the frame with the same (atlasId, materialId, blend), in depth
+/// order, as the range [first, first + count) of SpriteBatcher::sorted().
+struct SpriteBatch {
+  std::uint32_t atlasId = 0;
+  std::uint32_t materialId = 0;
+  BlendMode blend = BlendMode::Alpha;
+  std::uint32_t first = 0;
+  std::uint32_t count = 0;
+  friend bool operator==(const SpriteBatch&, const SpriteBatch&) = default;
+};
+
+struct SpriteBatcherOptions {
+  /// Sprites one frame can hold, in [1, kMaxSprites]. Size it to the scene's worst visible count:
+  /// beyond it the oldest declarations are dropped.
+  std::uint32_t maxSprites = 4096;
+};
+
+/// Counters of the batcher; frame values reset at beginFrame().
+struct SpriteBatcherStats {
+  std::uint32_t declared = 0;      ///< sprites held this frame (== size())
+  std::uint32_t droppedFrame = 0;  ///< declarations dropped (oldest first) this frame
+  std::uint64_t droppedTotal = 0;  ///< since create()
+  std::uint32_t batches = 0;       ///< groups made by the last build()
+  std::uint32_t radixPassesRun =
+      0;  ///< sort passes the last build() needed (0–4; uniform digits skip)
+};
+
+namespace detail {
+/// The part of a batcher's state that the inlined add() fast path touches (the rest stays private
+/// in the implementation). Not API.
+struct SpriteFrameWindow {
+  SpriteItem* ring = nullptr;
+  std::uint32_t capacity = 0;
+  std::uint32_t count = 0;
+  bool open = false;
+};
+}  // namespace detail
+
+/// laige's sprite batcher (ARCHITECTURE §9). The frame protocol:
+///
+///   batcher.beginFrame();                 // open the window (create() leaves it open too)
+///   batcher.add(item); ...                // declare: the window must be open
+///   batcher.build();                      // close: stable radix sort by depthKey, group by
+///   material for (const SpriteBatch& b : batcher.batches()) draw(batcher.sorted().subspan(b.first,
+///   b.count));
+///
+/// - add(): stopped batcher → BudgetExhausted; closed window → InvalidArgument; a full frame drops
+/// the
+///   OLDEST declaration to make room and the add succeeds (one rate-limited
+///   `sprites/frame_overflow` warning per frame, reported by build() with fields dropped and
+///   capacity).
+/// - build(): sorts the surviving declarations by depthKey with an LSD radix sort (stable: equal
+/// keys
+///   keep declaration order — the deterministic tie-break), then groups them into one batch per
+///   distinct (atlasId, materialId, blend), batches ordered by their first sprite in depth order,
+///   each batch's sprites in depth order. Never std::sort.
+/// - A default-constructed batcher is the stopped state: valid() false, add() fails, build() no-op.
+///
+/// Ownership: owns all its storage (allocated once in create()). Move-only; the moved-from batcher
+/// is stopped. Thread safety: one owner thread; const accessors may be read concurrently after
+/// build().
+class SpriteBatcher {
+ public:
+  static constexpr std::uint32_t kMaxSprites = 1u << 22;
+
+  /// Allocates storage for options.maxSprites sprites and opens the first frame window.
+  /// maxSprites outside [1, kMaxSprites] → InvalidArgument; the allocation failing →
+  /// BudgetExhausted. Allocates: everything, once — about 230 bytes per sprite of capacity.
+  static Result<SpriteBatcher> create(const SpriteBatcherOptions& options);
+
+  SpriteBatcher() noexcept;
+  SpriteBatcher(SpriteBatcher&& other) noexcept;
+  SpriteBatcher& operator=(SpriteBatcher&& other) noexcept;
+  SpriteBatcher(const SpriteBatcher&) = delete;
+  SpriteBatcher& operator=(const SpriteBatcher&) = delete;
+  ~SpriteBatcher();
+
+  bool valid() const noexcept;
+  std::uint32_t maxSprites() const noexcept;
+  /// True between beginFrame()/create() and build().
+  bool frameOpen() const noexcept;
+
+  /// Opens a new frame window and forgets the previous frame. No-op when stopped.
+  /// Complexity: O(1). Allocates: never.
+  void beginFrame() noexcept;
+
+  /// Declares one sprite into the open window (see the class comment for failures).
+  /// Complexity: O(1). Allocates: never on success (an error's Status holds its message).
+  Status add(const SpriteItem& item) noexcept {
+    // Inlined fast path: an open window with room (the per-particle case of declareParticles).
+    detail::SpriteFrameWindow* const window = window_;
+    if (window != nullptr && window->open && window->count < window->capacity) [[likely]] {
+      window->ring[window->count++] = item;
+      return {};
+    }
+    return addSlow(item);
+  }
+
+  /// add() that builds the sprite in place: calls fill(SpriteItem&) on the slot the declaration
+  /// will occupy (default-initialised fields are not guaranteed: fill must set every field it
+  /// relies on; start from `item = SpriteItem{}` when unsure). Same failures and overflow policy as
+  /// add(); on a failure fill still runs, on a scratch item. Skips the copy of a stack-built item,
+  /// which costs store-forwarding stalls in per-particle loops. Complexity: O(1) + fill. Allocates:
+  /// never on success.
+  template <typename Fill>
+  Status addInPlace(Fill&& fill) noexcept {
+    detail::SpriteFrameWindow* const window = window_;
+    if (window != nullptr && window->open && window->count < window->capacity) [[likely]] {
+      fill(window->ring[window->count++]);
+      return {};
+    }
+    SpriteItem scratch;
+    fill(scratch);
+    return addSlow(scratch);
+  }
+
+  /// Closes the window, sorts and groups. Stopped → no-op success; a closed window (build() twice)
+  /// → InvalidArgument. Complexity: O(n) (radix sort + one grouping pass). Allocates: never.
+  Status build() noexcept;
+
+  /// Sprites held this frame. Complexity: O(1).
+  std::uint32_t size() const noexcept;
+  /// The slot-th surviving declaration of this frame in declaration order; slot < size()
+  /// (MOTE_ASSERT). Valid until the next beginFrame().
+  const SpriteItem& at(std::uint32_t slot) const noexcept;
+  /// After build(): the frame's sprites, batch by batch, each batch in depth order. Empty before.
+  std::span<const SpriteItem> sorted() const noexcept;
+  /// After build(): the batches over sorted(). Empty before.
+  std::span<const SpriteBatch> batches() const noexcept;
+  SpriteBatcherStats stats() const noexcept;
+
+ private:
+  struct Storage;
+  explicit SpriteBatcher(std::unique_ptr<Storage> storage) noexcept;
+  Status addSlow(const SpriteItem& item) noexcept;
+
+  std::unique_ptr<Storage> storage_;
+  detail::SpriteFrameWindow* window_ = nullptr;  // storage_'s base: moves with it
+};
+
+}  // namespace mote::render

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+// laige seed 000 unit suite: the depth conversion, the iso key, the per-particle declaration and
+// the frame protocol of declareParticles.
+#include "lockstep/scenario.h"
+#include "support/log_capture.h"
+
+#include <mote/core/alloc_watch.h>
+#include <mote/core/fnv1a.h>
+#include <mote/lockstep/particle_render.h>
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdio>
+#include <limits>
+
+namespace mote::lockstep {
+namespace {
+
+using fixtures::makeSystem;
+using fixtures::num;
+using fixtures::sparks;
+using fixtures::vec;
+using Fx = Fpx16_16;
+using render::BlendMode;
+using render::SpriteBatcher;
+
+SpriteBatcher makeBatcher(std::uint32_t maxSprites) {
+  return std::move(SpriteBatcher::create({maxSprites})).takeValue();
+}
+
+template <typename B>
+class ParticleRenderTyped : public ::testing::Test {};
+using Backends = ::testing::Types<Fpx16_16, Fp32>;
+TYPED_TEST_SUITE(ParticleRenderTyped, Backends);
+
+TYPED_TEST(ParticleRenderTyped, DepthToStepHeightClampsFirstThenRoundsTiesToEven) {
+  const auto step = [](float d) { return particleDepthToStepHeight(TypeParam::fromFloat(d)); };
+  EXPECT_EQ(step(0.5f), 0);
+  EXPECT_EQ(step(1.5f), 2);
+  EXPECT_EQ(step(2.5f), 2);
+  EXPECT_EQ(step(-0.5f), 0);
+  EXPECT_EQ(step(-1.5f), -2);
+  EXPECT_EQ(step(0.75f), 1);
+  EXPECT_EQ(step(3000.0f), 2047);
+  EXPECT_EQ(step(-3000.0f), -2047);
+  EXPECT_EQ(step(2047.5f), 2047);  // clamped before rounding (rounding first would give 2048)
+  EXPECT_EQ(step(-2047.5f), -2047);
+  EXPECT_EQ(step(2046.5f), 2046);
+}
+
+TEST(ParticleRender, NaNDepthFallsThroughToPlus2047) {
+  EXPECT_EQ(particleDepthToStepHeight(Fp32::fromFloat(std::numeric_limits<float>::quiet_NaN())),
+            2047);
+  EXPECT_EQ(particleDepthToStepHeight(Fp32::fromFloat(std::numeric_limits<float>::infinity())),
+            2047);
+  EXPECT_EQ(particleDepthToStepHeight(Fp32::fromFloat(-std::numeric_limits<float>::infinity())),
+            -2047);
+}
+
+TYPED_TEST(ParticleRenderTyped, IsoDepthKeyPacking) {
+  const auto key = [](float x, float y, std::int32_t z, std::int32_t layer) {
+    return isoDepthKey(vec<TypeParam>(x, y), z, layer);
+  };
+  // (0 + 512) << 22 = 0x80000000; round((1.5 + 2.25) · 16) = 60; 2^21 = 0x200000.
+  EXPECT_EQ(key(1.5f, 2.25f, 0, 0), 0x8020003Cu);
+  EXPECT_EQ(key(1.5f, 2.25f, 2, 0), 0x8020001Cu);      // − 2 · 16
+  EXPECT_EQ(key(1.5f, 2.25f, -2047, 0), 0x8020802Cu);  // + 32752
+  EXPECT_EQ(key(1.5f, 2.25f, 0, -1), 0x7FE0003Cu);     // layer −1 → 511 << 22
+  EXPECT_EQ(key(1.5f, 2.25f, 0, 511), 0xFFE0003Cu);
+  EXPECT_EQ(key(0.0f, 0.0f, 0, -512), 0x00200000u);
+  EXPECT_EQ(key(-1.0f, -2.0f, 0, 0), 0x80200000u - 48u);  // round(−3 · 16) = −48
+  // Ties to even in the (x + y) · 16 rounding: 1/32 · 16 = 0.5 → 0; 3/32 · 16 = 1.5 → 2.
+  EXPECT_EQ(key(0.03125f, 0.0f, 0, 0), 0x80200000u);
+  EXPECT_EQ(key(0.09375f, 0.0f, 0, 0), 0x80200002u);
+  // Out-of-domain inputs clamp: z beyond ±2047 and layers beyond [−512, 511].
+  EXPECT_EQ(key(0.0f, 0.0f, 5000, 0), key(0.0f, 0.0f, 2047, 0));
+  EXPECT_EQ(key(0.0f, 0.0f, 0, 900), key(0.0f, 0.0f, 0, 511));
+  // Larger x + y draws later (nearer the viewer in iso).
+  EXPECT_LT(key(1.0f, 1.0f, 0, 0), key(1.0f, 2.0f, 0, 0));
+}
+
+TEST(ParticleRender, IsoDepthKeyIsExactAcrossTheWholeFpxRange) {
+  // No saturation at the Q16.16 range: x + y = 65535.99… still packs; 2^21 + 1048576 fits 22 bits.
+  const Vec2<Fx> far{Fx::max(), Fx::max()};
+  EXPECT_EQ(isoDepthKey(far, 0, 0), 0x80000000u | (0x200000u + 1048576u));
+  const Vec2<Fx> near{Fx::min(), Fx::min()};
+  EXPECT_EQ(isoDepthKey(near, 0, 0), 0x80000000u | (0x200000u - 1048576u));
+}
+
+TEST(ParticleRender, OptionDefaults) {
+  const ParticleDeclareOptions o;
+  EXPECT_EQ(o.blend, BlendMode::Additive);
+  EXPECT_EQ(o.uv, (render::SpriteUvRect{0.0f, 0.0f, 1.0f, 1.0f}));
+  EXPECT_EQ(o.layer, 0);
+  EXPECT_EQ(o.atlasId, 0u);
+  EXPECT_EQ(o.materialId, 0u);
+  EXPECT_EQ(kTintChannelDivisor, 255.0f);
+}
+
+TYPED_TEST(ParticleRenderTyped, DeclaresEachLiveParticleAsDocumented) {
+  auto s = makeSystem<TypeParam>(8, 1, 42);
+  ParticleEmitterDef<TypeParam> def = sparks<TypeParam>();
+  def.origin = vec<TypeParam>(1.5f, 2.25f);
+  def.depth = num<TypeParam>(0.5f);  // step height 0 (ties to even)
+  def.velMin = def.velMax = vec<TypeParam>(0.25f, -0.5f);
+  def.sizeMin = def.sizeMax = num<TypeParam>(0.75f);
+  def.tint = {255, 128, 0, 200};
+  def.lifeMin = def.lifeMax = 10;
+  def.fadeTicks = 8;
+  const auto id = s.addEmitter(def).value();
+  ASSERT_TRUE(s.burst(id, 2).ok());
+  for (int t = 0; t < 3; ++t)
+    s.update();  // age 3, remaining 7 < 8: alpha 200 · 7 / 8 = 175
+
+  SpriteBatcher batcher = makeBatcher(16);
+  ParticleDeclareOptions options;
+  options.atlasId = 7;
+  options.materialId = 3;
+  options.blend = BlendMode::Premultiplied;
+  options.uv = {0.25f, 0.5f, 0.5f, 0.75f};
+  options.layer = 2;
+  ASSERT_TRUE(declareParticles(batcher, s, options).ok());
+  ASSERT_EQ(batcher.size(), 2u);
+  for (std::uint32_t slot = 0; slot < 2; ++slot) {
+    const render::SpriteItem& item = batcher.at(slot);
+    EXPECT_EQ(item.pos.x, 2.25f);  // 1.5 + 3 · 0.25
+    EXPECT_EQ(item.pos.y, 0.75f);  // 2.25 − 3 · 0.5
+    // (2 + 512) << 22 | (round(3 · 16) − 0 + 2^21)
+    EXPECT_EQ(item.depthKey, (514u << 22) | (0x200000u + 48u));
+    EXPECT_FALSE(item.depthOverride);
+    EXPECT_EQ(item.scale, (render::SpriteVec2{0.75f, 0.75f}));
+    EXPECT_EQ(item.tint.r, 1.0f);
+    EXPECT_EQ(item.tint.g, 128.0f / 255.0f);
+    EXPECT_EQ(item.tint.b, 0.0f);
+    EXPECT_EQ(item.tint.a, 175.0f / 255.0f);
+    EXPECT_EQ(item.uv, options.uv);
+    EXPECT_EQ(item.frameIndex, 0u);
+    EXPECT_EQ(item.rotation, 0.0f);
+    EXPECT_EQ(item.atlasId, 7u);
+    EXPECT_EQ(item.materialId, 3u);
+    EXPECT_EQ(item.blend, BlendMode::Premultiplied);
+  }
+}
+
+TYPED_TEST(ParticleRenderTyped, FrameProtocolFailuresAndTheEmptySystem) {
+  mote::test::LogCounter quiet;
+  auto empty = makeSystem<TypeParam>(8, 1, 1);
+  auto s = makeSystem<TypeParam>(8, 1, 1);
+  const auto id = s.addEmitter(sparks<TypeParam>()).value();
+  ASSERT_TRUE(s.burst(id, 3).ok());
+
+  SpriteBatcher stopped;
+  EXPECT_TRUE(declareParticles(stopped, empty).ok());  // no add attempted
+  EXPECT_EQ(declareParticles(stopped, s).code(), StatusCode::BudgetExhausted);
+
+  SpriteBatcher batcher = makeBatcher(8);
+  ASSERT_TRUE(batcher.build().ok());
+  EXPECT_EQ(declareParticles(batcher, s).code(), StatusCode::InvalidArgument);  // closed window
+  EXPECT_TRUE(declareParticles(batcher, empty).ok());
+  batcher.beginFrame();
+  EXPECT_TRUE(declareParticles(batcher, s).ok());
+  EXPECT_EQ(batcher.size(), 3u);
+
+  // Over the batcher's budget: the oldest declarations go, and the call still succeeds.
+  SpriteBatcher small = makeBatcher(2);
+  EXPECT_TRUE(declareParticles(small, s).ok());
+  EXPECT_EQ(small.size(), 2u);
+  EXPECT_EQ(small.at(0).pos, batcher.at(1).pos);
+  EXPECT_EQ(small.stats().droppedFrame, 1u);
+}
+
+TYPED_TEST(ParticleRenderTyped, EachSystemIsOneBatch) {
+  mote::test::LogCounter quiet;
+  auto a = makeSystem<TypeParam>(64, 1, 1);
+  auto b = makeSystem<TypeParam>(64, 1, 2);
+  ParticleEmitterDef<TypeParam> def = sparks<TypeParam>();
+  def.continuousRate = 5;
+  ASSERT_TRUE(a.addEmitter(def).ok());
+  def.origin = vec<TypeParam>(-3.0f, 4.0f);
+  ASSERT_TRUE(b.addEmitter(def).ok());
+  for (int t = 0; t < 10; ++t) {
+    a.update();
+    b.update();
+  }
+  SpriteBatcher batcher = makeBatcher(256);
+  ASSERT_TRUE(declareParticles(batcher, a, {.atlasId = 1}).ok());
+  ASSERT_TRUE(declareParticles(batcher, b, {.atlasId = 2}).ok());
+  ASSERT_TRUE(batcher.build().ok());
+  ASSERT_EQ(batcher.batches().size(), 2u);
+  EXPECT_EQ(batcher.batches()[0].count + batcher.batches()[1].count, a.liveCount() + b.liveCount());
+  for (const render::SpriteBatch& batch : batcher.batches()) {
+    EXPECT_EQ(batch.count, batch.atlasId == 1 ? a.liveCount() : b.liveCount());
+    const auto sprites = batcher.sorted().subspan(batch.first, batch.count);
+    for (std::size_t i = 1; i < sprites.size(); ++i) {
+      EXPECT_LE(sprites[i - 1].depthKey, sprites[i].depthKey);
+    }
+  }
+}
+
+template <typename B>
+std::uint64_t declaredHash(const SpriteBatcher& batcher) {
+  Fnv1a64 h;
+  for (std::uint32_t slot = 0; slot < batcher.size(); ++slot) {
+    const render::SpriteItem& item = batcher.at(slot);
+    h.updateU32(item.depthKey);
+    h.updateU32(std::bit_cast<std::uint32_t>(item.pos.x));
+    h.updateU32(std::bit_cast<std::uint32_t>(item.pos.y));
+  }
+  return h.value();
+}
+
+template <typename B>
+void expectDeclaredPinned(const char* backend, std::uint64_t seed, std::uint64_t expected) {
+  mote::test::LogCounter quiet;
+  const auto s = fixtures::runScenario<B>(seed);
+  SpriteBatcher batcher = makeBatcher(256);
+  ASSERT_TRUE(declareParticles(batcher, s).ok());
+  ASSERT_EQ(batcher.size(), s.liveCount());
+  const std::uint64_t hash = declaredHash<B>(batcher);
+  std::printf("DECLARE_HASH=0x%016llx backend=%s seed=0x%llx\n",
+              static_cast<unsigned long long>(hash), backend,
+              static_cast<unsigned long long>(seed));
+  EXPECT_EQ(hash, expected) << backend;
+}
+
+TEST(ParticleRenderDeterminism, DeclaredSequenceMatchesTheIndependentModel) {
+  // tests/lockstep/reference/lockstep_reference.py computes the same (depthKey, x, y) sequence.
+  expectDeclaredPinned<Fx>("Fpx16_16", 0x5EED, 0xcaa0258edba1fb66ULL);
+  expectDeclaredPinned<Fx>("Fpx16_16", 0x5EEE, 0x28a8cfd62459603cULL);
+  expectDeclaredPinned<Fp32>("Fp32", 0x5EED, 0x4a1cf25c6b2098d3ULL);
+  expectDeclaredPinned<Fp32>("Fp32", 0x5EEE, 0x70b4b1dcc3a5dfc0ULL);
+}
+
+TYPED_TEST(ParticleRenderTyped, ThousandFramesOfTenThousandAllocateNothing) {
+  ASSERT_TRUE(allocationWatchInstalled());
+  mote::test::LogCounter quiet;
+  auto s = makeSystem<TypeParam>(10000, 1, 4);
+  ParticleEmitterDef<TypeParam> def = sparks<TypeParam>();
+  def.lifeMin = def.lifeMax = 1000;
+  def.fadeTicks = 100;
+  const auto id = s.addEmitter(def).value();
+  ASSERT_TRUE(s.burst(id, 10000).ok());
+  ASSERT_EQ(s.liveCount(), 10000u);
+  SpriteBatcher batcher = makeBatcher(10000);
+  AllocationScope scope;
+  for (int frame = 0; frame < 1000; ++frame) {
+    batcher.beginFrame();
+    if (!declareParticles(batcher, s).ok()) break;
+    if (!batcher.build().ok()) break;
+  }
+  EXPECT_EQ(scope.allocations(), 0u);
+  EXPECT_EQ(batcher.size(), 10000u);
+  EXPECT_EQ(batcher.batches().size(), 1u);
+}
+
+}  // namespace
+}  // namespace mote::lockstep
