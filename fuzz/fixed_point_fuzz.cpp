@@ -64,6 +64,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // fromFloat(toFloat(x)) is the identity where toFloat is exact (|raw| < 2^24).
   if (a > -(1 << 24) && a < (1 << 24)) check(mote::Fpx16_16::fromFloat(fa.toFloat()) == fa);
 
+  // lerpTap24: a + round((b − a) · u / 2^24), ties to even, always between a and b.
+  if (size >= 12) {
+    std::uint32_t u = 0;
+    std::memcpy(&u, data + 8, 4);
+    u &= 0xFFFFFFu;
+    const auto lerp = mote::Fpx16_16::lerpTap24(fa, fb, u);
+    check(lerp.raw() == I128{a} + divRoundEven((I128{b} - a) * u, I128{1} << 24));
+    check(lerp.raw() >= (a < b ? a : b) && lerp.raw() <= (a < b ? b : a));
+  }
+
   // The Prng's range contract: nextRange(lo, hi) lies in [lo, hi).
   if (size >= 24) {
     std::uint64_t seed = 0;

@@ -28,13 +28,16 @@ TEST(AllocationWatch, IsInstalledInTestPrograms) {
 TEST(AllocationWatch, CountsEachAllocationAndItsBytes) {
   AllocationScope scope;
   auto one = std::make_unique<std::uint64_t>(1);
+  gEscape = one.get();
   EXPECT_EQ(scope.allocations(), 1u);
   EXPECT_EQ(scope.bytes(), sizeof(std::uint64_t));
   std::vector<int> v;
   v.reserve(100);
+  gEscape = v.data();
   EXPECT_EQ(scope.allocations(), 2u);
   EXPECT_EQ(scope.bytes(), sizeof(std::uint64_t) + 100 * sizeof(int));
   auto aligned = std::make_unique<Aligned>();
+  gEscape = aligned.get();
   EXPECT_EQ(scope.allocations(), 3u);  // the over-aligned operator new counts too
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(aligned.get()) % 64, 0u);
 }
@@ -56,6 +59,7 @@ TEST(AllocationWatch, OtherThreadsDoNotCount) {
     std::jthread t([&inThread] {
       AllocationScope inner;
       std::vector<int> v(1000);
+      gEscape = v.data();
       inThread = inner.allocations();
     });
   }

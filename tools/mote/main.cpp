@@ -33,7 +33,7 @@ int runInfo() {
   fmt::print("  compiler          {}\n", compilerName());
   fmt::print("  asserts           {}\n", MOTE_ASSERTS_ENABLED ? "on" : "off");
   fmt::print("  hardware threads  {}\n", std::max(1u, std::thread::hardware_concurrency()));
-  fmt::print("  layers            core\n");
+  fmt::print("  layers            core, render (sprite batcher), lockstep\n");
   return 0;
 }
 

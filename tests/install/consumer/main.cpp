@@ -5,6 +5,7 @@
 #include <mote/core/job_system.h>
 #include <mote/core/prng.h>
 #include <mote/core/version.h>
+#include <mote/lockstep/particle_render.h>
 
 #include <cstdio>
 
@@ -16,7 +17,17 @@ int main() {
   mote::InlineJobSystem jobs;
   std::size_t total = 0;
   mote::parallelFor(jobs, 10, 3, [&](std::size_t begin, std::size_t end) { total += end - begin; });
-  const bool ok = prngOk && fnvOk && fixedOk && total == 10;
+  auto system =
+      std::move(mote::lockstep::ParticleSystem<mote::Fpx16_16>::create({16, 1, 1})).takeValue();
+  mote::lockstep::ParticleEmitterDef<mote::Fpx16_16> def;
+  def.continuousRate = 3;
+  const bool emitterOk = system.addEmitter(def).ok();
+  system.update();
+  auto batcher = std::move(mote::render::SpriteBatcher::create({16})).takeValue();
+  const bool declaredOk = mote::lockstep::declareParticles(batcher, system).ok() &&
+                          batcher.build().ok() && batcher.batches().size() == 1 &&
+                          batcher.sorted().size() == 3;
+  const bool ok = prngOk && fnvOk && fixedOk && total == 10 && emitterOk && declaredOk;
   std::printf("consumer of mote %s: %s\n", MOTE_VERSION_STRING, ok ? "ok" : "WRONG");
   return ok ? 0 : 1;
 }
