@@ -2,6 +2,7 @@
 // Counting replacements of the global operator new/delete, linked into test and benchmark programs.
 #include <mote/core/alloc_watch.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 
@@ -20,6 +21,7 @@ void* allocate(std::size_t size) {
 void* allocateAligned(std::size_t size, std::align_val_t align) {
   mote::detail::recordAllocation(size);
   const auto alignment = static_cast<std::size_t>(align);
+  if (size > SIZE_MAX - alignment) throw std::bad_alloc();  // the rounding below would wrap
   // aligned_alloc wants a size that is a multiple of the alignment.
   const std::size_t rounded = ((size == 0 ? 1 : size) + alignment - 1) / alignment * alignment;
   for (;;) {

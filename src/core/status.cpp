@@ -2,6 +2,8 @@
 // Status formatting and the error shorthands.
 #include <mote/core/status.h>
 
+#include <utility>
+
 namespace mote {
 
 const char* statusCodeName(StatusCode code) noexcept {
@@ -50,14 +52,26 @@ Status::Status(const Status& other)
 
 Status& Status::operator=(const Status& other) {
   if (this != &other) {
+    // Allocate first: if the copy throws, *this is unchanged.
+    std::unique_ptr<Detail> detail =
+        other.detail_ ? std::make_unique<Detail>(*other.detail_) : nullptr;
+    detail_ = std::move(detail);
     code_ = other.code_;
-    detail_ = other.detail_ ? std::make_unique<Detail>(*other.detail_) : nullptr;
   }
   return *this;
 }
 
-Status::Status(Status&& other) noexcept = default;
-Status& Status::operator=(Status&& other) noexcept = default;
+// A moved-from Status is success, keeping "detail is null exactly when ok()".
+Status::Status(Status&& other) noexcept
+    : code_(std::exchange(other.code_, StatusCode::Ok)), detail_(std::move(other.detail_)) {}
+
+Status& Status::operator=(Status&& other) noexcept {
+  if (this != &other) {
+    code_ = std::exchange(other.code_, StatusCode::Ok);
+    detail_ = std::move(other.detail_);
+  }
+  return *this;
+}
 Status::~Status() = default;
 
 const std::string& Status::message() const noexcept {

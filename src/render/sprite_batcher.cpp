@@ -334,9 +334,19 @@ bool SpriteBatcher::frameOpen() const noexcept {
   return storage_ && storage_->open;
 }
 
+namespace {
+void reportFrameOverflow(std::uint32_t dropped, std::uint32_t capacity) noexcept {
+  logWarnLimited("sprites/frame_overflow",
+                 "sprite frame over capacity; oldest declarations dropped",
+                 {{"dropped", dropped}, {"capacity", capacity}});
+}
+}  // namespace
+
 void SpriteBatcher::beginFrame() noexcept {
   if (!storage_) return;
   Storage& s = *storage_;
+  // A frame abandoned without build() still reports what it dropped.
+  if (s.open && s.stats.droppedFrame > 0) reportFrameOverflow(s.stats.droppedFrame, s.capacity);
   s.head = 0;
   s.count = 0;
   s.batchCount = 0;
@@ -381,11 +391,7 @@ Status SpriteBatcher::build() noexcept {
         "to open the next frame");
   }
   s.open = false;
-  if (s.stats.droppedFrame > 0) {
-    logWarnLimited("sprites/frame_overflow",
-                   "sprite frame over capacity; oldest declarations dropped",
-                   {{"dropped", s.stats.droppedFrame}, {"capacity", s.capacity}});
-  }
+  if (s.stats.droppedFrame > 0) reportFrameOverflow(s.stats.droppedFrame, s.capacity);
   s.build();
   return {};
 }

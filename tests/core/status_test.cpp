@@ -77,6 +77,10 @@ TEST(Status, CopiesAreDeepAndSuccessIsSmall) {
   original = std::move(original).withLocation({"b.json", 9, 0, ""});
   EXPECT_NE(copy, original);  // the copy kept its own location
   EXPECT_EQ(copy.toString(), "a.json:2:3: /x: ParseError: bad");
+  Status moved = std::move(copy);
+  EXPECT_EQ(moved.toString(), "a.json:2:3: /x: ParseError: bad");
+  EXPECT_TRUE(copy.ok());  // NOLINT(bugprone-use-after-move): a moved-from Status is success
+  EXPECT_EQ(copy.message(), "");
   copy = Status();
   EXPECT_TRUE(copy.ok());
   EXPECT_EQ(copy.message(), "");

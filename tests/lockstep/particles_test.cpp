@@ -458,7 +458,8 @@ TYPED_TEST(ParticleSystemTyped, BurstOverflowWarnsOncePerCall) {
 }
 
 TYPED_TEST(ParticleSystemTyped, FiveHundredTicksOfBurstAndUpdateAllocateNothing) {
-  ASSERT_TRUE(allocationWatchInstalled());
+  if (!allocationWatchInstalled())
+    GTEST_SKIP() << "the allocation watch is not linked (sanitizer build)";
   mote::test::LogCounter quiet;
   auto s = makeSystem<TypeParam>(512, 4, 99);
   ParticleEmitterDef<TypeParam> def = sparks<TypeParam>();

@@ -485,6 +485,19 @@ TEST_F(SpriteBatcherOverflow, DropsTheOldestDeclarations) {
   EXPECT_EQ(warnings_[0].fields, (Fields{{"dropped", 2}, {"capacity", 3}}));
 }
 
+TEST_F(SpriteBatcherOverflow, AnAbandonedFrameReportsItsDropsAtBeginFrame) {
+  SpriteBatcher batcher = makeBatcher(2);
+  for (std::uint32_t tag = 1; tag <= 5; ++tag)
+    ASSERT_TRUE(batcher.add(makeItem(tag, 0)).ok());
+  EXPECT_TRUE(warnings_.empty());
+  batcher.beginFrame();  // no build(): the frame is abandoned, its 3 drops still reported
+  ASSERT_EQ(warnings_.size(), 1u);
+  EXPECT_EQ(warnings_[0].fields, (Fields{{"dropped", 3}, {"capacity", 2}}));
+  defaultRateLimiter().reset();
+  batcher.beginFrame();  // nothing dropped in that frame: nothing more
+  EXPECT_EQ(warnings_.size(), 1u);
+}
+
 TEST_F(SpriteBatcherOverflow, TheRingWrapsManyTimes) {
   SpriteBatcher batcher = makeBatcher(4);
   for (std::uint32_t tag = 0; tag < 11; ++tag)

@@ -54,6 +54,7 @@ class [[nodiscard]] Status {
   Status(StatusCode code, std::string message, SourceLocation location);
   Status(const Status& other);
   Status& operator=(const Status& other);
+  /// Moves leave `other` as success (Ok, no detail).
   Status(Status&& other) noexcept;
   Status& operator=(Status&& other) noexcept;
   ~Status();

@@ -128,10 +128,11 @@ struct ParticleSystemStats {
 /// Determinism: the state after N updates is a pure function of (seed, defs, operation sequence);
 /// Fpx16_16 is bit-identical on every platform and compiler, Fp32 across runs of the same build.
 ///
-/// Ownership and threads: one owner thread. create() makes the only allocations (pool + emitter
-/// table); nothing allocates afterwards. Move-only: the move swaps one pointer, and the moved-from
-/// system is stopped. A default-constructed system is stopped: valid() false, addEmitter/burst fail
-/// with InvalidArgument (no log), update() does nothing, liveParticles() is empty, stats() zero.
+/// Ownership and threads: one owner thread. create() makes the only allocations (the system's state
+/// block, the pool and the emitter table); nothing allocates afterwards. Move-only: the move swaps
+/// one pointer, and the moved-from system is stopped. A default-constructed system is stopped:
+/// valid() false, addEmitter/burst fail with InvalidArgument (no log), update() does nothing,
+/// liveParticles() is empty, stats() zero.
 template <SimScalar Backend>
 class ParticleSystem {
  public:
@@ -139,7 +140,8 @@ class ParticleSystem {
   using EmitterDef = ParticleEmitterDef<Backend>;
 
   /// Validates (no log) and pre-allocates. maxParticles ∉ [1, 65536] or maxEmitters ∉ [1, 256] →
-  /// InvalidArgument. Allocates: maxParticles × 40 B + maxEmitters × sizeof(def), once.
+  /// InvalidArgument. Allocates: a small state block, maxParticles × 40 B and
+  /// maxEmitters × sizeof(def), once.
   static Result<ParticleSystem> create(const ParticleSystemOptions& options);
 
   ParticleSystem() noexcept;

@@ -100,27 +100,29 @@ struct SpriteFrameWindow {
 
 /// laige's sprite batcher (ARCHITECTURE §9). The frame protocol:
 ///
-///   batcher.beginFrame();                 // open the window (create() leaves it open too)
-///   batcher.add(item); ...                // declare: the window must be open
-///   batcher.build();                      // close: stable radix sort by depthKey, group by
-///   material for (const SpriteBatch& b : batcher.batches()) draw(batcher.sorted().subspan(b.first,
-///   b.count));
+///     batcher.beginFrame();  // open the window (create() leaves the first one open)
+///     batcher.add(item);     // declare, as often as needed: the window must be open
+///     batcher.build();       // close: stable radix sort by depthKey, group by material
+///     for (const SpriteBatch& b : batcher.batches()) {
+///       draw(batcher.sorted().subspan(b.first, b.count));  // one draw call per batch
+///     }
 ///
-/// - add(): stopped batcher → BudgetExhausted; closed window → InvalidArgument; a full frame drops
-/// the
-///   OLDEST declaration to make room and the add succeeds (one rate-limited
-///   `sprites/frame_overflow` warning per frame, reported by build() with fields dropped and
-///   capacity).
-/// - build(): sorts the surviving declarations by depthKey with an LSD radix sort (stable: equal
-/// keys
-///   keep declaration order — the deterministic tie-break), then groups them into one batch per
-///   distinct (atlasId, materialId, blend), batches ordered by their first sprite in depth order,
-///   each batch's sprites in depth order. Never std::sort.
-/// - A default-constructed batcher is the stopped state: valid() false, add() fails, build() no-op.
+/// add(): a stopped batcher gives BudgetExhausted; a closed window gives InvalidArgument; a full
+/// frame drops the OLDEST declaration to make room and the add succeeds. The frame's drops are
+/// reported once, as a rate-limited `sprites/frame_overflow` warning (fields dropped, capacity),
+/// by build() — or by beginFrame() when the frame is abandoned without a build().
 ///
-/// Ownership: owns all its storage (allocated once in create()). Move-only; the moved-from batcher
-/// is stopped. Thread safety: one owner thread; const accessors may be read concurrently after
-/// build().
+/// build(): sorts the surviving declarations by depthKey with an LSD radix sort (stable: equal
+/// keys keep declaration order, the deterministic tie-break), then groups them into one batch per
+/// distinct (atlasId, materialId, blend). Batches are ordered by their first sprite in depth
+/// order; each batch's sprites are in depth order. Never std::sort.
+///
+/// A default-constructed batcher is the stopped state: valid() false, add() fails, build() is a
+/// no-op.
+///
+/// Ownership: owns all its storage (allocated once in create()). Move-only; the moved-from
+/// batcher is stopped. Thread safety: one owner thread; const accessors may be read concurrently
+/// after build().
 class SpriteBatcher {
  public:
   static constexpr std::uint32_t kMaxSprites = 1u << 22;
@@ -159,11 +161,12 @@ class SpriteBatcher {
   }
 
   /// add() that builds the sprite in place: calls fill(SpriteItem&) on the slot the declaration
-  /// will occupy (default-initialised fields are not guaranteed: fill must set every field it
-  /// relies on; start from `item = SpriteItem{}` when unsure). Same failures and overflow policy as
-  /// add(); on a failure fill still runs, on a scratch item. Skips the copy of a stack-built item,
-  /// which costs store-forwarding stalls in per-particle loops. Complexity: O(1) + fill. Allocates:
-  /// never on success.
+  /// will occupy (already counted in size(), so fill must not read the batcher)
+  /// (default-initialised fields are not guaranteed: fill must set every field it relies on; start
+  /// from `item = SpriteItem{}` when unsure). Same failures and overflow policy as add(); on a
+  /// failure fill still runs, on a scratch item. Skips the copy of a stack-built item, which costs
+  /// store-forwarding stalls in per-particle loops. Complexity: O(1) + fill. Allocates: never on
+  /// success.
   template <typename Fill>
   Status addInPlace(Fill&& fill) noexcept {
     detail::SpriteFrameWindow* const window = window_;
