@@ -4,6 +4,7 @@
 #include <mote/core/fixed.h>
 #include <mote/core/prng.h>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -63,6 +64,28 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   // fromFloat(toFloat(x)) is the identity where toFloat is exact (|raw| < 2^24).
   if (a > -(1 << 24) && a < (1 << 24)) check(mote::Fpx16_16::fromFloat(fa.toFloat()) == fa);
+
+  // fromFloat and Fp32::toInt32 on arbitrary float bits against exact rational rounding:
+  // f = m · 2^e with an integer m (|m| < 2^24), so f · 2^k rounds exactly in 128-bit integers.
+  {
+    float f = 0.0f;
+    std::memcpy(&f, data, 4);
+    if (std::isfinite(f)) {
+      int e = 0;
+      const float mantissa = std::frexp(f, &e);  // f = mantissa · 2^e, |mantissa| in [0.5, 1)
+      const auto m = static_cast<I128>(std::ldexp(mantissa, 24));  // exact
+      e -= 24;                                                     // f = m · 2^e
+      const auto scaled = [&](int k) -> I128 {  // round(f · 2^k), ties to even, clamped to ±2^40
+        const int shift = e + k;
+        if (shift >= 0)
+          return shift > 40 ? (m < 0 ? -(I128{1} << 80) : (I128{1} << 80)) : m << shift;
+        if (shift < -100) return 0;
+        return divRoundEven(m, I128{1} << -shift);
+      };
+      check(mote::Fpx16_16::fromFloat(f).raw() == saturate(scaled(16)));
+      check(mote::Fp32::fromFloat(f).toInt32() == saturate(scaled(0)));
+    }
+  }
 
   // lerpTap24: a + round((b − a) · u / 2^24), ties to even, always between a and b.
   if (size >= 12) {

@@ -14,13 +14,14 @@ namespace mote {
 
 namespace detail {
 
-/// Rounds value / 2^shift to the nearest integer, ties to even. Exact integer arithmetic.
+/// Rounds value / 2^shift to the nearest integer, ties to even. Exact integer arithmetic, and
+/// branch-free: adding half − 1 plus the quotient's low bit carries into the quotient exactly when
+/// the remainder is above half, or equal to half with an odd quotient. (A branch on the remainder
+/// mispredicts half the time on real positions; this made the declare pass markedly cheaper.)
+/// |value| must be below 2^62.
 constexpr std::int64_t roundShiftTiesEven(std::int64_t value, int shift) noexcept {
-  const std::int64_t floorQ = value >> shift;  // arithmetic shift: floor division (C++20)
-  const std::int64_t rem = value & ((std::int64_t{1} << shift) - 1);
   const std::int64_t half = std::int64_t{1} << (shift - 1);
-  if (rem > half || (rem == half && (floorQ & 1) != 0)) return floorQ + 1;
-  return floorQ;
+  return (value + (half - 1) + ((value >> shift) & 1)) >> shift;  // >> is floor division (C++20)
 }
 
 /// Rounds num / den (den > 0) to the nearest integer, ties to even. Exact integer arithmetic.
@@ -46,11 +47,12 @@ constexpr std::int32_t saturateToInt32(std::int64_t v) noexcept {
 /// no roundsd: std::floor is a function call, which tripled the cost of Fp32::toInt32 in the
 /// declare pass). |d| must be below 2^62.
 inline std::int64_t roundDoubleTiesEven(double d) noexcept {
-  auto q = static_cast<std::int64_t>(d);           // truncates toward zero
-  if (static_cast<double>(q) > d) --q;             // now floor(d)
-  const double frac = d - static_cast<double>(q);  // exact, in [0, 1)
-  if (frac > 0.5 || (frac == 0.5 && (q & 1) != 0)) ++q;
-  return q;
+  auto q = static_cast<std::int64_t>(d);                       // truncates toward zero
+  q -= static_cast<std::int64_t>(static_cast<double>(q) > d);  // now floor(d)
+  const double frac = d - static_cast<double>(q);              // exact, in [0, 1)
+  // Non-short-circuit operators keep this branch-free (the fraction is random in real data).
+  const bool up = (frac > 0.5) | ((frac == 0.5) & ((q & 1) != 0));
+  return q + static_cast<std::int64_t>(up);
 }
 
 }  // namespace detail
