@@ -13,7 +13,7 @@ mote_layer_allow(mote_core Threads::Threads)
 mote_layer_allow(mote_authoring mote_core nlohmann_json::nlohmann_json)
 mote_layer_allow(mote_compiler mote_core mote_authoring)
 mote_layer_allow(mote_runtime mote_core)
-mote_layer_allow(mote_render mote_core mote_runtime glm::glm)
+mote_layer_allow(mote_render mote_core mote_runtime glm::glm PNG::PNG GIF::GIF)
 mote_layer_allow(mote_lockstep mote_core mote_render)
 mote_layer_allow(mote_import_nwn mote_core mote_authoring)
 

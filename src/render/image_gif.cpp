@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: MIT
+// Animated GIF: our deterministic palette quantiser (exact palette or median cut, optional
+// Floyd–Steinberg) and the giflib writer.
+#include <mote/render/image.h>
+
+#include <gif_lib.h>
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <unistd.h>
+#include <utility>
+
+namespace mote::render {
+namespace {
+
+constexpr int kAlphaThreshold = 128;  // alpha below this is the transparent entry
+
+std::uint32_t packRgb(std::uint32_t r, std::uint32_t g, std::uint32_t b) {
+  return (r << 16) | (g << 8) | b;
+}
+std::uint32_t channelOf(std::uint32_t rgb, std::size_t channel) {
+  return (rgb >> (16 - 8 * channel)) & 0xFFu;
+}
+
+struct ColorCount {
+  std::uint32_t rgb = 0;
+  std::uint64_t count = 0;
+};
+
+// The weighted histogram of the opaque colours of all frames, sorted by packed RGB. Each frame is
+// sorted on its own and merged, so memory stays at one frame plus the distinct colours.
+std::vector<ColorCount> histogram(std::span<const Image> frames, bool& anyTransparent) {
+  std::vector<ColorCount> total;
+  std::vector<ColorCount> merged;
+  std::vector<std::uint32_t> colors;
+  std::vector<ColorCount> frameCounts;
+  anyTransparent = false;
+  for (const Image& frame : frames) {
+    colors.clear();
+    const std::span<const std::uint8_t> px = frame.pixels();
+    for (std::size_t i = 0; i + 3 < px.size(); i += 4) {
+      if (px[i + 3] < kAlphaThreshold) {
+        anyTransparent = true;
+      } else {
+        colors.push_back(packRgb(px[i], px[i + 1], px[i + 2]));
+      }
+    }
+    std::sort(colors.begin(), colors.end());
+    frameCounts.clear();
+    for (const std::uint32_t c : colors) {
+      if (!frameCounts.empty() && frameCounts.back().rgb == c) {
+        ++frameCounts.back().count;
+      } else {
+        frameCounts.push_back({c, 1});
+      }
+    }
+    merged.clear();
+    std::size_t a = 0;
+    std::size_t b = 0;
+    while (a < total.size() || b < frameCounts.size()) {
+      if (b == frameCounts.size() || (a < total.size() && total[a].rgb < frameCounts[b].rgb)) {
+        merged.push_back(total[a++]);
+      } else if (a == total.size() || frameCounts[b].rgb < total[a].rgb) {
+        merged.push_back(frameCounts[b++]);
+      } else {
+        merged.push_back({total[a].rgb, total[a].count + frameCounts[b].count});
+        ++a;
+        ++b;
+      }
+    }
+    std::swap(total, merged);
+  }
+  return total;
+}
+
+struct Box {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
+// Heckbert's median cut over `colors` (reordered in place): split the box with the widest channel
+// range (ties: more pixels, then the earlier box) at the weighted median of that channel, until
+// `capacity` boxes or every box holds one colour. Each entry is the rounded weighted mean of its
+// box.
+std::vector<Rgba8> medianCut(std::vector<ColorCount>& colors, std::size_t capacity) {
+  std::vector<Box> boxes{{0, colors.size()}};
+  const auto extent = [&](const Box& box, std::size_t& widest) {
+    std::array<std::uint32_t, 3> lo{255, 255, 255};
+    std::array<std::uint32_t, 3> hi{0, 0, 0};
+    for (std::size_t i = box.begin; i < box.end; ++i) {
+      for (std::size_t c = 0; c < 3; ++c) {
+        const std::uint32_t v = channelOf(colors[i].rgb, c);
+        lo[c] = std::min(lo[c], v);
+        hi[c] = std::max(hi[c], v);
+      }
+    }
+    widest = 0;
+    for (std::size_t c = 1; c < 3; ++c) {
+      if (hi[c] - lo[c] > hi[widest] - lo[widest]) widest = c;
+    }
+    return hi[widest] - lo[widest];
+  };
+  const auto weight = [&](const Box& box) {
+    std::uint64_t w = 0;
+    for (std::size_t i = box.begin; i < box.end; ++i)
+      w += colors[i].count;
+    return w;
+  };
+  while (boxes.size() < capacity) {
+    std::size_t best = boxes.size();
+    std::uint32_t bestRange = 0;
+    std::uint64_t bestWeight = 0;
+    std::size_t bestChannel = 0;
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+      if (boxes[i].end - boxes[i].begin < 2) continue;
+      std::size_t channel = 0;
+      const std::uint32_t range = extent(boxes[i], channel);
+      const std::uint64_t w = weight(boxes[i]);
+      if (best == boxes.size() || range > bestRange || (range == bestRange && w > bestWeight)) {
+        best = i;
+        bestRange = range;
+        bestWeight = w;
+        bestChannel = channel;
+      }
+    }
+    if (best == boxes.size()) break;
+    const Box box = boxes[best];
+    const std::size_t channel = bestChannel;
+    std::sort(colors.begin() + static_cast<std::ptrdiff_t>(box.begin),
+              colors.begin() + static_cast<std::ptrdiff_t>(box.end),
+              [channel](const ColorCount& x, const ColorCount& y) {
+                const std::uint32_t vx = channelOf(x.rgb, channel);
+                const std::uint32_t vy = channelOf(y.rgb, channel);
+                return vx != vy ? vx < vy : x.rgb < y.rgb;  // a total order: deterministic
+              });
+    std::uint64_t below = 0;
+    std::size_t split = box.begin + 1;
+    for (std::size_t i = box.begin; i + 1 < box.end; ++i) {
+      below += colors[i].count;
+      split = i + 1;
+      if (below * 2 >= bestWeight) break;
+    }
+    boxes[best] = {box.begin, split};
+    boxes.push_back({split, box.end});
+  }
+  std::vector<Rgba8> palette;
+  palette.reserve(boxes.size());
+  for (const Box& box : boxes) {
+    std::array<std::uint64_t, 3> sum{0, 0, 0};
+    std::uint64_t w = 0;
+    for (std::size_t i = box.begin; i < box.end; ++i) {
+      for (std::size_t c = 0; c < 3; ++c)
+        sum[c] += std::uint64_t{channelOf(colors[i].rgb, c)} * colors[i].count;
+      w += colors[i].count;
+    }
+    const auto mean = [&](std::size_t c) {
+      return static_cast<std::uint8_t>((sum[c] + w / 2) / w);
+    };
+    palette.push_back(Rgba8{mean(0), mean(1), mean(2), 255});
+  }
+  return palette;
+}
+
+// Maps an opaque RGB colour to its palette index: a binary search when the palette is exact, the
+// nearest entry (lowest index on ties) otherwise, memoised in a 2^24-entry table built on demand.
+class ColorMapper {
+ public:
+  ColorMapper(const std::vector<Rgba8>& palette, std::size_t opaqueCount, bool exact)
+      : palette_(palette), opaqueCount_(opaqueCount), exact_(exact) {
+    if (exact_) {
+      for (std::size_t i = 0; i < opaqueCount_; ++i) {
+        sorted_.push_back(packRgb(palette_[i].r, palette_[i].g, palette_[i].b));
+      }
+    }
+  }
+
+  std::uint8_t map(std::uint32_t r, std::uint32_t g, std::uint32_t b) {
+    const std::uint32_t rgb = packRgb(r, g, b);
+    if (exact_) {
+      // The exact palette is sorted by packed RGB (it is the sorted histogram).
+      const auto it = std::lower_bound(sorted_.begin(), sorted_.end(), rgb);
+      if (it != sorted_.end() && *it == rgb) {
+        return static_cast<std::uint8_t>(it - sorted_.begin());
+      }
+    }
+    if (cache_.empty()) {
+      cache_.assign(std::size_t{1} << 24, 0);
+      known_.assign((std::size_t{1} << 24) / 64, 0);
+    }
+    const std::uint64_t bit = std::uint64_t{1} << (rgb & 63u);
+    if ((known_[rgb >> 6] & bit) != 0) return cache_[rgb];
+    std::size_t best = 0;
+    std::int64_t bestDistance = -1;
+    for (std::size_t i = 0; i < opaqueCount_; ++i) {
+      const std::int64_t dr = std::int64_t{palette_[i].r} - r;
+      const std::int64_t dg = std::int64_t{palette_[i].g} - g;
+      const std::int64_t db = std::int64_t{palette_[i].b} - b;
+      const std::int64_t d = dr * dr + dg * dg + db * db;
+      if (bestDistance < 0 || d < bestDistance) {
+        best = i;
+        bestDistance = d;
+      }
+    }
+    known_[rgb >> 6] |= bit;
+    cache_[rgb] = static_cast<std::uint8_t>(best);
+    return static_cast<std::uint8_t>(best);
+  }
+
+ private:
+  const std::vector<Rgba8>& palette_;
+  std::size_t opaqueCount_;
+  bool exact_;
+  std::vector<std::uint32_t> sorted_;
+  std::vector<std::uint8_t> cache_;
+  std::vector<std::uint64_t> known_;
+};
+
+std::int32_t clampByte(std::int32_t v) {
+  return v < 0 ? 0 : (v > 255 ? 255 : v);
+}
+
+void quantizeFrame(const Image& frame, ColorMapper& mapper, const std::vector<Rgba8>& palette,
+                   int transparentIndex, bool dither, std::vector<std::uint8_t>& out) {
+  const std::uint32_t width = frame.width();
+  out.resize(std::size_t{width} * frame.height());
+  // Floyd–Steinberg error in 1/16 units, two rows with one guard column on each side.
+  std::vector<std::int32_t> current;
+  std::vector<std::int32_t> next;
+  if (dither) {
+    current.assign((std::size_t{width} + 2) * 3, 0);
+    next.assign((std::size_t{width} + 2) * 3, 0);
+  }
+  for (std::uint32_t y = 0; y < frame.height(); ++y) {
+    const std::span<const std::uint8_t> row = frame.row(y);
+    std::uint8_t* indices = out.data() + std::size_t{y} * width;
+    for (std::uint32_t x = 0; x < width; ++x) {
+      const std::uint8_t* p = row.data() + std::size_t{x} * 4;
+      if (p[3] < kAlphaThreshold) {
+        indices[x] = static_cast<std::uint8_t>(transparentIndex);
+        continue;
+      }
+      if (!dither) {
+        indices[x] = mapper.map(p[0], p[1], p[2]);
+        continue;
+      }
+      std::array<std::int32_t, 3> v{};
+      const std::size_t e = (std::size_t{x} + 1) * 3;
+      for (std::size_t c = 0; c < 3; ++c) {
+        v[c] = clampByte((std::int32_t{p[c]} * 16 + current[e + c] + 8) >> 4);
+      }
+      const std::uint8_t index =
+          mapper.map(static_cast<std::uint32_t>(v[0]), static_cast<std::uint32_t>(v[1]),
+                     static_cast<std::uint32_t>(v[2]));
+      indices[x] = index;
+      const std::array<std::int32_t, 3> chosen{palette[index].r, palette[index].g,
+                                               palette[index].b};
+      for (std::size_t c = 0; c < 3; ++c) {
+        const std::int32_t error = v[c] - chosen[c];
+        current[e + 3 + c] += error * 7;
+        next[e - 3 + c] += error * 3;
+        next[e + c] += error * 5;
+        next[e + 3 + c] += error;
+      }
+    }
+    if (dither) {
+      std::swap(current, next);
+      std::fill(next.begin(), next.end(), 0);
+    }
+  }
+}
+
+}  // namespace
+
+Image IndexedFrames::toImage(std::size_t frame) const {
+  MOTE_ASSERT(frame < indices.size(), "frame index out of range");
+  Result<Image> made = Image::create(width, height);
+  MOTE_ASSERT(made.ok(), "IndexedFrames holds a valid size");
+  Image image = std::move(made).takeValue();
+  std::span<std::uint8_t> px = image.pixels();
+  const std::vector<std::uint8_t>& idx = indices[frame];
+  for (std::size_t i = 0; i < idx.size(); ++i) {
+    const Rgba8 c = palette[idx[i]];
+    px[i * 4] = c.r;
+    px[i * 4 + 1] = c.g;
+    px[i * 4 + 2] = c.b;
+    px[i * 4 + 3] = c.a;
+  }
+  return image;
+}
+
+Result<IndexedFrames> quantizeFrames(std::span<const Image> frames, bool dither) {
+  MOTE_RETURN_IF_ERROR(validateAnimationFrames(frames, "quantizeFrames"));
+  bool anyTransparent = false;
+  std::vector<ColorCount> colors = histogram(frames, anyTransparent);
+  const std::size_t capacity = anyTransparent ? 255 : 256;
+
+  IndexedFrames result;
+  result.width = frames[0].width();
+  result.height = frames[0].height();
+  const bool exact = colors.size() <= capacity;
+  if (exact) {
+    for (const ColorCount& c : colors) {
+      result.palette.push_back(Rgba8{static_cast<std::uint8_t>(c.rgb >> 16),
+                                     static_cast<std::uint8_t>(c.rgb >> 8),
+                                     static_cast<std::uint8_t>(c.rgb), 255});
+    }
+  } else {
+    result.palette = medianCut(colors, capacity);
+  }
+  std::vector<ColorCount>().swap(colors);
+  const std::size_t opaqueCount = result.palette.size();
+  if (anyTransparent) {
+    result.transparentIndex = static_cast<int>(result.palette.size());
+    result.palette.push_back(Rgba8{0, 0, 0, 0});
+  }
+  ColorMapper mapper(result.palette, opaqueCount, exact);
+  result.indices.resize(frames.size());
+  for (std::size_t f = 0; f < frames.size(); ++f) {
+    quantizeFrame(frames[f], mapper, result.palette, result.transparentIndex, dither,
+                  result.indices[f]);
+  }
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+namespace {
+
+Status gifError(const std::string& path, int code) {
+  const char* text = GifErrorString(code);
+  return ioError("cannot write " + path + ": giflib: " +
+                 (text != nullptr ? std::string(text) : "error " + std::to_string(code)));
+}
+
+// Owns the GifFileType and closes it (which also closes the descriptor) on every path.
+class GifOutput {
+ public:
+  explicit GifOutput(GifFileType* gif) : gif_(gif) {}
+  GifOutput(const GifOutput&) = delete;
+  GifOutput& operator=(const GifOutput&) = delete;
+  ~GifOutput() {
+    if (gif_ != nullptr) {
+      int ignored = 0;
+      EGifCloseFile(gif_, &ignored);
+    }
+  }
+  GifFileType* get() const { return gif_; }
+  int lastError() const { return gif_->Error; }
+  /// Closes the file; the giflib error code, or 0.
+  int close() {
+    int error = 0;
+    const int rc = EGifCloseFile(std::exchange(gif_, nullptr), &error);
+    return rc == GIF_OK ? 0 : (error != 0 ? error : E_GIF_ERR_CLOSE_FAILED);
+  }
+
+ private:
+  GifFileType* gif_;
+};
+
+}  // namespace
+
+Status writeGif(std::span<const Image> frames, const std::string& path, const GifOptions& options) {
+  MOTE_RETURN_IF_ERROR(validateAnimationFrames(frames, "writeGif"));
+  if (options.loopCount > 65535) {
+    return invalidArgument("writeGif: loopCount " + std::to_string(options.loopCount) +
+                           " is above 65535");
+  }
+  if (frames[0].width() > 65535 || frames[0].height() > 65535) {
+    return invalidArgument("writeGif: GIF sides are at most 65535 pixels");
+  }
+  Result<IndexedFrames> quantized = quantizeFrames(frames, options.dither);
+  if (!quantized.ok()) return quantized.status();
+  const IndexedFrames& indexed = *quantized;
+
+  Result<AtomicFile> file = AtomicFile::create(path);
+  if (!file.ok()) return file.status();
+  const int fd = file->releaseDescriptor();
+  int openError = 0;
+  GifFileType* opened = EGifOpenFileHandle(fd, &openError);
+  if (opened == nullptr) {
+    ::close(fd);
+    return gifError(path, openError);
+  }
+  GifOutput gif(opened);
+  EGifSetGifVersion(gif.get(), true);
+
+  int mapSize = 2;
+  while (static_cast<std::size_t>(mapSize) < indexed.palette.size())
+    mapSize *= 2;
+  std::array<GifColorType, 256> colors{};
+  for (std::size_t i = 0; i < indexed.palette.size(); ++i) {
+    colors[i] = GifColorType{indexed.palette[i].r, indexed.palette[i].g, indexed.palette[i].b};
+  }
+  ColorMapObject* map = GifMakeMapObject(mapSize, colors.data());
+  if (map == nullptr) return gifError(path, E_GIF_ERR_NOT_ENOUGH_MEM);
+  const int width = static_cast<int>(indexed.width);
+  const int height = static_cast<int>(indexed.height);
+  const int screenRc = EGifPutScreenDesc(gif.get(), width, height, 8, 0, map);
+  GifFreeMapObject(map);  // giflib keeps its own copy
+  if (screenRc != GIF_OK) return gifError(path, gif.lastError());
+
+  if (options.loopCount >= 0) {
+    const std::uint8_t loop[3] = {1, static_cast<std::uint8_t>(options.loopCount & 0xFF),
+                                  static_cast<std::uint8_t>((options.loopCount >> 8) & 0xFF)};
+    if (EGifPutExtensionLeader(gif.get(), APPLICATION_EXT_FUNC_CODE) != GIF_OK ||
+        EGifPutExtensionBlock(gif.get(), 11, "NETSCAPE2.0") != GIF_OK ||
+        EGifPutExtensionBlock(gif.get(), 3, loop) != GIF_OK ||
+        EGifPutExtensionTrailer(gif.get()) != GIF_OK) {
+      return gifError(path, gif.lastError());
+    }
+  }
+
+  std::vector<GifPixelType> line(indexed.width);
+  for (const std::vector<std::uint8_t>& frame : indexed.indices) {
+    GraphicsControlBlock gcb{};
+    gcb.DisposalMode = DISPOSE_BACKGROUND;  // every frame is full size: clear, don't accumulate
+    gcb.UserInputFlag = false;
+    gcb.DelayTime = options.delayCentiseconds;
+    gcb.TransparentColor =
+        indexed.transparentIndex >= 0 ? indexed.transparentIndex : NO_TRANSPARENT_COLOR;
+    GifByteType extension[4] = {};
+    const std::size_t extensionLength = EGifGCBToExtension(&gcb, extension);
+    if (EGifPutExtension(gif.get(), GRAPHICS_EXT_FUNC_CODE, static_cast<int>(extensionLength),
+                         extension) != GIF_OK ||
+        EGifPutImageDesc(gif.get(), 0, 0, width, height, false, nullptr) != GIF_OK) {
+      return gifError(path, gif.lastError());
+    }
+    for (std::uint32_t y = 0; y < indexed.height; ++y) {
+      const std::uint8_t* src = frame.data() + std::size_t{y} * indexed.width;
+      std::copy(src, src + indexed.width, line.begin());
+      if (EGifPutLine(gif.get(), line.data(), width) != GIF_OK) {
+        return gifError(path, gif.lastError());
+      }
+    }
+  }
+  if (const int closeError = gif.close(); closeError != 0) return gifError(path, closeError);
+  return file->commit();
+}
+
+}  // namespace mote::render
