@@ -33,7 +33,9 @@ int runInfo() {
   fmt::print("  compiler          {}\n", compilerName());
   fmt::print("  asserts           {}\n", MOTE_ASSERTS_ENABLED ? "on" : "off");
   fmt::print("  hardware threads  {}\n", std::max(1u, std::thread::hardware_concurrency()));
-  fmt::print("  layers            core, render (sprite batcher), lockstep\n");
+  fmt::print(
+      "  layers            core, render (cameras, culling, billboards, images, sprite batcher), "
+      "lockstep\n");
   return 0;
 }
 
