@@ -238,8 +238,12 @@ std::string_view builtinSpriteName(BuiltinSprite sprite) {
 
 Result<BuiltinSprite> parseBuiltinSprite(std::string_view uri) {
   if (!uri.starts_with(kBuiltinSpriteUriPrefix)) {
-    return invalidArgument("\"" + std::string(uri) +
-                           "\" is not a built-in sprite URI (expected builtin:<name>)");
+    // Built by append: GCC 12 at -O3 reports a false -Wrestrict on "literal" + std::string (PR
+    // 105651).
+    std::string message = "\"";
+    message.append(uri);
+    message += "\" is not a built-in sprite URI (expected builtin:<name>)";
+    return invalidArgument(std::move(message));
   }
   const std::string_view name = uri.substr(kBuiltinSpriteUriPrefix.size());
   std::size_t best = kBuiltinSpriteCount;
@@ -254,7 +258,9 @@ Result<BuiltinSprite> parseBuiltinSprite(std::string_view uri) {
       bestDistance = distance;
     }
   }
-  std::string message = "unknown built-in sprite \"" + std::string(uri) + "\"";
+  std::string message = "unknown built-in sprite \"";
+  message.append(uri);
+  message += '"';
   if (best < kNames.size()) {
     message += " (did you mean ";
     message += kBuiltinSpriteUriPrefix;
