@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Image, AtomicFile (temporary file + rename) and numbered image sequences.
+// Image, animation-frame checks and numbered image sequences.
 #include <mote/render/image.h>
 
 #include <atomic>
@@ -67,107 +67,6 @@ void Image::fill(Rgba8 color) noexcept {
     pixels_[i + 2] = color.b;
     pixels_[i + 3] = color.a;
   }
-}
-
-// ---------------------------------------------------------------------------------------------------
-
-namespace {
-
-Status writeError(const std::string& path, int error) {
-  return ioError("cannot write " + path + ": " + std::strerror(error));
-}
-
-}  // namespace
-
-AtomicFile::AtomicFile(std::string path, std::string tempPath, int fd) noexcept
-    : path_(std::move(path)), tempPath_(std::move(tempPath)), fd_(fd), pending_(true) {}
-
-AtomicFile::AtomicFile(AtomicFile&& other) noexcept
-    : path_(std::move(other.path_)),
-      tempPath_(std::move(other.tempPath_)),
-      fd_(std::exchange(other.fd_, -1)),
-      pending_(std::exchange(other.pending_, false)) {}
-
-AtomicFile& AtomicFile::operator=(AtomicFile&& other) noexcept {
-  if (this != &other) {
-    discard();
-    path_ = std::move(other.path_);
-    tempPath_ = std::move(other.tempPath_);
-    fd_ = std::exchange(other.fd_, -1);
-    pending_ = std::exchange(other.pending_, false);
-  }
-  return *this;
-}
-
-AtomicFile::~AtomicFile() {
-  discard();
-}
-
-void AtomicFile::discard() noexcept {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-  if (pending_) ::unlink(tempPath_.c_str());
-  pending_ = false;
-}
-
-Result<AtomicFile> AtomicFile::create(const std::string& path) {
-  if (path.empty()) return invalidArgument("cannot write an empty path");
-  // A process-wide counter plus the pid keeps names unique across threads and processes; O_EXCL
-  // refuses to reuse a name that exists anyway (a crashed run's leftover), so retry a few times.
-  static std::atomic<std::uint64_t> counter{0};
-  const std::string prefix = path + ".tmp." + std::to_string(::getpid()) + ".";
-  for (int attempt = 0; attempt < 16; ++attempt) {
-    std::string tempPath = prefix + std::to_string(counter.fetch_add(1));
-    const int fd = ::open(tempPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd >= 0) return AtomicFile(path, std::move(tempPath), fd);
-    if (errno != EEXIST) return writeError(path, errno);
-  }
-  return writeError(path, EEXIST);
-}
-
-Status AtomicFile::write(std::span<const std::uint8_t> bytes) {
-  MOTE_ASSERT(fd_ >= 0, "AtomicFile::write without an owned descriptor");
-  if (fd_ < 0) return writeError(path_, EBADF);
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return writeError(path_, errno);
-    }
-    bytes = bytes.subspan(static_cast<std::size_t>(n));
-  }
-  return {};
-}
-
-int AtomicFile::releaseDescriptor() noexcept {
-  return std::exchange(fd_, -1);
-}
-
-Status AtomicFile::commit() {
-  MOTE_ASSERT(pending_, "AtomicFile::commit twice or after a move");
-  if (!pending_) return writeError(path_, EBADF);
-  if (fd_ >= 0) {
-    const int fd = std::exchange(fd_, -1);
-    if (::close(fd) != 0) {
-      const int error = errno;
-      discard();
-      return writeError(path_, error);
-    }
-  }
-  if (::rename(tempPath_.c_str(), path_.c_str()) != 0) {
-    const int error = errno;
-    discard();
-    return writeError(path_, error);
-  }
-  pending_ = false;
-  return {};
-}
-
-Status writeFileAtomically(const std::string& path, std::span<const std::uint8_t> bytes) {
-  Result<AtomicFile> file = AtomicFile::create(path);
-  if (!file.ok()) return file.status();
-  MOTE_RETURN_IF_ERROR(file->write(bytes));
-  return file->commit();
 }
 
 // ---------------------------------------------------------------------------------------------------

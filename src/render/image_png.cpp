@@ -216,27 +216,13 @@ Result<Image> decodePng(std::span<const std::uint8_t> bytes, std::string_view na
   return image;
 }
 
+// A PNG file is compressed pixels plus chunks: no valid one is larger than the raw RGBA8 bound.
+constexpr std::size_t kMaxPngFileBytes = kMaxImageBytes;
+
 Result<Image> loadPng(const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rbe");
-  if (file == nullptr) {
-    const int error = errno;
-    const std::string message = "cannot read " + path + ": " + std::strerror(error);
-    return error == ENOENT ? notFound(message) : ioError(message);
-  }
-  std::vector<std::uint8_t> bytes;
-  std::array<std::uint8_t, 65536> chunk{};
-  int error = 0;
-  while (true) {
-    const std::size_t n = std::fread(chunk.data(), 1, chunk.size(), file);
-    bytes.insert(bytes.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(n));
-    if (n < chunk.size()) {
-      if (std::ferror(file) != 0) error = errno != 0 ? errno : EIO;
-      break;
-    }
-  }
-  std::fclose(file);
-  if (error != 0) return ioError("cannot read " + path + ": " + std::strerror(error));
-  return decodePng(bytes, path);
+  Result<std::vector<std::uint8_t>> bytes = readFile(path, kMaxPngFileBytes);
+  if (!bytes.ok()) return bytes.status();
+  return decodePng(*bytes, path);
 }
 
 // ---------------------------------------------------------------------------------------------------

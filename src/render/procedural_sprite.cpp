@@ -2,6 +2,7 @@
 // Built-in procedural sprites. Every formula uses only correctly rounded IEEE operations (no libm
 // transcendental: their last bits differ between libms), so the bytes are the same everywhere.
 #include <mote/core/assert.h>
+#include <mote/core/suggest.h>
 #include <mote/render/procedural_sprite.h>
 
 #include <algorithm>
@@ -17,26 +18,6 @@ namespace {
 
 constexpr std::array<std::string_view, kBuiltinSpriteCount> kNames = {
     "soft_circle", "spark", "smoke", "ring", "star", "flare"};
-
-// Names further than this from every valid name get no "did you mean".
-constexpr std::size_t kMaxSuggestionDistance = 3;
-
-std::size_t editDistance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j < row.size(); ++j)
-    row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      const std::size_t substitute = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
-      row[j] = std::min({above + 1, row[j - 1] + 1, substitute});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 // ---------------------------------------------------------------------------------------------
 // Shaping functions: polynomials and rationals only.
@@ -246,25 +227,16 @@ Result<BuiltinSprite> parseBuiltinSprite(std::string_view uri) {
     return invalidArgument(std::move(message));
   }
   const std::string_view name = uri.substr(kBuiltinSpriteUriPrefix.size());
-  std::size_t best = kBuiltinSpriteCount;
-  std::size_t bestDistance = kMaxSuggestionDistance + 1;
   for (std::size_t i = 0; i < kNames.size(); ++i)
     if (name == kNames[i]) return static_cast<BuiltinSprite>(i);
-  // Not found: only now pay for the edit distances (they allocate a row each).
-  for (std::size_t i = 0; i < kNames.size(); ++i) {
-    const std::size_t distance = editDistance(name, kNames[i]);
-    if (distance < bestDistance) {
-      best = i;
-      bestDistance = distance;
-    }
-  }
+  const std::string_view suggestion = closestMatch(name, kNames);
   std::string message = "unknown built-in sprite \"";
   message.append(uri);
   message += '"';
-  if (best < kNames.size()) {
+  if (!suggestion.empty()) {
     message += " (did you mean ";
     message += kBuiltinSpriteUriPrefix;
-    message += kNames[best];
+    message += suggestion;
     message += "?)";
   }
   message += "; valid:";
