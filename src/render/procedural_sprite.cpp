@@ -16,8 +16,7 @@
 namespace mote::render {
 namespace {
 
-constexpr std::array<std::string_view, kBuiltinSpriteCount> kNames = {
-    "soft_circle", "spark", "smoke", "ring", "star", "flare"};
+constexpr const std::array<std::string_view, kBuiltinSpriteCount>& kNames = kBuiltinSpriteNames;
 
 // ---------------------------------------------------------------------------------------------
 // Shaping functions: polynomials and rationals only.

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The mote command-line tool: entry point and subcommands.
+#include "effect_commands.h"
+
 #include <mote/core/counter_rng.h>
 #include <mote/core/fnv1a.h>
 #include <mote/core/job_system.h>
@@ -34,8 +36,8 @@ int runInfo() {
   fmt::print("  asserts           {}\n", MOTE_ASSERTS_ENABLED ? "on" : "off");
   fmt::print("  hardware threads  {}\n", std::max(1u, std::thread::hardware_concurrency()));
   fmt::print(
-      "  layers            core, render (cameras, culling, billboards, images, sprite batcher), "
-      "lockstep\n");
+      "  layers            core, authoring (effect format), render (cameras, culling, billboards, "
+      "images, sprite batcher), lockstep\n");
   return 0;
 }
 
@@ -162,6 +164,26 @@ int main(int argc, char** argv) {
   bench->add_option("--repetitions", benchRepetitions, "Repetitions; the median is reported")
       ->check(CLI::Range(1, 1000));
 
+  std::vector<std::string> validateFiles;
+  bool validateWerror = false;
+  CLI::App* validate = app.add_subcommand(
+      "validate", "Check effect files; diagnostics go to stderr, exit 1 if any file is invalid");
+  validate->add_option("files", validateFiles, "Effect files (.json)")->required();
+  validate->add_flag("--werror", validateWerror, "Treat warnings as errors");
+
+  bool schemaReference = false;
+  CLI::App* schema = app.add_subcommand(
+      "schema", "Print the effect format's JSON Schema (docs/schema/mote.effect.schema.json)");
+  schema->add_flag("--reference", schemaReference,
+                   "Print the Markdown field reference instead (docs/effect-format.md)");
+
+  std::vector<std::string> formatFiles;
+  bool formatCheck = false;
+  CLI::App* format =
+      app.add_subcommand("format", "Rewrite effect files in canonical form (stable, defaults omitted)");
+  format->add_option("files", formatFiles, "Effect files (.json)")->required();
+  format->add_flag("--check", formatCheck, "Only report files that are not canonical (exit 1)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -177,6 +199,9 @@ int main(int argc, char** argv) {
 
   if (*info) return runInfo();
   if (*bench) return runBench(benchSeconds, benchRepetitions);
+  if (*validate) return mote::cli::runValidate(validateFiles, validateWerror);
+  if (*schema) return mote::cli::runSchema(schemaReference);
+  if (*format) return mote::cli::runFormat(formatFiles, formatCheck);
   fmt::print("{}", app.help());
   return 0;
 }

@@ -211,7 +211,7 @@ struct InitVelocity {
   bool operator==(const InitVelocity&) const = default;
 };
 
-enum class FieldType : std::uint8_t { Float, Vec2, Vec3, Vec4 };
+enum class FieldType : std::uint8_t { Float, Float2, Float3, Float4 };
 
 /// A field an effect declares: particle fields live per particle, emitter fields per emitter (one
 /// program, many emitters with different values — meep), global fields system-wide by name.

@@ -3,6 +3,7 @@
 // example renders without assets.
 #pragma once
 
+#include <mote/core/builtin_sprites.h>
 #include <mote/core/status.h>
 #include <mote/render/image.h>
 
@@ -16,8 +17,8 @@ enum class BuiltinSprite : std::uint8_t { SoftCircle, Spark, Smoke, Ring, Star, 
 
 /// Number of BuiltinSprite values; `static_cast<BuiltinSprite>(i)` for i below it is valid.
 inline constexpr std::uint32_t kBuiltinSpriteCount = 6;
-/// The prefix of a built-in texture URI: "builtin:<name>".
-inline constexpr std::string_view kBuiltinSpriteUriPrefix = "builtin:";
+static_assert(kBuiltinSpriteNames.size() == kBuiltinSpriteCount);
+using mote::kBuiltinSpriteUriPrefix;
 /// The side lengths makeBuiltinSprite accepts, in pixels.
 inline constexpr std::uint32_t kMinBuiltinSpriteSizePixels = 4;
 inline constexpr std::uint32_t kMaxBuiltinSpriteSizePixels = 4096;

@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: MIT
+// Semantic validation of an EffectDesc, a pure function. Two passes: the generic one walks the
+// reflect.h table (finite numbers, bounds, min <= max, ordered curve keys, list and string sizes);
+// the specific one checks what spans fields (unique names, references, sheets, capacities).
+#include <mote/authoring/effect_json.h>
+#include <mote/core/builtin_sprites.h>
+#include <mote/core/suggest.h>
+
+#include "json.h"
+#include "reflect.h"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <string>
+
+namespace mote::authoring {
+namespace {
+
+using reflect::Domain;
+using reflect::FieldInfo;
+
+std::string num(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buffer[32];
+  const auto r = std::to_chars(buffer, buffer + sizeof buffer, v);
+  return std::string(buffer, r.ptr);
+}
+
+class Validator {
+ public:
+  explicit Validator(std::vector<Diagnostic>& out) : out_(out) {}
+
+  void run(const EffectDesc& effect) {
+    reflect::Reflect<EffectDesc>::fields(*this, effect);
+    checkEffect(effect);
+  }
+
+  template <class T>
+  void operator()(const T& member, const FieldInfo& info) {
+    Scope scope(*this, info.key);
+    check(member, info);
+  }
+
+ private:
+  class Scope {
+   public:
+    Scope(Validator& v, std::string_view key) : v_(v), size_(v.pointer_.size()) {
+      json::appendPointerSegment(v_.pointer_, key);
+    }
+    Scope(Validator& v, std::size_t index) : v_(v), size_(v.pointer_.size()) {
+      v_.pointer_ += '/';
+      v_.pointer_ += std::to_string(index);
+    }
+    ~Scope() { v_.pointer_.resize(size_); }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    Validator& v_;
+    std::size_t size_;
+  };
+
+  void error(std::string message) {
+    out_.push_back(Diagnostic{Severity::Error, pointer_, std::move(message), {}, 0, 0});
+  }
+  void warning(std::string message) {
+    out_.push_back(Diagnostic{Severity::Warning, pointer_, std::move(message), {}, 0, 0});
+  }
+
+  // --- generic checks ------------------------------------------------------------------------------
+
+  void checkNumber(double v, const FieldInfo& info) {
+    if (!std::isfinite(v)) {
+      error("must be finite (got " + num(v) + ")");
+    } else if (v < info.min) {
+      error("must be >= " + num(info.min) + " (got " + num(v) + ")");
+    } else if (v > info.max) {
+      error("must be <= " + num(info.max) + " (got " + num(v) + ")");
+    }
+  }
+
+  void check(bool, const FieldInfo&) {}
+
+  void check(const std::string& s, const FieldInfo& info) {
+    if (s.size() > info.maxLength) {
+      error("is " + std::to_string(s.size()) + " bytes long; at most " +
+            std::to_string(info.maxLength) + " are allowed");
+    }
+  }
+
+  void check(float v, const FieldInfo& info) { checkNumber(static_cast<double>(v), info); }
+
+  template <class Int>
+    requires std::is_integral_v<Int>
+  void check(Int v, const FieldInfo& info) {
+    checkNumber(static_cast<double>(v), info);
+  }
+
+  template <reflect::ReflectedEnum E>
+  void check(E v, const FieldInfo&) {
+    if (reflect::enumName(v).empty()) error("is not a valid value");
+  }
+
+  template <std::size_t N>
+  void check(const std::array<float, N>& v, const FieldInfo& info) {
+    for (std::size_t i = 0; i < N; ++i) {
+      Scope scope(*this, i);
+      check(v[i], info);
+    }
+  }
+
+  bool checkCount(std::size_t count, const FieldInfo& info) {
+    if (info.maxItems > 0 && count > info.maxItems) {
+      error("has " + std::to_string(count) + " items; at most " + std::to_string(info.maxItems) +
+            " are allowed");
+      return false;
+    }
+    return true;
+  }
+
+  void check(const std::vector<float>& v, const FieldInfo& info) {
+    if (!checkCount(v.size(), info)) return;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      Scope scope(*this, i);
+      check(v[i], info);
+    }
+  }
+
+  // The writer's short form is a number when min == max, [min, max] otherwise.
+  void check(const Range& r, const FieldInfo& info) {
+    if (r.min == r.max) {
+      check(r.min, info);
+      return;
+    }
+    {
+      Scope scope(*this, std::size_t{0});
+      check(r.min, info);
+    }
+    {
+      Scope scope(*this, std::size_t{1});
+      check(r.max, info);
+    }
+    if (r.min > r.max) error("min " + num(r.min) + " is greater than max " + num(r.max));
+  }
+
+  void check(const ScalarParam& p, const FieldInfo& info) {
+    if (p.overEmitterTime.keys.empty()) {
+      check(p.range, info);
+      return;
+    }
+    {
+      Scope scope(*this, "range");
+      check(p.range, info);
+    }
+    Scope scope(*this, "over_emitter_time");
+    check(p.overEmitterTime, FieldInfo{.key = {}, .doc = {}, .domain = Domain::EmitterTime,
+                                       .maxItems = kMaxCurveKeys});
+  }
+
+  void check(const ColorParam& p, const FieldInfo& info) {
+    if (p.overEmitterTime.keys.empty() && p.a == p.b) {
+      checkColor(p.a, info);
+      return;
+    }
+    reflect::Reflect<ColorParam>::fields(*this, p);
+  }
+
+  void checkColor(const Rgba& c, const FieldInfo&) {
+    for (std::size_t i = 0; i < 4; ++i) {
+      Scope scope(*this, i);
+      checkNumber(static_cast<double>(c[i]), FieldInfo{.key = {}, .doc = {}, .min = 0.0});
+    }
+  }
+
+  void checkKeyTime(float time, float previous, std::size_t index, Domain domain) {
+    if (!std::isfinite(time)) {
+      error("key time must be finite (got " + num(time) + ")");
+    } else if (index > 0 && time < previous) {
+      error("key time " + num(time) + " is before the previous key's " + num(previous) +
+            " (keys must be in time order)");
+    } else if (domain == Domain::OverLife && (time < 0.0f || time > 1.0f)) {
+      error("over-life key time must be in [0, 1] (got " + num(time) + ")");
+    } else if (domain == Domain::EmitterTime && time < 0.0f) {
+      error("emitter-time key time must be >= 0 (got " + num(time) + ")");
+    }
+  }
+
+  void check(const std::vector<CurveKey>& keys, const FieldInfo& info) {
+    if (!checkCount(keys.size(), info)) return;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      Scope scope(*this, i);
+      checkKeyTime(keys[i].time, i > 0 ? keys[i - 1].time : 0.0f, i, domain_);
+      if (!std::isfinite(keys[i].value)) {
+        Scope value(*this, std::size_t{1});
+        error("must be finite (got " + num(keys[i].value) + ")");
+      }
+    }
+  }
+
+  void check(const std::vector<GradientKey>& keys, const FieldInfo& info) {
+    if (!checkCount(keys.size(), info)) return;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      Scope scope(*this, i);
+      checkKeyTime(keys[i].time, i > 0 ? keys[i - 1].time : 0.0f, i, domain_);
+      Scope color(*this, std::size_t{1});
+      checkColor(keys[i].color, info);
+    }
+  }
+
+  // Curves and gradients pass their field's domain down to their keys.
+  template <class C>
+    requires std::is_same_v<C, Curve> || std::is_same_v<C, Gradient>
+  void check(const C& curve, const FieldInfo& info) {
+    const Domain saved = std::exchange(domain_, info.domain);
+    if (info.required && curve.keys.empty()) {
+      Scope scope(*this, "keys");
+      error("needs at least one key");
+    }
+    reflect::Reflect<C>::fields(*this, curve);
+    domain_ = saved;
+  }
+
+  template <reflect::ReflectedStruct T>
+    requires(!std::is_same_v<T, Curve> && !std::is_same_v<T, Gradient>)
+  void check(const T& s, const FieldInfo&) {
+    reflect::Reflect<T>::fields(*this, s);
+  }
+
+  template <reflect::ReflectedStruct T>
+  void check(const std::vector<T>& items, const FieldInfo& info) {
+    if (!checkCount(items.size(), info)) return;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      Scope scope(*this, i);
+      check(items[i], info);
+    }
+  }
+
+  void check(const std::vector<UpdateModule>& modules, const FieldInfo& info) {
+    if (!checkCount(modules.size(), info)) return;
+    for (std::size_t i = 0; i < modules.size(); ++i) {
+      Scope scope(*this, i);
+      std::visit([&](const auto& m) { check(m, info); }, modules[i]);
+    }
+  }
+
+  template <class V>
+  void check(const std::map<std::string, V>& m, const FieldInfo& info) {
+    if (info.maxItems > 0 && m.size() > info.maxItems) {
+      error("has " + std::to_string(m.size()) + " entries; at most " +
+            std::to_string(info.maxItems) + " are allowed");
+      return;
+    }
+    for (const auto& [key, value] : m) {
+      Scope scope(*this, key);
+      if (key.empty()) error("an empty name");
+      if constexpr (std::is_same_v<V, std::vector<float>>) {
+        check(value, FieldInfo{.key = {}, .doc = {}, .min = info.min, .max = info.max,
+                               .maxItems = 16});
+      }
+    }
+  }
+
+  // --- cross-field checks --------------------------------------------------------------------------
+
+  static bool isIdentifier(const std::string& s) {
+    if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+    for (const char c : s) {
+      const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '_';
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  static std::uint32_t components(FieldType type) { return static_cast<std::uint32_t>(type) + 1; }
+
+  // Unique, non-empty names across a list; `identifier` also asks for [A-Za-z_][A-Za-z0-9_]*.
+  template <class T, class NameOf>
+  void checkNames(std::string_view listKey, const std::vector<T>& items, NameOf nameOf,
+                  std::string_view nameKey, bool identifier) {
+    Scope list(*this, listKey);
+    std::set<std::string_view> seen;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      Scope item(*this, i);
+      Scope field(*this, nameKey);
+      const std::string& name = nameOf(items[i]);
+      if (name.empty()) {
+        error("must not be empty");
+      } else if (identifier && !isIdentifier(name)) {
+        error("\"" + name + "\" is not a valid field name (letters, digits and _, not starting "
+                            "with a digit)");
+      } else if (!seen.insert(name).second) {
+        error("duplicate name \"" + name + "\"");
+      }
+    }
+  }
+
+  void checkFieldDecls(std::string_view listKey, const std::vector<FieldDecl>& fields) {
+    checkNames(listKey, fields, [](const FieldDecl& f) -> const std::string& { return f.name; },
+               "name", true);
+    Scope list(*this, listKey);
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      Scope item(*this, i);
+      const std::size_t n = fields[i].value.size();
+      if (n != 0 && n != components(fields[i].type)) {
+        Scope value(*this, "value");
+        error("has " + std::to_string(n) + " numbers; a " +
+              std::string(reflect::enumName(fields[i].type)) + " needs " +
+              std::to_string(components(fields[i].type)));
+      }
+    }
+  }
+
+  // A name that must be one of `names`, with a suggestion when it is not.
+  void checkReference(const std::string& name, const std::vector<std::string_view>& names,
+                      std::string_view what) {
+    for (const std::string_view n : names)
+      if (n == name) return;
+    std::string message = "no " + std::string(what) + " named \"" + name + "\"";
+    const std::string_view suggestion = closestMatch(name, names);
+    if (!suggestion.empty()) message += " (did you mean \"" + std::string(suggestion) + "\"?)";
+    error(std::move(message));
+  }
+
+  // Names of vec3 fields a position_field/target_field may use.
+  std::vector<std::string_view> vec3Fields(const EffectDesc& effect, const Emitter& e) const {
+    std::vector<std::string_view> names;
+    for (const FieldDecl& f : e.emitterFields)
+      if (f.type == FieldType::Float3) names.push_back(f.name);
+    for (const FieldDecl& f : effect.globalFields)
+      if (f.type == FieldType::Float3) names.push_back(f.name);
+    return names;
+  }
+
+  void checkGraph(const NodeGraph& graph) {
+    checkNames("nodes", graph.nodes, [](const GraphNode& n) -> const std::string& { return n.id; },
+               "id", false);
+    std::vector<std::string_view> ids;
+    for (const GraphNode& node : graph.nodes)
+      ids.push_back(node.id);
+    Scope list(*this, "nodes");
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+      Scope item(*this, i);
+      if (graph.nodes[i].op.empty()) {
+        Scope op(*this, "op");
+        error("must not be empty");
+      }
+      Scope inputs(*this, "inputs");
+      for (const auto& [port, source] : graph.nodes[i].inputs) {
+        Scope input(*this, port);
+        const std::string node = source.substr(0, source.find('.'));
+        checkReference(node, ids, "node");
+      }
+    }
+  }
+
+  void checkSheet(const SpriteSheet& sheet) {
+    const std::uint64_t cells = std::uint64_t{sheet.columns} * sheet.rows;
+    Scope s(*this, "sheet");
+    if (sheet.frameBegin >= cells) {
+      Scope f(*this, "frame_begin");
+      error("frame " + std::to_string(sheet.frameBegin) + " is outside the " +
+            std::to_string(cells) + "-cell sheet");
+    }
+    if (sheet.frameEnd >= 0) {
+      Scope f(*this, "frame_end");
+      if (static_cast<std::uint64_t>(sheet.frameEnd) >= cells) {
+        error("frame " + std::to_string(sheet.frameEnd) + " is outside the " +
+              std::to_string(cells) + "-cell sheet");
+      } else if (static_cast<std::uint32_t>(sheet.frameEnd) < sheet.frameBegin) {
+        error("frame_end " + std::to_string(sheet.frameEnd) + " is before frame_begin " +
+              std::to_string(sheet.frameBegin));
+      }
+    }
+  }
+
+  void checkTexture(const std::string& texture) {
+    Scope t(*this, "texture");
+    if (texture.empty()) {
+      error("must not be empty (a file path or builtin:<name>)");
+      return;
+    }
+    if (!texture.starts_with(kBuiltinSpriteUriPrefix)) return;  // a file: the renderer opens it
+    const std::string_view name = std::string_view(texture).substr(kBuiltinSpriteUriPrefix.size());
+    for (const std::string_view n : kBuiltinSpriteNames)
+      if (n == name) return;
+    std::string message = "unknown built-in sprite \"" + texture + "\"";
+    const std::string_view suggestion = closestMatch(name, kBuiltinSpriteNames);
+    if (!suggestion.empty()) {
+      message += " (did you mean \"";
+      message += kBuiltinSpriteUriPrefix;
+      message += suggestion;
+      message += "\"?)";
+    }
+    error(std::move(message));
+  }
+
+  void checkEmitter(const EffectDesc& effect, const Emitter& e,
+                    const std::vector<std::string_view>& materials,
+                    const std::vector<std::string_view>& emitters) {
+    if (!e.material.empty()) {
+      Scope m(*this, "material");
+      checkReference(e.material, materials, "material");
+    }
+    checkFieldDecls("particle_fields", e.particleFields);
+    checkFieldDecls("emitter_fields", e.emitterFields);
+    const std::vector<std::string_view> positionFields = vec3Fields(effect, e);
+
+    {
+      Scope spawn(*this, "spawn");
+      if (e.spawn.metric == SpawnMetric::PerDistance && e.spawn.mode != EmissionMode::Continuous) {
+        Scope metric(*this, "metric");
+        error("per_distance applies to continuous emission only");
+      }
+      if (!e.spawn.eventTimes.empty() && e.spawn.mode != EmissionMode::EventBurst) {
+        Scope times(*this, "event_times");
+        warning("ignored: the emitter is not event_burst");
+      }
+      for (std::size_t i = 1; i < e.spawn.eventTimes.size(); ++i) {
+        if (e.spawn.eventTimes[i] < e.spawn.eventTimes[i - 1]) {
+          Scope times(*this, "event_times");
+          Scope item(*this, i);
+          error("event times must be in order");
+          break;
+        }
+      }
+    }
+    {
+      Scope shape(*this, "shape");
+      if (e.shape.innerRadius > e.shape.radius) {
+        Scope inner(*this, "inner_radius");
+        error("inner_radius " + num(e.shape.innerRadius) + " is greater than radius " +
+              num(e.shape.radius));
+      }
+    }
+    {
+      Scope initScope(*this, "init");
+      std::vector<std::string_view> particleFields;
+      for (const FieldDecl& f : e.particleFields)
+        particleFields.push_back(f.name);
+      Scope list(*this, "fields");
+      for (std::size_t i = 0; i < e.init.fields.size(); ++i) {
+        Scope item(*this, i);
+        const FieldInit& init = e.init.fields[i];
+        const FieldDecl* decl = nullptr;
+        for (const FieldDecl& f : e.particleFields)
+          if (f.name == init.field) decl = &f;
+        if (decl == nullptr) {
+          Scope field(*this, "field");
+          checkReference(init.field, particleFields, "particle field");
+          continue;
+        }
+        const std::uint32_t n = components(decl->type);
+        if (init.min.size() != n) {
+          Scope min(*this, "min");
+          error("has " + std::to_string(init.min.size()) + " numbers; field \"" + init.field +
+                "\" has " + std::to_string(n));
+        }
+        if (!init.max.empty() && init.max.size() != n) {
+          Scope max(*this, "max");
+          error("has " + std::to_string(init.max.size()) + " numbers; field \"" + init.field +
+                "\" has " + std::to_string(n));
+        }
+        if (init.max.size() == init.min.size()) {
+          for (std::size_t c = 0; c < init.min.size(); ++c) {
+            if (init.min[c] > init.max[c]) {
+              Scope max(*this, "max");
+              Scope comp(*this, c);
+              error("max " + num(init.max[c]) + " is less than min " + num(init.min[c]));
+            }
+          }
+        }
+      }
+    }
+    if (!e.init.graph.nodes.empty()) {
+      Scope init(*this, "init");
+      Scope graph(*this, "graph");
+      checkGraph(e.init.graph);
+    }
+    {
+      Scope update(*this, "update");
+      for (std::size_t i = 0; i < e.update.size(); ++i) {
+        Scope item(*this, i);
+        const auto positionField = [&](const std::string& name) {
+          if (name.empty()) return;
+          Scope field(*this, "position_field");
+          checkReference(name, positionFields, "vec3 emitter or global field");
+        };
+        if (const auto* a = std::get_if<AttractorModule>(&e.update[i])) positionField(a->positionField);
+        if (const auto* t = std::get_if<TargetModule>(&e.update[i])) positionField(t->positionField);
+        if (const auto* c = std::get_if<CollisionModule>(&e.update[i])) {
+          if (c->colliders.empty()) {
+            Scope colliders(*this, "colliders");
+            error("needs at least one collider");
+          }
+          if (!c->spawnEmitter.empty()) {
+            Scope spawn(*this, "spawn_emitter");
+            if (c->spawnEmitter == e.name) {
+              error("an emitter cannot spawn into itself");
+            } else {
+              checkReference(c->spawnEmitter, emitters, "emitter");
+            }
+          }
+        }
+        if (const auto* g = std::get_if<GraphModule>(&e.update[i])) {
+          Scope graph(*this, "graph");
+          if (g->graph.nodes.empty()) {
+            Scope nodes(*this, "nodes");
+            error("needs at least one node");
+          }
+          checkGraph(g->graph);
+        }
+      }
+    }
+    {
+      Scope render(*this, "render");
+      if (e.render.mode == RenderMode::Mesh && e.render.mesh.empty()) {
+        Scope mesh(*this, "mesh");
+        error("mesh mode needs a mesh name");
+      }
+      if (!e.render.beam.targetField.empty()) {
+        Scope beam(*this, "beam");
+        Scope field(*this, "target_field");
+        checkReference(e.render.beam.targetField, positionFields, "vec3 emitter or global field");
+      }
+      if ((e.render.mode == RenderMode::Beam) != (e.spawn.mode == EmissionMode::BeamContinuous)) {
+        Scope mode(*this, "mode");
+        warning("beam rendering and beam_continuous emission are meant to go together");
+      }
+    }
+  }
+
+  void checkEffect(const EffectDesc& effect) {
+    if (effect.emitters.empty()) {
+      Scope emitters(*this, "emitters");
+      error("an effect needs at least one emitter");
+    }
+    checkFieldDecls("global_fields", effect.globalFields);
+    checkNames("materials", effect.materials,
+               [](const Material& m) -> const std::string& { return m.name; }, "name", false);
+    checkNames("emitters", effect.emitters,
+               [](const Emitter& e) -> const std::string& { return e.name; }, "name", false);
+    std::vector<std::string_view> materials;
+    {
+      Scope list(*this, "materials");
+      for (std::size_t i = 0; i < effect.materials.size(); ++i) {
+        Scope item(*this, i);
+        materials.push_back(effect.materials[i].name);
+        checkTexture(effect.materials[i].texture);
+        checkSheet(effect.materials[i].sheet);
+      }
+    }
+    std::vector<std::string_view> emitters;
+    for (const Emitter& e : effect.emitters)
+      emitters.push_back(e.name);
+    std::uint64_t total = 0;
+    Scope list(*this, "emitters");
+    for (std::size_t i = 0; i < effect.emitters.size(); ++i) {
+      Scope item(*this, i);
+      checkEmitter(effect, effect.emitters[i], materials, emitters);
+      total += effect.emitters[i].maxParticles;
+    }
+    if (total > kMaxParticlesPerEffect) {
+      error("the emitters' max_particles add up to " + std::to_string(total) + "; at most " +
+            std::to_string(kMaxParticlesPerEffect) + " per effect");
+    }
+  }
+
+  std::vector<Diagnostic>& out_;
+  std::string pointer_;
+  Domain domain_ = Domain::None;
+};
+
+}  // namespace
+
+std::vector<Diagnostic> validateEffect(const EffectDesc& effect) {
+  std::vector<Diagnostic> out;
+  Validator(out).run(effect);
+  return out;
+}
+
+}  // namespace mote::authoring
