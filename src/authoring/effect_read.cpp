@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Reading "mote.effect/1" JSON into an EffectDesc: structure and types here (every field through
 // the reflect.h table), then the semantic validator, whose pointers are located in the document.
+#include "json.h"
+#include "reflect.h"
+#include "validate.h"
+
 #include <mote/authoring/effect_json.h>
 #include <mote/core/file.h>
 #include <mote/core/suggest.h>
-
-#include "json.h"
-#include "reflect.h"
 
 #include <algorithm>
 #include <charconv>
@@ -17,6 +18,30 @@
 #include <vector>
 
 namespace mote::authoring {
+
+namespace {
+
+// Control characters from names in the file (a newline in a key) would break the one line per
+// diagnostic contract: they are written as escapes.
+void appendPrintable(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (u < 0x20 || u == 0x7F) {
+      out += "\\u00";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+}
+
+}  // namespace
 
 std::string formatDiagnostic(const Diagnostic& d) {
   std::string out;
@@ -33,10 +58,10 @@ std::string formatDiagnostic(const Diagnostic& d) {
   if (!out.empty()) out += ' ';
   out += d.severity == Severity::Error ? "error: " : "warning: ";
   if (!d.pointer.empty()) {
-    out += d.pointer;
+    appendPrintable(out, d.pointer);
     out += ": ";
   }
-  out += d.message;
+  appendPrintable(out, d.message);
   return out;
 }
 
@@ -118,7 +143,8 @@ class Reader {
         : pointer_(pointer), size_(pointer.size()) {
       json::appendPointerSegment(pointer_, segment);
     }
-    PointerScope(std::string& pointer, std::size_t index) : pointer_(pointer), size_(pointer.size()) {
+    PointerScope(std::string& pointer, std::size_t index)
+        : pointer_(pointer), size_(pointer.size()) {
       pointer_ += '/';
       pointer_ += std::to_string(index);
     }
@@ -179,7 +205,8 @@ class Reader {
     object_ = savedObject;
   }
 
-  // --- scalars -------------------------------------------------------------------------------------
+  // --- scalars
+  // -------------------------------------------------------------------------------------
 
   void read(bool& out, const Value& v, const FieldInfo&) {
     if (expectKind(v, Kind::Bool, "true or false")) out = v.boolean;
@@ -197,7 +224,10 @@ class Reader {
 
   bool readFloat(float& out, const Value& v) {
     if (!expectKind(v, Kind::Number, "a number")) return false;
-    if (std::fabs(v.number) > static_cast<double>(std::numeric_limits<float>::max())) {
+    // Doubles from FLT_MAX up to half an ulp above it round to FLT_MAX ("3.4028235e+38" is how
+    // FLT_MAX prints); from there on they would round to infinity.
+    static const double kFloatOverflow = std::ldexp(2.0 - std::ldexp(1.0, -24), 127);
+    if (std::fabs(v.number) >= kFloatOverflow) {
       error(v, "is out of range for a 32-bit float (got " + v.text + ")");
       return false;
     }
@@ -207,21 +237,43 @@ class Reader {
 
   void read(float& out, const Value& v, const FieldInfo&) { readFloat(out, v); }
 
+  // Integers: an integer lexeme, or a number whose value is an exact integer up to 2^53 ("10.0",
+  // "1e3"); out-of-range messages quote the field's own limits.
   template <class Int>
-    requires std::is_integral_v<Int>
-  void read(Int& out, const Value& v, const FieldInfo&) {
+  requires std::is_integral_v<Int>
+  void read(Int& out, const Value& v, const FieldInfo& info) {
     if (!expectKind(v, Kind::Number, "an integer")) return;
-    Int parsed{};
-    const char* begin = v.text.data();
-    const char* end = begin + v.text.size();
-    const auto [p, ec] = std::from_chars(begin, end, parsed);
-    if (!v.isInteger()) {
+    // The field's limits within the type's, as integers of the type.
+    const Int lo = info.min > static_cast<double>(std::numeric_limits<Int>::min())
+                       ? static_cast<Int>(info.min)
+                       : std::numeric_limits<Int>::min();
+    const Int hi = info.max < static_cast<double>(std::numeric_limits<Int>::max())
+                       ? static_cast<Int>(info.max)
+                       : std::numeric_limits<Int>::max();
+    const auto rangeError = [&] {
+      error(v, "must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                   "] (got " + v.text + ")");
+    };
+    if (v.isInteger()) {
+      Int parsed{};
+      const char* begin = v.text.data();
+      const char* end = begin + v.text.size();
+      const auto [p, ec] = std::from_chars(begin, end, parsed);
+      if (ec != std::errc() || p != end || (std::is_unsigned_v<Int> && v.text == "-0")) {
+        rangeError();
+      } else {
+        out = parsed;
+      }
+      return;
+    }
+    constexpr double kExact = 9007199254740992.0;  // 2^53
+    if (std::trunc(v.number) != v.number || std::fabs(v.number) > kExact) {
       error(v, "must be an integer (got " + v.text + ")");
-    } else if (ec != std::errc() || p != end) {
-      error(v, "must be an integer in [" + std::to_string(std::numeric_limits<Int>::min()) + ", " +
-                   std::to_string(std::numeric_limits<Int>::max()) + "] (got " + v.text + ")");
+    } else if (v.number < static_cast<double>(std::numeric_limits<Int>::min()) ||
+               v.number > static_cast<double>(std::numeric_limits<Int>::max())) {
+      rangeError();
     } else {
-      out = parsed;
+      out = static_cast<Int>(v.number);
     }
   }
 
@@ -248,14 +300,15 @@ class Reader {
     error(v, message + "; expected one of: " + expected);
   }
 
-  // --- fixed tuples and number lists ----------------------------------------------------------------
+  // --- fixed tuples and number lists
+  // ----------------------------------------------------------------
 
   template <std::size_t N>
   bool readFloats(std::array<float, N>& out, const Value& v, std::string_view what) {
     if (!expectKind(v, Kind::Array, what)) return false;
     if (v.items.size() != N) {
-      error(v, "must be " + std::string(what) + " (got " + std::to_string(v.items.size()) +
-                   " items)");
+      error(v,
+            "must be " + std::string(what) + " (got " + std::to_string(v.items.size()) + " items)");
       return false;
     }
     std::array<float, N> values{};
@@ -282,7 +335,8 @@ class Reader {
     if (ok) out = std::move(values);
   }
 
-  // --- value sources --------------------------------------------------------------------------------
+  // --- value sources
+  // --------------------------------------------------------------------------------
 
   void read(Range& out, const Value& v, const FieldInfo&) {
     if (v.kind == Kind::Number) {
@@ -291,15 +345,19 @@ class Reader {
       return;
     }
     if (v.kind != Kind::Array || v.items.size() != 2) {
-      error(v, "must be a number or [min, max] (got " + shown(v) + ")");
+      error(v, "must be a number or [min, max] (got " +
+                   (v.kind == Kind::Array ? std::to_string(v.items.size()) + " items" : shown(v)) +
+                   ")");
       return;
     }
     std::array<float, 2> pair{};
     if (readFloats(pair, v, "[min, max]")) out = Range{pair[0], pair[1]};
   }
 
+  // The object forms start from the struct's own defaults (range 0, white), not the field's.
   void read(ScalarParam& out, const Value& v, const FieldInfo& info) {
     if (v.kind == Kind::Object) {
+      out = ScalarParam{};
       readStruct(out, v);
     } else if (v.kind == Kind::Number || v.kind == Kind::Array) {
       out.overEmitterTime = {};
@@ -311,6 +369,7 @@ class Reader {
 
   void read(ColorParam& out, const Value& v, const FieldInfo& info) {
     if (v.kind == Kind::Object) {
+      out = ColorParam{};
       readStruct(out, v);
     } else if (v.kind == Kind::Array) {
       Rgba c{};
@@ -356,7 +415,8 @@ class Reader {
     if (ok) out = std::move(keys);
   }
 
-  // --- composites -----------------------------------------------------------------------------------
+  // --- composites
+  // -----------------------------------------------------------------------------------
 
   template <reflect::ReflectedStruct T>
   void read(T& out, const Value& v, const FieldInfo&) {
@@ -397,7 +457,8 @@ class Reader {
             expected += (expected.empty() ? "" : ", ") + std::string(t);
           std::string message = "unknown module type " + shown(*type);
           const std::string_view suggestion = closestMatch(type->text, reflect::kModuleTypes);
-          if (!suggestion.empty()) message += " (did you mean \"" + std::string(suggestion) + "\"?)";
+          if (!suggestion.empty())
+            message += " (did you mean \"" + std::string(suggestion) + "\"?)";
           error(*type, message + "; expected one of: " + expected);
           continue;
         }
@@ -470,35 +531,40 @@ EffectLoadResult parseEffect(std::string_view text, std::string_view fileName) {
   EffectLoadResult result;
   const std::string file(fileName);
   if (text.size() > kMaxEffectFileBytes) {
-    result.diagnostics.push_back(Diagnostic{
-        Severity::Error, "", "larger than " + std::to_string(kMaxEffectFileBytes) + " bytes", file,
-        0, 0});
+    result.diagnostics.push_back(
+        Diagnostic{Severity::Error, "",
+                   "larger than " + std::to_string(kMaxEffectFileBytes) + " bytes", file, 0, 0});
     return result;
   }
   json::Value root;
   json::ParseError parseError;
   if (!json::parse(text, root, parseError)) {
-    result.diagnostics.push_back(Diagnostic{Severity::Error, "", std::move(parseError.message), file,
-                                            parseError.position.line,
+    result.diagnostics.push_back(Diagnostic{Severity::Error, "", std::move(parseError.message),
+                                            file, parseError.position.line,
                                             parseError.position.column});
     return result;
   }
   Reader reader(file, result.diagnostics);
   if (!reader.readRoot(root, result.effect)) return result;
   const std::size_t structural = result.diagnostics.size();
-  // The semantic findings, located in the document — except those inside a value that already has
-  // a structural error (its content is partly defaults, so they would only echo that error).
-  for (Diagnostic& d : validateEffect(result.effect)) {
+  // The semantic findings, located in the document — except those on the path of a value that
+  // already has a structural error (its content is partly defaults, so they would only echo it).
+  for (Diagnostic& d : validateEffect(result.effect, structural == 0)) {
     bool echo = false;
     for (std::size_t i = 0; i < structural && !echo; ++i) {
       const std::string& p = result.diagnostics[i].pointer;
-      echo = d.pointer.starts_with(p) && (d.pointer.size() == p.size() || d.pointer[p.size()] == '/');
+      const auto onPath = [](const std::string& outer, const std::string& inner) {
+        return inner.starts_with(outer) &&
+               (inner.size() == outer.size() || inner[outer.size()] == '/');
+      };
+      echo = onPath(p, d.pointer) || onPath(d.pointer, p);
     }
     if (echo) continue;
-    const json::Value& at = json::resolve(root, d.pointer);
+    const json::Located at = json::locate(root, d.pointer);
+    d.pointer = at.pointer;
     d.file = file;
-    d.line = at.position.line;
-    d.column = at.position.column;
+    d.line = at.value->position.line;
+    d.column = at.value->position.column;
     result.diagnostics.push_back(std::move(d));
   }
   // In document order (stable: findings at one place keep their order).
@@ -518,8 +584,8 @@ EffectLoadResult loadEffectFile(const std::string& path) {
     return result;
   }
   const std::vector<std::uint8_t>& data = *bytes;
-  return parseEffect(
-      std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), path);
+  return parseEffect(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()),
+                     path);
 }
 
 }  // namespace mote::authoring

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-// EffectDesc values → JSON values, one overload per field type of the reflect.h table; shared by the
-// writer and the schema/docs generator (which shows defaults as JSON).
+// EffectDesc values → JSON values, one overload per field type of the reflect.h table; shared by
+// the writer and the schema/docs generator (which shows defaults as JSON).
 #pragma once
-
-#include <mote/authoring/effect.h>
-#include <mote/core/assert.h>
 
 #include "json.h"
 #include "reflect.h"
+
+#include <mote/authoring/effect.h>
+#include <mote/core/assert.h>
 
 #include <cmath>
 #include <string>
@@ -15,7 +15,6 @@
 #include <vector>
 
 namespace mote::authoring::to_json {
-
 
 using json::Value;
 using reflect::FieldInfo;
@@ -26,7 +25,7 @@ inline Value number(float v) {
 }
 
 template <class Int>
-  requires std::is_integral_v<Int>
+requires std::is_integral_v<Int>
 inline Value integer(Int v) {
   return Value::makeNumber(std::to_string(v));
 }
@@ -41,7 +40,7 @@ inline Value toJson(float v) {
   return number(v);
 }
 template <class Int>
-  requires std::is_integral_v<Int>
+requires std::is_integral_v<Int>
 inline Value toJson(Int v) {
   return integer(v);
 }
@@ -113,6 +112,15 @@ inline Value toJson(const std::map<std::string, std::vector<float>>& m) {
 template <reflect::ReflectedStruct T>
 inline Value toJson(const T& s);
 
+// A keyless curve is an absent one: written as the default (and so left out).
+inline Value toJson(const Curve& c) {
+  return toJson<Curve>(c.keys.empty() ? Curve{} : c);
+}
+
+inline Value toJson(const Gradient& g) {
+  return toJson<Gradient>(g.keys.empty() ? Gradient{} : g);
+}
+
 inline Value toJson(const ScalarParam& p) {
   if (p.overEmitterTime.keys.empty()) return toJson(p.range);
   return toJson<ScalarParam>(p);
@@ -136,11 +144,11 @@ inline Value toJson(const std::vector<UpdateModule>& modules);
 // Every field of a struct, in table order, with whether it is required.
 struct FieldWriter {
   Value& object;
-  std::vector<bool>& required;
+  std::vector<bool>& required;  // written even at the default
   template <class T>
   void operator()(const T& member, const FieldInfo& info) {
     object.add(std::string(info.key), toJson(member));
-    required.push_back(info.required);
+    required.push_back(info.required || info.alwaysWritten);
   }
 };
 

@@ -93,12 +93,18 @@ bool Value::isInteger() const {
 
 std::string_view Value::kindName() const {
   switch (kind) {
-    case Kind::Null: return "null";
-    case Kind::Bool: return "a boolean";
-    case Kind::Number: return "a number";
-    case Kind::String: return "a string";
-    case Kind::Array: return "an array";
-    case Kind::Object: return "an object";
+    case Kind::Null:
+      return "null";
+    case Kind::Bool:
+      return "a boolean";
+    case Kind::Number:
+      return "a number";
+    case Kind::String:
+      return "a string";
+    case Kind::Array:
+      return "an array";
+    case Kind::Object:
+      return "an object";
   }
   return "a value";
 }
@@ -106,11 +112,15 @@ std::string_view Value::kindName() const {
 bool Value::operator==(const Value& other) const {
   if (kind != other.kind) return false;
   switch (kind) {
-    case Kind::Null: return true;
-    case Kind::Bool: return boolean == other.boolean;
+    case Kind::Null:
+      return true;
+    case Kind::Bool:
+      return boolean == other.boolean;
     case Kind::Number:
-    case Kind::String: return text == other.text;
-    case Kind::Array: return items == other.items;
+    case Kind::String:
+      return text == other.text;
+    case Kind::Array:
+      return items == other.items;
     case Kind::Object:
       if (members.size() != other.members.size()) return false;
       for (std::size_t i = 0; i < members.size(); ++i) {
@@ -152,6 +162,11 @@ class Parser {
     return false;
   }
 
+  bool failAt(Position position, std::string message) {
+    if (error_.message.empty()) error_ = ParseError{position, std::move(message)};
+    return false;
+  }
+
   Position here() const { return Position{line_, column_}; }
 
   // Advances one byte, keeping line and column (columns count UTF-8 lead bytes).
@@ -181,12 +196,24 @@ class Parser {
     if (at_ >= text_.size()) return fail("unexpected end of input (expected a value)");
     const char c = text_[at_];
     switch (c) {
-      case '{': return parseObject(out, depth);
-      case '[': return parseArray(out, depth);
-      case '"': out.kind = Kind::String; return parseString(out.text);
-      case 't': out.kind = Kind::Bool; out.boolean = true; return literal("true");
-      case 'f': out.kind = Kind::Bool; out.boolean = false; return literal("false");
-      case 'n': out.kind = Kind::Null; return literal("null");
+      case '{':
+        return parseObject(out, depth);
+      case '[':
+        return parseArray(out, depth);
+      case '"':
+        out.kind = Kind::String;
+        return parseString(out.text);
+      case 't':
+        out.kind = Kind::Bool;
+        out.boolean = true;
+        return literal("true");
+      case 'f':
+        out.kind = Kind::Bool;
+        out.boolean = false;
+        return literal("false");
+      case 'n':
+        out.kind = Kind::Null;
+        return literal("null");
       default:
         if (c == '-' || (c >= '0' && c <= '9')) return parseNumber(out);
         return failAtToken();
@@ -196,14 +223,19 @@ class Parser {
   // An unexpected token: name the non-JSON spellings people reach for.
   bool failAtToken() {
     const std::string_view rest = text_.substr(at_);
-    for (std::string_view word : {"NaN", "Infinity", "-Infinity", "inf", "nan"}) {
+    for (std::string_view word :
+         {"NaN", "Infinity", "-Infinity", "-NaN", "inf", "nan", "-inf", "-nan"}) {
       if (rest.starts_with(word)) {
         return fail("'" + std::string(word) +
                     "' is not JSON: numbers must be finite (write a finite value)");
       }
     }
-    if (rest.starts_with("'")) return fail("strings use double quotes in JSON");
+    if (rest.starts_with("'")) return fail("JSON strings use double quotes");
+    if (at_ == 0 && rest.starts_with("\xEF\xBB\xBF")) {
+      return fail("a byte order mark is not allowed (save the file as UTF-8 without BOM)");
+    }
     if (rest.starts_with("//") || rest.starts_with("/*")) return fail("JSON has no comments");
+    if (rest.starts_with("-")) return fail("expected a digit after '-'");
     if (rest.starts_with("]") || rest.starts_with("}")) {
       return fail("unexpected '" + std::string(1, rest[0]) + "' (a trailing comma?)");
     }
@@ -232,18 +264,24 @@ class Parser {
     return true;
   }
 
+  bool isCommentHere() const {
+    const std::string_view rest = text_.substr(at_);
+    return rest.starts_with("//") || rest.starts_with("/*");
+  }
+
   bool expect(char c, std::string_view context) {
     skipSpace();
     if (at_ < text_.size() && text_[at_] == c) {
       advance();
       return true;
     }
+    if (isCommentHere()) return fail("JSON has no comments");
     if (at_ >= text_.size()) {
       return fail("unexpected end of input (expected '" + std::string(1, c) + "' " +
                   std::string(context) + ")");
     }
-    return fail(describeByte("expected '" + std::string(1, c) + "' " + std::string(context) +
-                             ", found"));
+    return fail(
+        describeByte("expected '" + std::string(1, c) + "' " + std::string(context) + ", found"));
   }
 
   bool parseObject(Value& out, std::size_t depth) {
@@ -262,6 +300,8 @@ class Parser {
       if (at_ >= text_.size()) return fail("unexpected end of input (expected a key)");
       if (text_[at_] != '"') {
         if (text_[at_] == '}') return fail("unexpected '}' after ',' (a trailing comma?)");
+        if (text_[at_] == '\'') return fail("JSON strings use double quotes");
+        if (isCommentHere()) return fail("JSON has no comments");
         return fail(describeByte("expected a quoted key, found"));
       }
       Member member;
@@ -269,9 +309,10 @@ class Parser {
       if (!parseString(member.key)) return false;
       for (const Member& m : out.members) {
         if (m.key == member.key) {
-          error_ = ParseError{member.keyPosition, "duplicate key \"" + member.key + "\" (first at " +
-                                                      std::to_string(m.keyPosition.line) + ":" +
-                                                      std::to_string(m.keyPosition.column) + ")"};
+          error_ =
+              ParseError{member.keyPosition, "duplicate key \"" + member.key + "\" (first at " +
+                                                 std::to_string(m.keyPosition.line) + ":" +
+                                                 std::to_string(m.keyPosition.column) + ")"};
           return false;
         }
       }
@@ -320,12 +361,12 @@ class Parser {
     return -1;
   }
 
-  bool readHex4(std::uint32_t& out) {
-    if (text_.size() - at_ < 4) return fail("truncated \\u escape");
+  bool readHex4(std::uint32_t& out, Position escape) {
+    if (text_.size() - at_ < 4) return failAt(escape, "truncated \\u escape");
     out = 0;
     for (int i = 0; i < 4; ++i) {
       const int d = hexDigit(text_[at_]);
-      if (d < 0) return fail("invalid \\u escape (expected 4 hex digits)");
+      if (d < 0) return failAt(escape, "invalid \\u escape (expected 4 hex digits)");
       out = out * 16 + static_cast<std::uint32_t>(d);
       advance();
     }
@@ -350,8 +391,8 @@ class Parser {
     }
   }
 
-  // Validates one UTF-8 sequence starting at at_ (RFC 3629: no overlongs, no surrogates, ≤ U+10FFFF)
-  // and copies it.
+  // Validates one UTF-8 sequence starting at at_ (RFC 3629: no overlongs, no surrogates, ≤
+  // U+10FFFF) and copies it.
   bool copyUtf8(std::string& out) {
     const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text_[at_ + i]); };
     const unsigned char c = byte(0);
@@ -398,36 +439,60 @@ class Parser {
                               : describeByte("control character inside a string"));
       }
       if (c == '\\') {
+        const Position escape = here();
         advance();
         if (at_ >= text_.size()) return fail("unterminated string");
         const char e = text_[at_];
         advance();
         switch (e) {
-          case '"': out += '"'; break;
-          case '\\': out += '\\'; break;
-          case '/': out += '/'; break;
-          case 'b': out += '\b'; break;
-          case 'f': out += '\f'; break;
-          case 'n': out += '\n'; break;
-          case 'r': out += '\r'; break;
-          case 't': out += '\t'; break;
+          case '"':
+            out += '"';
+            break;
+          case '\\':
+            out += '\\';
+            break;
+          case '/':
+            out += '/';
+            break;
+          case 'b':
+            out += '\b';
+            break;
+          case 'f':
+            out += '\f';
+            break;
+          case 'n':
+            out += '\n';
+            break;
+          case 'r':
+            out += '\r';
+            break;
+          case 't':
+            out += '\t';
+            break;
           case 'u': {
             std::uint32_t cp = 0;
-            if (!readHex4(cp)) return false;
-            if (cp >= 0xDC00 && cp <= 0xDFFF) return fail("unpaired low surrogate in \\u escape");
+            if (!readHex4(cp, escape)) return false;
+            if (cp >= 0xDC00 && cp <= 0xDFFF) {
+              return failAt(escape, "unpaired low surrogate in \\u escape");
+            }
             if (cp >= 0xD800 && cp <= 0xDBFF) {
-              if (text_.substr(at_, 2) != "\\u") return fail("unpaired high surrogate in \\u escape");
+              if (text_.substr(at_, 2) != "\\u") {
+                return failAt(escape, "unpaired high surrogate in \\u escape");
+              }
               advance();
               advance();
               std::uint32_t low = 0;
-              if (!readHex4(low)) return false;
-              if (low < 0xDC00 || low > 0xDFFF) return fail("unpaired high surrogate in \\u escape");
+              if (!readHex4(low, escape)) return false;
+              if (low < 0xDC00 || low > 0xDFFF) {
+                return failAt(escape, "unpaired high surrogate in \\u escape");
+              }
               cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
             }
             appendUtf8(out, cp);
             break;
           }
-          default: return fail("invalid escape '\\" + std::string(1, e) + "'");
+          default:
+            return failAt(escape, "invalid escape '\\" + std::string(1, e) + "'");
         }
         continue;
       }
@@ -453,13 +518,15 @@ class Parser {
   bool parseNumber(Value& out) {
     const std::size_t start = at_;
     if (text_[at_] == '-') {
+      if (at_ + 1 >= text_.size() || text_[at_ + 1] < '0' || text_[at_ + 1] > '9') {
+        return failAtToken();  // "-Infinity", "-nan", a lone '-'
+      }
       advance();
-      if (text_.substr(at_).starts_with("Infinity")) return failAtToken();
     }
     if (at_ < text_.size() && text_[at_] == '0') {
       advance();
       if (at_ < text_.size() && text_[at_] >= '0' && text_[at_] <= '9') {
-        return fail("numbers may not have leading zeros");
+        return failAt(out.position, "numbers may not have leading zeros");
       }
     } else if (!digits()) {
       return false;
@@ -477,8 +544,8 @@ class Parser {
     out.text.assign(text_.substr(start, at_ - start));
     out.number = numberFromLexeme(out.text);
     if (!std::isfinite(out.number)) {
-      error_ = ParseError{out.position, "number " + out.text +
-                                            " is out of range (numbers must be finite doubles)"};
+      error_ = ParseError{
+          out.position, "number " + out.text + " is out of range (numbers must be finite doubles)"};
       return false;
     }
     return true;
@@ -515,13 +582,27 @@ void appendQuoted(std::string& out, std::string_view s) {
   out += '"';
   for (const char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           out += "\\u00";
@@ -552,20 +633,26 @@ namespace {
 
 constexpr std::size_t kLineWidth = 100;
 
+// Scalars, and empty arrays and objects, are written the same wherever they are.
 bool isScalar(const Value& v) {
-  return v.kind != Kind::Array && v.kind != Kind::Object;
+  if (v.kind == Kind::Array) return v.items.empty();
+  if (v.kind == Kind::Object) return v.members.empty();
+  return true;
 }
 
-// Arrays of scalars, and arrays of such arrays, may go on one line (when the line fits).
+bool isFlatObject(const Value& v);
+
+// What may go on one line (when the line fits): scalars, arrays of them, arrays of such arrays,
+// and objects whose members are all of those — two levels of nesting at most.
 bool isFlat(const Value& v, int level) {
   if (isScalar(v)) return true;
-  if (v.kind == Kind::Object || level > 1) return false;
+  if (level > 1) return false;
+  if (v.kind == Kind::Object) return level == 1 && isFlatObject(v);
   for (const Value& item : v.items)
     if (!isFlat(item, level + 1)) return false;
   return true;
 }
 
-// Objects whose members are all scalars or flat arrays may go on one line too.
 bool isFlatObject(const Value& v) {
   if (v.kind != Kind::Object || v.members.empty()) return false;
   for (const Member& m : v.members)
@@ -575,10 +662,18 @@ bool isFlatObject(const Value& v) {
 
 void writeInline(const Value& v, std::string& out) {
   switch (v.kind) {
-    case Kind::Null: out += "null"; break;
-    case Kind::Bool: out += v.boolean ? "true" : "false"; break;
-    case Kind::Number: out += v.text; break;
-    case Kind::String: appendQuoted(out, v.text); break;
+    case Kind::Null:
+      out += "null";
+      break;
+    case Kind::Bool:
+      out += v.boolean ? "true" : "false";
+      break;
+    case Kind::Number:
+      out += v.text;
+      break;
+    case Kind::String:
+      appendQuoted(out, v.text);
+      break;
     case Kind::Array:
       out += '[';
       for (std::size_t i = 0; i < v.items.size(); ++i) {
@@ -601,8 +696,7 @@ void writeInline(const Value& v, std::string& out) {
 }
 
 void writeValue(const Value& v, std::string& out, std::size_t indent, std::size_t column) {
-  if (isScalar(v) || (v.kind == Kind::Object && v.members.empty()) ||
-      (v.kind == Kind::Array && v.items.empty())) {
+  if (isScalar(v)) {
     writeInline(v, out);
     return;
   }
@@ -648,36 +742,66 @@ std::string write(const Value& value) {
   return out;
 }
 
-const Value& resolve(const Value& root, std::string_view pointer) {
-  const Value* at = &root;
+namespace {
+
+std::string unescapeSegment(std::string_view raw) {
+  std::string key;
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] == '~' && i + 1 < raw.size()) {
+      key += raw[i + 1] == '1' ? '/' : '~';
+      ++i;
+    } else {
+      key += raw[i];
+    }
+  }
+  return key;
+}
+
+const Value* child(const Value& at, const std::string& key) {
+  if (at.kind == Kind::Object) return at.find(key);
+  if (at.kind == Kind::Array) {
+    std::size_t index = 0;
+    const auto [p, ec] = std::from_chars(key.data(), key.data() + key.size(), index);
+    if (ec == std::errc() && p == key.data() + key.size() && index < at.items.size()) {
+      return &at.items[index];
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Located locate(const Value& root, std::string_view pointer) {
+  Located out{&root, {}};
+  bool found = true;
   while (!pointer.empty() && pointer[0] == '/') {
     pointer.remove_prefix(1);
     const std::size_t end = pointer.find('/');
     const std::string_view raw = pointer.substr(0, end);
     pointer.remove_prefix(end == std::string_view::npos ? pointer.size() : end);
-    std::string key;
-    for (std::size_t i = 0; i < raw.size(); ++i) {
-      if (raw[i] == '~' && i + 1 < raw.size()) {
-        key += raw[i + 1] == '1' ? '/' : '~';
-        ++i;
-      } else {
-        key += raw[i];
+    const std::string key = unescapeSegment(raw);
+    const Value* next = found ? child(*out.value, key) : nullptr;
+    if (next == nullptr && found && out.value->kind == Kind::Object) {
+      for (const char* form : {"range", "from"}) {
+        const Value* inner = out.value->find(form);
+        if (inner != nullptr && child(*inner, key) != nullptr) {
+          out.pointer += '/';
+          out.pointer += form;
+          out.value = inner;
+          next = child(*inner, key);
+          break;
+        }
       }
     }
-    const Value* next = nullptr;
-    if (at->kind == Kind::Object) {
-      next = at->find(key);
-    } else if (at->kind == Kind::Array) {
-      std::size_t index = 0;
-      const auto [p, ec] = std::from_chars(key.data(), key.data() + key.size(), index);
-      if (ec == std::errc() && p == key.data() + key.size() && index < at->items.size()) {
-        next = &at->items[index];
-      }
+    out.pointer += '/';
+    out.pointer += raw;
+    if (next == nullptr) {
+      found = false;
+    } else {
+      out.value = next;
     }
-    if (next == nullptr) break;
-    at = next;
   }
-  return *at;
+  return out;
 }
 
 }  // namespace mote::authoring::json

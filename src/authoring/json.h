@@ -84,7 +84,16 @@ void appendQuoted(std::string& out, std::string_view s);
 /// Appends a JSON-pointer segment ("/" + key with "~" → "~0" and "/" → "~1").
 void appendPointerSegment(std::string& pointer, std::string_view key);
 
-/// The deepest value on `pointer`'s path within `root` (the root itself for "" or no match).
-const Value& resolve(const Value& root, std::string_view pointer);
+struct Located {
+  const Value* value;   ///< the deepest value on the path that exists in the document
+  std::string pointer;  ///< the pointer as the document spells it
+};
+
+/// The deepest value of `root` on `pointer`'s path (the root itself for ""), for a pointer in the
+/// writer's canonical spelling: where the document wrote the
+/// long object form of a value the writer shortens ({"range": …} for a number or [min, max],
+/// {"from": …} for [r, g, b, a]), the path steps into that member — so the pointer returned names
+/// what the file has. Segments past the deepest existing value are kept as they are.
+Located locate(const Value& root, std::string_view pointer);
 
 }  // namespace mote::authoring::json

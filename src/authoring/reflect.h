@@ -33,10 +33,11 @@ struct FieldInfo {
   std::string_view doc;
   std::string_view unit = {};
   bool required = false;
-  double min = -kUnbounded;  ///< numbers, range ends and list items: inclusive bounds
+  bool alwaysWritten = false;  ///< the writer keeps it even at its default (a discriminator)
+  double min = -kUnbounded;    ///< numbers, range ends and list items: inclusive bounds
   double max = kUnbounded;
   Domain domain = Domain::None;
-  std::uint32_t maxItems = 0;  ///< lists; 0: no list
+  std::uint32_t maxItems = 0;                ///< lists; 0: no list
   std::uint32_t maxLength = kMaxNameLength;  ///< strings, bytes
 };
 
@@ -52,11 +53,11 @@ struct EnumName {
 template <class E>
 struct EnumTraits;
 
-#define MOTE_ENUM_TRAITS(Type, schemaName, ...)                                     \
-  template <>                                                                        \
-  struct EnumTraits<Type> {                                                          \
-    static constexpr std::string_view kName = schemaName;                            \
-    static constexpr auto kValues = std::to_array<EnumName<Type>>({__VA_ARGS__});    \
+#define MOTE_ENUM_TRAITS(Type, schemaName, ...)                                   \
+  template <>                                                                     \
+  struct EnumTraits<Type> {                                                       \
+    static constexpr std::string_view kName = schemaName;                         \
+    static constexpr auto kValues = std::to_array<EnumName<Type>>({__VA_ARGS__}); \
   }
 
 MOTE_ENUM_TRAITS(Interp, "Interp", {"linear", Interp::Linear}, {"step", Interp::Step},
@@ -113,7 +114,9 @@ MOTE_ENUM_TRAITS(SimulationSpace, "SimulationSpace", {"world", SimulationSpace::
 #undef MOTE_ENUM_TRAITS
 
 template <class T>
-concept ReflectedEnum = requires { EnumTraits<T>::kValues; };
+concept ReflectedEnum = requires {
+  EnumTraits<T>::kValues;
+};
 
 template <class E>
 constexpr std::string_view enumName(E value) {
@@ -129,11 +132,15 @@ template <class T>
 struct Reflect;
 
 template <class T>
-concept ReflectedStruct = requires { Reflect<T>::kName; };
+concept ReflectedStruct = requires {
+  Reflect<T>::kName;
+};
 
 /// Update modules (the alternatives of UpdateModule) carry a `type` tag instead of a key.
 template <class T>
-concept TaggedModule = requires { T::kType; };
+concept TaggedModule = requires {
+  T::kType;
+};
 
 template <>
 struct Reflect<Curve> {
@@ -144,8 +151,8 @@ struct Reflect<Curve> {
   template <class V, class S>
   static void fields(V& v, S& s) {
     v(s.interp, {.key = "interp", .doc = "How values move between keys."});
-    v(s.keys, {.key = "keys", .doc = "[time, value] pairs.", .required = true,
-               .maxItems = kMaxCurveKeys});
+    v(s.keys,
+      {.key = "keys", .doc = "[time, value] pairs.", .required = true, .maxItems = kMaxCurveKeys});
   }
 };
 
@@ -157,7 +164,9 @@ struct Reflect<Gradient> {
   template <class V, class S>
   static void fields(V& v, S& s) {
     v(s.interp, {.key = "interp", .doc = "How colours move between keys."});
-    v(s.keys, {.key = "keys", .doc = "[time, [r, g, b, a]] pairs.", .required = true,
+    v(s.keys, {.key = "keys",
+               .doc = "[time, [r, g, b, a]] pairs.",
+               .required = true,
                .maxItems = kMaxCurveKeys});
   }
 };
@@ -183,7 +192,8 @@ template <>
 struct Reflect<ColorParam> {
   static constexpr std::string_view kName = "ColorParam";
   static constexpr std::string_view kDoc =
-      "A colour drawn per particle at spawn: [r, g, b, a], or an object: lerp(from, to, u) with one "
+      "A colour drawn per particle at spawn: [r, g, b, a], or an object: lerp(from, to, u) with "
+      "one "
       "uniform u, times over_emitter_time(emitter time of the spawn) when set.";
   template <class V, class S>
   static void fields(V& v, S& s) {
@@ -205,14 +215,21 @@ struct Reflect<SpriteSheet> {
     v(s.columns, {.key = "columns", .doc = "Cells across.", .min = 1, .max = 256});
     v(s.rows, {.key = "rows", .doc = "Cells down.", .min = 1, .max = 256});
     v(s.playback, {.key = "playback", .doc = "Frame timing: fps from birth, or spread over life."});
-    v(s.fps, {.key = "fps", .doc = "Frames per second (fps playback; 0: a still frame).",
-              .unit = "1/s", .min = 0, .max = 1000});
-    v(s.frameBegin, {.key = "frame_begin", .doc = "First frame of the range.", .min = 0,
-                     .max = 65535});
-    v(s.frameEnd, {.key = "frame_end", .doc = "Last frame of the range, inclusive; -1: the last cell.",
-                   .min = -1, .max = 65535});
-    v(s.randomStart, {.key = "random_start", .doc = "Each particle starts at a random frame of the range."});
-    v(s.loop, {.key = "loop", .doc = "fps playback wraps around the range (else holds the last frame)."});
+    v(s.fps, {.key = "fps",
+              .doc = "Frames per second (fps playback; 0: a still frame).",
+              .unit = "1/s",
+              .min = 0,
+              .max = 1000});
+    v(s.frameBegin,
+      {.key = "frame_begin", .doc = "First frame of the range.", .min = 0, .max = 65535});
+    v(s.frameEnd, {.key = "frame_end",
+                   .doc = "Last frame of the range, inclusive; -1: the last cell.",
+                   .min = -1,
+                   .max = 65535});
+    v(s.randomStart,
+      {.key = "random_start", .doc = "Each particle starts at a random frame of the range."});
+    v(s.loop,
+      {.key = "loop", .doc = "fps playback wraps around the range (else holds the last frame)."});
     v(s.frameBlend, {.key = "frame_blend", .doc = "Cross-fade between consecutive frames."});
   }
 };
@@ -229,12 +246,17 @@ struct Reflect<Material> {
                          "builtin:spark, builtin:smoke, builtin:ring, builtin:star, builtin:flare.",
                   .maxLength = kMaxPathLength});
     v(s.blend, {.key = "blend", .doc = "Blend equation (additive needs no sorting)."});
-    v(s.alphaCutoff, {.key = "alpha_cutoff", .doc = "cutout: texels with alpha below are discarded.",
-                      .min = 0, .max = 1});
+    v(s.alphaCutoff, {.key = "alpha_cutoff",
+                      .doc = "cutout: texels with alpha below are discarded.",
+                      .min = 0,
+                      .max = 1});
     v(s.sheet, {.key = "sheet", .doc = "Sprite-sheet layout and playback."});
-    v(s.softDistance, {.key = "soft_distance",
-                       .doc = "Soft particles: fade over this distance in front of scene depth; 0: hard.",
-                       .unit = "m", .min = 0, .max = 1000});
+    v(s.softDistance,
+      {.key = "soft_distance",
+       .doc = "Soft particles: fade over this distance in front of scene depth; 0: hard.",
+       .unit = "m",
+       .min = 0,
+       .max = 1000});
     v(s.lit, {.key = "lit", .doc = "Lit by the scene's lights."});
     v(s.doubleSided, {.key = "double_sided", .doc = "Draw the back face too."});
     v(s.ambientTint, {.key = "ambient_tint", .doc = "Tint by the scene's ambient colour."});
@@ -247,13 +269,21 @@ struct Reflect<Burst> {
   static constexpr std::string_view kDoc = "A burst of particles on the emitter's clock.";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.time, {.key = "time", .doc = "When, after the emitter starts.", .unit = "s", .min = 0,
-               .max = 1e6});
-    v(s.count, {.key = "count", .doc = "Particles per burst.", .min = 0, .max = kMaxParticlesPerEmitter});
-    v(s.repeatInterval, {.key = "repeat_interval", .doc = "Repeat period; 0: once.", .unit = "s",
-                         .min = 0, .max = 1e6});
+    v(s.time,
+      {.key = "time", .doc = "When, after the emitter starts.", .unit = "s", .min = 0, .max = 1e6});
+    v(s.count, {.key = "count",
+                .doc = "Particles per burst.",
+                .alwaysWritten = true,
+                .min = 0,
+                .max = kMaxParticlesPerEmitter});
+    v(s.repeatInterval, {.key = "repeat_interval",
+                         .doc = "Repeat period; 0: once.",
+                         .unit = "s",
+                         .min = 0,
+                         .max = 1e6});
     v(s.repeatCount, {.key = "repeat_count",
-                      .doc = "Extra repetitions; 0 with an interval: forever.", .min = 0,
+                      .doc = "Extra repetitions; 0 with an interval: forever.",
+                      .min = 0,
                       .max = 1e6});
   }
 };
@@ -270,20 +300,31 @@ struct Reflect<Emission> {
                .doc = "continuous: particles per second (per metre with per_distance); "
                       "single_shot: particles per shot; event_burst: particles per event; "
                       "beam_continuous: particles per second along the beam.",
-               .unit = "1/s or 1/m", .min = 0, .max = 1e7});
+               .unit = "1/s or 1/m",
+               .min = 0,
+               .max = 1e7});
     v(s.rateOverTime, {.key = "rate_over_time",
                        .doc = "Emitter time (s) → rate; replaces rate when set.",
                        .domain = Domain::EmitterTime});
     v(s.bursts, {.key = "bursts", .doc = "Scheduled bursts.", .maxItems = kMaxBursts});
-    v(s.delay, {.key = "delay", .doc = "Wait before the emitter starts.", .unit = "s", .min = 0,
+    v(s.delay, {.key = "delay",
+                .doc = "Wait before the emitter starts.",
+                .unit = "s",
+                .min = 0,
                 .max = 1e6});
-    v(s.duration, {.key = "duration", .doc = "How long the emitter emits; 0: forever.", .unit = "s",
-                   .min = 0, .max = 1e6});
+    v(s.duration, {.key = "duration",
+                   .doc = "How long the emitter emits; 0: forever.",
+                   .unit = "s",
+                   .min = 0,
+                   .max = 1e6});
     v(s.loop, {.key = "loop", .doc = "Restart after duration (single_shot: shoot again)."});
     v(s.eventName, {.key = "event_name", .doc = "event_burst: the host event that fires it."});
     v(s.eventTimes, {.key = "event_times",
-                     .doc = "event_burst: events on the effect's own timeline.", .unit = "s",
-                     .min = 0, .max = 1e6, .maxItems = kMaxBursts});
+                     .doc = "event_burst: events on the effect's own timeline.",
+                     .unit = "s",
+                     .min = 0,
+                     .max = 1e6,
+                     .maxItems = kMaxBursts});
   }
 };
 
@@ -295,17 +336,29 @@ struct Reflect<SpawnShape> {
       "hemisphere open along local +Y, line runs from the origin to end.";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.kind, {.key = "kind", .doc = "Shape."});
-    v(s.size, {.key = "size", .doc = "rect (x, z) and box full extents.", .unit = "m", .min = 0,
+    v(s.kind, {.key = "kind", .doc = "Shape.", .alwaysWritten = true});
+    v(s.size, {.key = "size",
+               .doc = "rect (x, z) and box full extents.",
+               .unit = "m",
+               .min = 0,
                .max = 1e5});
-    v(s.radius, {.key = "radius", .doc = "sphere, hemisphere, disk radius; cone base radius.",
-                 .unit = "m", .min = 0, .max = 1e5});
-    v(s.innerRadius, {.key = "inner_radius", .doc = "Hollow core (<= radius).", .unit = "m",
-                      .min = 0, .max = 1e5});
+    v(s.radius, {.key = "radius",
+                 .doc = "sphere, hemisphere, disk radius; cone base radius.",
+                 .unit = "m",
+                 .min = 0,
+                 .max = 1e5});
+    v(s.innerRadius, {.key = "inner_radius",
+                      .doc = "Hollow core (<= radius).",
+                      .unit = "m",
+                      .min = 0,
+                      .max = 1e5});
     v(s.shell, {.key = "shell", .doc = "Born on the surface only."});
     v(s.angle, {.key = "angle", .doc = "cone half-angle.", .unit = "deg", .min = 0, .max = 180});
-    v(s.height, {.key = "height", .doc = "cone length (0: born on the base).", .unit = "m",
-                 .min = 0, .max = 1e5});
+    v(s.height, {.key = "height",
+                 .doc = "cone length (0: born on the base).",
+                 .unit = "m",
+                 .min = 0,
+                 .max = 1e5});
     v(s.end, {.key = "end", .doc = "line end point.", .unit = "m", .min = -1e5, .max = 1e5});
   }
 };
@@ -316,11 +369,16 @@ struct Reflect<InitVelocity> {
   static constexpr std::string_view kDoc = "Initial velocity: a direction model and a speed.";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.kind, {.key = "kind", .doc = "Direction model."});
-    v(s.direction, {.key = "direction", .doc = "Local direction (normalised when used).",
-                    .min = -1e5, .max = 1e5});
-    v(s.spread, {.key = "spread", .doc = "cone half-angle around direction.", .unit = "deg",
-                 .min = 0, .max = 180});
+    v(s.kind, {.key = "kind", .doc = "Direction model.", .alwaysWritten = true});
+    v(s.direction, {.key = "direction",
+                    .doc = "Local direction (normalised when used).",
+                    .min = -1e5,
+                    .max = 1e5});
+    v(s.spread, {.key = "spread",
+                 .doc = "cone half-angle around direction.",
+                 .unit = "deg",
+                 .min = 0,
+                 .max = 180});
     v(s.speed, {.key = "speed", .doc = "Speed.", .unit = "m/s", .min = -1e5, .max = 1e5});
   }
 };
@@ -331,11 +389,15 @@ struct Reflect<FieldDecl> {
   static constexpr std::string_view kDoc = "A named field the effect declares.";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.name, {.key = "name", .doc = "Unique name (letters, digits, _; not starting with a digit).",
+    v(s.name, {.key = "name",
+               .doc = "Unique name (letters, digits, _; not starting with a digit).",
                .required = true});
     v(s.type, {.key = "type", .doc = "Components."});
-    v(s.value, {.key = "value", .doc = "Initial value, one number per component (empty: zeros).",
-                .min = -1e30, .max = 1e30, .maxItems = 4});
+    v(s.value, {.key = "value",
+                .doc = "Initial value, one number per component (empty: zeros).",
+                .min = -1e30,
+                .max = 1e30,
+                .maxItems = 4});
   }
 };
 
@@ -347,9 +409,16 @@ struct Reflect<FieldInit> {
   template <class V, class S>
   static void fields(V& v, S& s) {
     v(s.field, {.key = "field", .doc = "A particle_fields name.", .required = true});
-    v(s.min, {.key = "min", .doc = "Lower end, one number per component.", .required = true,
-              .min = -1e30, .max = 1e30, .maxItems = 4});
-    v(s.max, {.key = "max", .doc = "Upper end (empty: equal to min).", .min = -1e30, .max = 1e30,
+    v(s.min, {.key = "min",
+              .doc = "Lower end, one number per component.",
+              .required = true,
+              .min = -1e30,
+              .max = 1e30,
+              .maxItems = 4});
+    v(s.max, {.key = "max",
+              .doc = "Upper end (empty: equal to min).",
+              .min = -1e30,
+              .max = 1e30,
               .maxItems = 4});
   }
 };
@@ -361,12 +430,16 @@ struct Reflect<GraphNode> {
   template <class V, class S>
   static void fields(V& v, S& s) {
     v(s.id, {.key = "id", .doc = "Unique id within the graph.", .required = true});
-    v(s.op, {.key = "op", .doc = "Node type from the node library (docs/node-library.md).",
+    v(s.op, {.key = "op",
+             .doc = "Node type from the node library (docs/node-library.md).",
              .required = true});
-    v(s.inputs, {.key = "inputs", .doc = "Port → source, \"node\" or \"node.port\".",
+    v(s.inputs,
+      {.key = "inputs", .doc = "Port → source, \"node\" or \"node.port\".", .maxItems = 64});
+    v(s.params, {.key = "params",
+                 .doc = "Numeric parameters (a number or a list).",
+                 .min = -1e30,
+                 .max = 1e30,
                  .maxItems = 64});
-    v(s.params, {.key = "params", .doc = "Numeric parameters (a number or a list).",
-                 .min = -1e30, .max = 1e30, .maxItems = 64});
     v(s.names, {.key = "names", .doc = "Name-valued parameters (fields, curves).", .maxItems = 64});
   }
 };
@@ -377,43 +450,61 @@ struct Reflect<NodeGraph> {
   static constexpr std::string_view kDoc = "A hand-made node graph.";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.nodes, {.key = "nodes", .doc = "Nodes, in any order (the compiler sorts them).",
-                .required = true, .maxItems = kMaxGraphNodes});
+    v(s.nodes, {.key = "nodes",
+                .doc = "Nodes, in any order (the compiler sorts them).",
+                .required = true,
+                .maxItems = kMaxGraphNodes});
   }
 };
 
 template <>
 struct Reflect<InitModules> {
   static constexpr std::string_view kName = "InitModules";
-  static constexpr std::string_view kDoc = "A newborn particle's state (position comes from the shape).";
+  static constexpr std::string_view kDoc =
+      "A newborn particle's state (position comes from the shape).";
   template <class V, class S>
   static void fields(V& v, S& s) {
     v(s.lifetime, {.key = "lifetime", .doc = "Lifetime.", .unit = "s", .min = 0.001, .max = 1e5});
-    v(s.immortal, {.key = "immortal", .doc = "Never age out (lifetime only drives over-life curves)."});
+    v(s.immortal,
+      {.key = "immortal", .doc = "Never age out (lifetime only drives over-life curves)."});
     v(s.velocity, {.key = "velocity", .doc = "Initial velocity."});
-    v(s.mass, {.key = "mass", .doc = "Mass (forces may scale by it).", .unit = "kg", .min = 0.001,
+    v(s.mass, {.key = "mass",
+               .doc = "Mass (forces may scale by it).",
+               .unit = "kg",
+               .min = 0.001,
                .max = 1e6});
     v(s.size, {.key = "size", .doc = "Quad width.", .unit = "m", .min = 0, .max = 1e5});
-    v(s.separateSizeY, {.key = "separate_size_y", .doc = "Use size_y for the height (else square)."});
-    v(s.sizeY, {.key = "size_y", .doc = "Quad height when separate_size_y.", .unit = "m", .min = 0,
+    v(s.separateSizeY,
+      {.key = "separate_size_y", .doc = "Use size_y for the height (else square)."});
+    v(s.sizeY, {.key = "size_y",
+                .doc = "Quad height when separate_size_y.",
+                .unit = "m",
+                .min = 0,
                 .max = 1e5});
     v(s.color, {.key = "color", .doc = "Colour (linear RGBA)."});
-    v(s.rotation, {.key = "rotation", .doc = "Roll at birth.", .unit = "deg", .min = -1e6,
-                   .max = 1e6});
+    v(s.rotation,
+      {.key = "rotation", .doc = "Roll at birth.", .unit = "deg", .min = -1e6, .max = 1e6});
     v(s.spin, {.key = "spin", .doc = "Roll speed.", .unit = "deg/s", .min = -1e6, .max = 1e6});
-    v(s.orientationAxis, {.key = "orientation_axis", .doc = "Axis of the birth orientation.",
-                          .min = -1e5, .max = 1e5});
-    v(s.orientationAngle, {.key = "orientation_angle", .doc = "Angle about orientation_axis.",
-                           .unit = "deg", .min = -1e6, .max = 1e6});
+    v(s.orientationAxis, {.key = "orientation_axis",
+                          .doc = "Axis of the birth orientation.",
+                          .min = -1e5,
+                          .max = 1e5});
+    v(s.orientationAngle, {.key = "orientation_angle",
+                           .doc = "Angle about orientation_axis.",
+                           .unit = "deg",
+                           .min = -1e6,
+                           .max = 1e6});
     v(s.randomOrientation, {.key = "random_orientation",
                             .doc = "A uniformly random orientation instead of axis and angle."});
-    v(s.fields, {.key = "fields", .doc = "Initial values of declared particle fields.",
+    v(s.fields, {.key = "fields",
+                 .doc = "Initial values of declared particle fields.",
                  .maxItems = kMaxFields});
     v(s.graph, {.key = "graph", .doc = "Custom INIT graph, run after the modules."});
   }
 };
 
-// Update modules ------------------------------------------------------------------------------------
+// Update modules
+// ------------------------------------------------------------------------------------
 
 template <>
 struct Reflect<GravityModule> {
@@ -421,8 +512,11 @@ struct Reflect<GravityModule> {
   static constexpr std::string_view kDoc = "Constant acceleration.";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.acceleration, {.key = "acceleration", .doc = "World acceleration.", .unit = "m/s²",
-                       .min = -1e5, .max = 1e5});
+    v(s.acceleration, {.key = "acceleration",
+                       .doc = "World acceleration.",
+                       .unit = "m/s²",
+                       .min = -1e5,
+                       .max = 1e5});
     v(s.scaleByMass, {.key = "scale_by_mass", .doc = "Multiply by the particle's mass."});
   }
 };
@@ -444,12 +538,15 @@ struct Reflect<CurlNoiseModule> {
   static constexpr std::string_view kDoc = "Divergence-free turbulence (curl of a noise field).";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.strength, {.key = "strength", .doc = "Acceleration scale.", .unit = "m/s²", .min = 0,
-                   .max = 1e5});
-    v(s.frequency, {.key = "frequency", .doc = "Spatial frequency.", .unit = "1/m", .min = 0,
-                    .max = 1e4});
-    v(s.scrollSpeed, {.key = "scroll_speed", .doc = "Drift of the field along +Y.", .unit = "m/s",
-                      .min = -1e4, .max = 1e4});
+    v(s.strength,
+      {.key = "strength", .doc = "Acceleration scale.", .unit = "m/s²", .min = 0, .max = 1e5});
+    v(s.frequency,
+      {.key = "frequency", .doc = "Spatial frequency.", .unit = "1/m", .min = 0, .max = 1e4});
+    v(s.scrollSpeed, {.key = "scroll_speed",
+                      .doc = "Drift of the field along +Y.",
+                      .unit = "m/s",
+                      .min = -1e4,
+                      .max = 1e4});
     v(s.octaves, {.key = "octaves", .doc = "Noise octaves.", .min = 1, .max = 4});
     v(s.seed, {.key = "seed", .doc = "Noise seed.", .min = 0, .max = 4294967295.0});
   }
@@ -461,14 +558,20 @@ struct Reflect<VortexModule> {
   static constexpr std::string_view kDoc = "Swirl about an axis, with an optional pull toward it.";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.center, {.key = "center", .doc = "A point on the axis, emitter-local.", .unit = "m",
-                 .min = -1e5, .max = 1e5});
-    v(s.axis, {.key = "axis", .doc = "Axis direction (normalised when used).", .min = -1e5,
+    v(s.center, {.key = "center",
+                 .doc = "A point on the axis, emitter-local.",
+                 .unit = "m",
+                 .min = -1e5,
+                 .max = 1e5});
+    v(s.axis,
+      {.key = "axis", .doc = "Axis direction (normalised when used).", .min = -1e5, .max = 1e5});
+    v(s.angularSpeed,
+      {.key = "angular_speed", .doc = "Swirl speed.", .unit = "deg/s", .min = -1e6, .max = 1e6});
+    v(s.pull, {.key = "pull",
+               .doc = "Acceleration toward the axis (negative: away).",
+               .unit = "m/s²",
+               .min = -1e5,
                .max = 1e5});
-    v(s.angularSpeed, {.key = "angular_speed", .doc = "Swirl speed.", .unit = "deg/s",
-                       .min = -1e6, .max = 1e6});
-    v(s.pull, {.key = "pull", .doc = "Acceleration toward the axis (negative: away).",
-               .unit = "m/s²", .min = -1e5, .max = 1e5});
   }
 };
 
@@ -478,16 +581,22 @@ struct Reflect<AttractorModule> {
   static constexpr std::string_view kDoc = "Point attractor (negative strength repels).";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.position, {.key = "position", .doc = "Emitter-local position.", .unit = "m", .min = -1e5,
-                   .max = 1e5});
-    v(s.positionField, {.key = "position_field",
-                        .doc = "A vec3 emitter or global field that overrides position."});
-    v(s.strength, {.key = "strength", .doc = "Acceleration at 1 m.", .unit = "m/s²", .min = -1e5,
-                   .max = 1e5});
-    v(s.falloff, {.key = "falloff", .doc = "Distance exponent: 0 constant, 1 1/d, 2 1/d².",
-                  .min = 0, .max = 4});
-    v(s.killRadius, {.key = "kill_radius", .doc = "Kill within this distance; 0: never.",
-                     .unit = "m", .min = 0, .max = 1e5});
+    v(s.position,
+      {.key = "position", .doc = "Emitter-local position.", .unit = "m", .min = -1e5, .max = 1e5});
+    v(s.positionField,
+      {.key = "position_field",
+       .doc = "A vec3 emitter or global field (world space) that overrides position."});
+    v(s.strength,
+      {.key = "strength", .doc = "Acceleration at 1 m.", .unit = "m/s²", .min = -1e5, .max = 1e5});
+    v(s.falloff, {.key = "falloff",
+                  .doc = "Distance exponent: 0 constant, 1 1/d, 2 1/d².",
+                  .min = 0,
+                  .max = 4});
+    v(s.killRadius, {.key = "kill_radius",
+                     .doc = "Kill within this distance; 0: never.",
+                     .unit = "m",
+                     .min = 0,
+                     .max = 1e5});
   }
 };
 
@@ -498,25 +607,38 @@ struct Reflect<TargetModule> {
       "Point-to-point targeting: pulled toward a target (gravity) or flying a Bezier to it.";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.mode, {.key = "mode", .doc = "Targeting model."});
-    v(s.position, {.key = "position", .doc = "Emitter-local target.", .unit = "m", .min = -1e5,
-                   .max = 1e5});
+    v(s.mode, {.key = "mode", .doc = "Targeting model.", .alwaysWritten = true});
+    v(s.position,
+      {.key = "position", .doc = "Emitter-local target.", .unit = "m", .min = -1e5, .max = 1e5});
     v(s.positionField, {.key = "position_field",
                         .doc = "A vec3 emitter or global field that overrides position (bind it "
                                "to a host transform)."});
-    v(s.gravity, {.key = "gravity", .doc = "gravity: pull toward the target.", .unit = "m/s²",
-                  .min = -1e5, .max = 1e5});
+    v(s.gravity, {.key = "gravity",
+                  .doc = "gravity: pull toward the target.",
+                  .unit = "m/s²",
+                  .min = -1e5,
+                  .max = 1e5});
     v(s.drag, {.key = "drag", .doc = "gravity: damping.", .unit = "1/s", .min = 0, .max = 1e4});
     v(s.killRadius, {.key = "kill_radius",
                      .doc = "gravity: kill within this distance; 0: pass through and loop back.",
-                     .unit = "m", .min = 0, .max = 1e5});
+                     .unit = "m",
+                     .min = 0,
+                     .max = 1e5});
     v(s.travelTime, {.key = "travel_time",
                      .doc = "bezier: time to reach the target; 0: the particle's lifetime.",
-                     .unit = "s", .min = 0, .max = 1e5});
-    v(s.sourceTangent, {.key = "source_tangent", .doc = "bezier: first handle length.",
-                        .unit = "m", .min = -1e5, .max = 1e5});
-    v(s.targetTangent, {.key = "target_tangent", .doc = "bezier: second handle length.",
-                        .unit = "m", .min = -1e5, .max = 1e5});
+                     .unit = "s",
+                     .min = 0,
+                     .max = 1e5});
+    v(s.sourceTangent, {.key = "source_tangent",
+                        .doc = "bezier: first handle length.",
+                        .unit = "m",
+                        .min = -1e5,
+                        .max = 1e5});
+    v(s.targetTangent, {.key = "target_tangent",
+                        .doc = "bezier: second handle length.",
+                        .unit = "m",
+                        .min = -1e5,
+                        .max = 1e5});
   }
 };
 
@@ -527,12 +649,15 @@ struct Reflect<WindModule> {
       "Wind: the host's wind field (still air when the host gives none) plus a constant.";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.sceneScale, {.key = "scene_scale", .doc = "Multiplier on the host's wind.", .min = 0,
-                     .max = 1e4});
-    v(s.velocity, {.key = "velocity", .doc = "Constant wind.", .unit = "m/s", .min = -1e5,
-                   .max = 1e5});
-    v(s.response, {.key = "response", .doc = "How fast particles take up the wind's speed.",
-                   .unit = "1/s", .min = 0, .max = 1e4});
+    v(s.sceneScale,
+      {.key = "scene_scale", .doc = "Multiplier on the host's wind.", .min = 0, .max = 1e4});
+    v(s.velocity,
+      {.key = "velocity", .doc = "Constant wind.", .unit = "m/s", .min = -1e5, .max = 1e5});
+    v(s.response, {.key = "response",
+                   .doc = "How fast particles take up the wind's speed.",
+                   .unit = "1/s",
+                   .min = 0,
+                   .max = 1e4});
   }
 };
 
@@ -542,11 +667,14 @@ struct Reflect<Collider> {
   static constexpr std::string_view kDoc = "A static collision shape in world space.";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.kind, {.key = "kind", .doc = "Shape."});
-    v(s.position, {.key = "position", .doc = "plane: a point on it; sphere, box: centre.",
-                   .unit = "m", .min = -1e6, .max = 1e6});
-    v(s.normal, {.key = "normal", .doc = "plane: the side particles live on.", .min = -1e5,
-                 .max = 1e5});
+    v(s.kind, {.key = "kind", .doc = "Shape.", .alwaysWritten = true});
+    v(s.position, {.key = "position",
+                   .doc = "plane: a point on it; sphere, box: centre.",
+                   .unit = "m",
+                   .min = -1e6,
+                   .max = 1e6});
+    v(s.normal,
+      {.key = "normal", .doc = "plane: the side particles live on.", .min = -1e5, .max = 1e5});
     v(s.radius, {.key = "radius", .doc = "sphere radius.", .unit = "m", .min = 0, .max = 1e6});
     v(s.size, {.key = "size", .doc = "box full extents.", .unit = "m", .min = 0, .max = 1e6});
     v(s.inside, {.key = "inside", .doc = "sphere, box: particles live inside."});
@@ -559,19 +687,22 @@ struct Reflect<CollisionModule> {
   static constexpr std::string_view kDoc = "Collision with static shapes, and what a hit does.";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.colliders, {.key = "colliders", .doc = "Shapes.", .required = true,
-                    .maxItems = kMaxCollisionShapes});
+    v(s.colliders,
+      {.key = "colliders", .doc = "Shapes.", .required = true, .maxItems = kMaxCollisionShapes});
     v(s.response, {.key = "response", .doc = "What a hit does."});
-    v(s.bounce, {.key = "bounce", .doc = "bounce: restitution along the normal.", .min = 0,
-                 .max = 10});
-    v(s.friction, {.key = "friction", .doc = "Fraction of tangential speed lost per hit.",
-                   .min = 0, .max = 1});
-    v(s.particleRadius, {.key = "particle_radius", .doc = "Collision radius of a particle.",
-                         .unit = "m", .min = 0, .max = 1e4});
+    v(s.bounce,
+      {.key = "bounce", .doc = "bounce: restitution along the normal.", .min = 0, .max = 10});
+    v(s.friction,
+      {.key = "friction", .doc = "Fraction of tangential speed lost per hit.", .min = 0, .max = 1});
+    v(s.particleRadius, {.key = "particle_radius",
+                         .doc = "Collision radius of a particle.",
+                         .unit = "m",
+                         .min = 0,
+                         .max = 1e4});
     v(s.spawnEmitter, {.key = "spawn_emitter",
                        .doc = "An emitter of this effect that gets particles at each hit."});
-    v(s.spawnCount, {.key = "spawn_count", .doc = "Particles spawned per hit.", .min = 0,
-                     .max = 1024});
+    v(s.spawnCount,
+      {.key = "spawn_count", .doc = "Particles spawned per hit.", .min = 0, .max = 1024});
   }
 };
 
@@ -581,15 +712,17 @@ struct Reflect<KillModule> {
   static constexpr std::string_view kDoc = "Kills particles that meet a condition.";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.condition, {.key = "condition", .doc = "Condition."});
-    v(s.position, {.key = "position", .doc = "plane: a point on it; sphere, box: centre.",
-                   .unit = "m", .min = -1e6, .max = 1e6});
+    v(s.condition, {.key = "condition", .doc = "Condition.", .alwaysWritten = true});
+    v(s.position, {.key = "position",
+                   .doc = "plane: a point on it; sphere, box: centre.",
+                   .unit = "m",
+                   .min = -1e6,
+                   .max = 1e6});
     v(s.normal, {.key = "normal", .doc = "plane: the side that lives.", .min = -1e5, .max = 1e5});
     v(s.radius, {.key = "radius", .doc = "sphere radius.", .unit = "m", .min = 0, .max = 1e6});
     v(s.size, {.key = "size", .doc = "box full extents.", .unit = "m", .min = 0, .max = 1e6});
     v(s.inside, {.key = "inside", .doc = "sphere, box: kill inside instead of outside."});
-    v(s.threshold, {.key = "threshold", .doc = "age: s; speed_below: m/s.", .min = 0,
-                    .max = 1e6});
+    v(s.threshold, {.key = "threshold", .doc = "age: s; speed_below: m/s.", .min = 0, .max = 1e6});
   }
 };
 
@@ -599,7 +732,9 @@ struct Reflect<ColorOverLifeModule> {
   static constexpr std::string_view kDoc = "Colour over normalised age.";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.gradient, {.key = "gradient", .doc = "Age 0..1 → colour.", .required = true,
+    v(s.gradient, {.key = "gradient",
+                   .doc = "Age 0..1 → colour.",
+                   .required = true,
                    .domain = Domain::OverLife});
     v(s.mode, {.key = "mode", .doc = "Multiply the birth colour, or set it."});
   }
@@ -611,8 +746,8 @@ struct Reflect<AlphaOverLifeModule> {
   static constexpr std::string_view kDoc = "Opacity over normalised age (clamped to 0..1).";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.curve, {.key = "curve", .doc = "Age 0..1 → alpha.", .required = true,
-                .domain = Domain::OverLife});
+    v(s.curve,
+      {.key = "curve", .doc = "Age 0..1 → alpha.", .required = true, .domain = Domain::OverLife});
     v(s.mode, {.key = "mode", .doc = "Multiply the birth alpha, or set it."});
   }
 };
@@ -624,7 +759,8 @@ struct Reflect<SizeOverLifeModule> {
   template <class V, class S>
   static void fields(V& v, S& s) {
     v(s.x, {.key = "x", .doc = "Age 0..1 → width.", .required = true, .domain = Domain::OverLife});
-    v(s.y, {.key = "y", .doc = "Age 0..1 → height (unset: follows x).", .domain = Domain::OverLife});
+    v(s.y,
+      {.key = "y", .doc = "Age 0..1 → height (unset: follows x).", .domain = Domain::OverLife});
     v(s.mode, {.key = "mode", .doc = "Multiply the birth size, or set it (m)."});
   }
 };
@@ -635,8 +771,10 @@ struct Reflect<SpinOverLifeModule> {
   static constexpr std::string_view kDoc = "Spin over normalised age.";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.curve, {.key = "curve", .doc = "Age 0..1 → spin factor (multiply) or deg/s (set).",
-                .required = true, .domain = Domain::OverLife});
+    v(s.curve, {.key = "curve",
+                .doc = "Age 0..1 → spin factor (multiply) or deg/s (set).",
+                .required = true,
+                .domain = Domain::OverLife});
     v(s.mode, {.key = "mode", .doc = "Multiply the birth spin, or set it."});
   }
 };
@@ -661,7 +799,8 @@ struct Reflect<GraphModule> {
   }
 };
 
-// Render, emitter, effect ---------------------------------------------------------------------------
+// Render, emitter, effect
+// ---------------------------------------------------------------------------
 
 template <>
 struct Reflect<BeamParams> {
@@ -669,18 +808,21 @@ struct Reflect<BeamParams> {
   static constexpr std::string_view kDoc = "A lightning-like beam from the emitter to a target.";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.target, {.key = "target", .doc = "Emitter-local end point.", .unit = "m", .min = -1e5,
-                 .max = 1e5});
-    v(s.targetField, {.key = "target_field",
-                      .doc = "A vec3 emitter or global field that overrides target."});
-    v(s.subdivisions, {.key = "subdivisions", .doc = "Midpoint subdivisions (2^n segments).",
-                       .min = 0, .max = 10});
-    v(s.radius, {.key = "radius", .doc = "Maximum lateral displacement.", .unit = "m", .min = 0,
-                 .max = 1e4});
-    v(s.roughness, {.key = "roughness", .doc = "Displacement falloff per subdivision.", .min = 0,
-                    .max = 1});
-    v(s.updateInterval, {.key = "update_interval", .doc = "Time between re-shapes; 0: every tick.",
-                         .unit = "s", .min = 0, .max = 1e4});
+    v(s.target,
+      {.key = "target", .doc = "Emitter-local end point.", .unit = "m", .min = -1e5, .max = 1e5});
+    v(s.targetField,
+      {.key = "target_field", .doc = "A vec3 emitter or global field that overrides target."});
+    v(s.subdivisions,
+      {.key = "subdivisions", .doc = "Midpoint subdivisions (2^n segments).", .min = 0, .max = 10});
+    v(s.radius,
+      {.key = "radius", .doc = "Maximum lateral displacement.", .unit = "m", .min = 0, .max = 1e4});
+    v(s.roughness,
+      {.key = "roughness", .doc = "Displacement falloff per subdivision.", .min = 0, .max = 1});
+    v(s.updateInterval, {.key = "update_interval",
+                         .doc = "Time between re-shapes; 0: every tick.",
+                         .unit = "s",
+                         .min = 0,
+                         .max = 1e4});
     v(s.width, {.key = "width", .doc = "Beam width.", .unit = "m", .min = 0, .max = 1e4});
   }
 };
@@ -692,20 +834,29 @@ struct Reflect<RenderDesc> {
   template <class V, class S>
   static void fields(V& v, S& s) {
     v(s.mode, {.key = "mode", .doc = "Shape and orientation (docs/render.md has each frame)."});
-    v(s.sortOrder, {.key = "sort_order", .doc = "Among emitters: higher draws later (on top).",
-                    .min = -1000000, .max = 1000000});
+    v(s.sortOrder, {.key = "sort_order",
+                    .doc = "Among emitters: higher draws later (on top).",
+                    .min = -1000000,
+                    .max = 1000000});
     v(s.sort, {.key = "sort", .doc = "Order of particles within the emitter."});
     v(s.stretchScale, {.key = "stretch_scale",
                        .doc = "stretched: length added per m/s of screen speed (blur length).",
-                       .unit = "s", .min = 0, .max = 100});
+                       .unit = "s",
+                       .min = 0,
+                       .max = 100});
     v(s.deadspace, {.key = "deadspace",
                     .doc = "velocity_aligned: hide particles moving within this angle of the "
                            "view axis.",
-                    .unit = "deg", .min = 0, .max = 90});
+                    .unit = "deg",
+                    .min = 0,
+                    .max = 90});
     v(s.beam, {.key = "beam", .doc = "beam parameters."});
     v(s.mesh, {.key = "mesh", .doc = "mesh: model name or path.", .maxLength = kMaxPathLength});
-    v(s.chainWidth, {.key = "chain_width", .doc = "linked_chain: ribbon width.", .unit = "m",
-                     .min = 0, .max = 1e4});
+    v(s.chainWidth, {.key = "chain_width",
+                     .doc = "linked_chain: ribbon width.",
+                     .unit = "m",
+                     .min = 0,
+                     .max = 1e4});
   }
 };
 
@@ -715,10 +866,13 @@ struct Reflect<Culling> {
   static constexpr std::string_view kDoc = "Frustum culling of the emitter by its measured bounds.";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.enabled, {.key = "enabled", .doc = "Cull: an off-screen emitter spawns nothing and sleeps."});
+    v(s.enabled,
+      {.key = "enabled", .doc = "Cull: an off-screen emitter spawns nothing and sleeps."});
     v(s.maxCatchupSeconds, {.key = "max_catchup_seconds",
-                            .doc = "On wake, catch up at most this much emission.", .unit = "s",
-                            .min = 0, .max = 3600});
+                            .doc = "On wake, catch up at most this much emission.",
+                            .unit = "s",
+                            .min = 0,
+                            .max = 3600});
   }
 };
 
@@ -730,10 +884,10 @@ struct Reflect<ForceEvent> {
   template <class V, class S>
   static void fields(V& v, S& s) {
     v(s.radius, {.key = "radius", .doc = "Reach; 0: none.", .unit = "m", .min = 0, .max = 1e5});
-    v(s.duration, {.key = "duration", .doc = "How long it blows.", .unit = "s", .min = 0,
-                   .max = 1e5});
-    v(s.strength, {.key = "strength", .doc = "Wind speed at the centre.", .unit = "m/s", .min = 0,
-                   .max = 1e5});
+    v(s.duration,
+      {.key = "duration", .doc = "How long it blows.", .unit = "s", .min = 0, .max = 1e5});
+    v(s.strength,
+      {.key = "strength", .doc = "Wind speed at the centre.", .unit = "m/s", .min = 0, .max = 1e5});
   }
 };
 
@@ -744,30 +898,43 @@ struct Reflect<Emitter> {
   template <class V, class S>
   static void fields(V& v, S& s) {
     v(s.name, {.key = "name", .doc = "Unique name.", .required = true});
-    v(s.material, {.key = "material",
-                   .doc = "A materials name; empty: builtin:soft_circle, alpha blended."});
-    v(s.position, {.key = "position", .doc = "Offset within the effect.", .unit = "m",
-                   .min = -1e6, .max = 1e6});
-    v(s.rotation, {.key = "rotation", .doc = "Euler angles, applied Y, then X, then Z.",
-                   .unit = "deg", .min = -3600, .max = 3600});
-    v(s.maxParticles, {.key = "max_particles", .doc = "Capacity (spawns beyond it are dropped).",
-                       .min = 1, .max = kMaxParticlesPerEmitter});
+    v(s.material,
+      {.key = "material", .doc = "A materials name; empty: builtin:soft_circle, alpha blended."});
+    v(s.position, {.key = "position",
+                   .doc = "Offset within the effect.",
+                   .unit = "m",
+                   .min = -1e6,
+                   .max = 1e6});
+    v(s.rotation, {.key = "rotation",
+                   .doc = "Euler angles, applied Y, then X, then Z.",
+                   .unit = "deg",
+                   .min = -3600,
+                   .max = 3600});
+    v(s.maxParticles, {.key = "max_particles",
+                       .doc = "Capacity (spawns beyond it are dropped).",
+                       .min = 1,
+                       .max = kMaxParticlesPerEmitter});
     v(s.seed, {.key = "seed", .doc = "Random seed, mixed with the instance's."});
     v(s.space, {.key = "space", .doc = "Simulation space."});
     v(s.velocityInheritance, {.key = "velocity_inheritance",
                               .doc = "Fraction of the emitter's velocity newborns take.",
-                              .min = -10, .max = 10});
-    v(s.prewarm, {.key = "prewarm", .doc = "Run forward this long before the first frame.",
-                  .unit = "s", .min = 0, .max = 600});
+                              .min = -10,
+                              .max = 10});
+    v(s.prewarm, {.key = "prewarm",
+                  .doc = "Run forward this long before the first frame.",
+                  .unit = "s",
+                  .min = 0,
+                  .max = 600});
     v(s.culling, {.key = "culling", .doc = "Culling policy."});
     v(s.spawn, {.key = "spawn", .doc = "Emission."});
     v(s.shape, {.key = "shape", .doc = "Spawn shape."});
     v(s.init, {.key = "init", .doc = "Initial state."});
-    v(s.update, {.key = "update", .doc = "Update modules, run in order every tick.",
+    v(s.update, {.key = "update",
+                 .doc = "Update modules, run in order every tick.",
                  .maxItems = kMaxModules});
     v(s.render, {.key = "render", .doc = "Render description."});
-    v(s.particleFields, {.key = "particle_fields", .doc = "Custom per-particle fields.",
-                         .maxItems = kMaxFields});
+    v(s.particleFields,
+      {.key = "particle_fields", .doc = "Custom per-particle fields.", .maxItems = kMaxFields});
     v(s.emitterFields, {.key = "emitter_fields",
                         .doc = "Per-emitter fields (settable at run time without recompiling).",
                         .maxItems = kMaxFields});
@@ -787,8 +954,8 @@ struct Reflect<EffectDesc> {
                        .doc = "System-wide fields the effect reads (e.g. a gust strength).",
                        .maxItems = kMaxFields});
     v(s.materials, {.key = "materials", .doc = "Materials.", .maxItems = kMaxMaterials});
-    v(s.emitters, {.key = "emitters", .doc = "Emitters.", .required = true,
-                   .maxItems = kMaxEmitters});
+    v(s.emitters,
+      {.key = "emitters", .doc = "Emitters.", .required = true, .maxItems = kMaxEmitters});
   }
 };
 

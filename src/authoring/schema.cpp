@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
 // The JSON Schema and the Markdown field reference, both generated from the reflect.h table (the
 // one the reader and writer use), with defaults taken from the structs' member initialisers.
-#include <mote/authoring/effect_json.h>
-
 #include "effect_write.h"
 #include "json.h"
 #include "reflect.h"
 
+#include <mote/authoring/effect_json.h>
+
 #include <algorithm>
 #include <charconv>
-#include <limits>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <string>
 
@@ -163,7 +163,8 @@ class SchemaBuilder {
     return ref(name);
   }
 
-  // --- per type ------------------------------------------------------------------------------------
+  // --- per type
+  // ------------------------------------------------------------------------------------
 
   Value schemaOf(bool, const FieldInfo&) { return typed("boolean"); }
   Value schemaOf(const std::string&, const FieldInfo& info) {
@@ -173,8 +174,7 @@ class SchemaBuilder {
   }
   Value schemaOf(float, const FieldInfo& info) { return numberSchema(info); }
   template <class Int>
-    requires std::is_integral_v<Int>
-  Value schemaOf(Int, const FieldInfo& info) {
+  requires std::is_integral_v<Int> Value schemaOf(Int, const FieldInfo& info) {
     Value v = typed("integer");
     FieldInfo limits = info;
     limits.min = std::max(info.min, static_cast<double>(std::numeric_limits<Int>::min()));
@@ -388,10 +388,7 @@ class ReferenceBuilder {
   std::string typeOf(const std::string&) { return "string"; }
   std::string typeOf(float) { return "number"; }
   template <class Int>
-    requires std::is_integral_v<Int>
-  std::string typeOf(Int) {
-    return "integer";
-  }
+  requires std::is_integral_v<Int> std::string typeOf(Int) { return "integer"; }
   template <reflect::ReflectedEnum E>
   std::string typeOf(E) {
     std::string out = "one of ";

@@ -2,12 +2,14 @@
 // Semantic validation of an EffectDesc, a pure function. Two passes: the generic one walks the
 // reflect.h table (finite numbers, bounds, min <= max, ordered curve keys, list and string sizes);
 // the specific one checks what spans fields (unique names, references, sheets, capacities).
-#include <mote/authoring/effect_json.h>
-#include <mote/core/builtin_sprites.h>
-#include <mote/core/suggest.h>
+#include "validate.h"
 
 #include "json.h"
 #include "reflect.h"
+
+#include <mote/authoring/effect_json.h>
+#include <mote/core/builtin_sprites.h>
+#include <mote/core/suggest.h>
 
 #include <charconv>
 #include <cmath>
@@ -21,9 +23,19 @@ namespace {
 using reflect::Domain;
 using reflect::FieldInfo;
 
-std::string num(double v) {
+// A float as the file would spell it (shortest round-trip form).
+std::string num(float v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return json::formatFloat(v);
+}
+
+// A bound: an integer when it is one ("1048576", not "1.048576e+06").
+std::string bound(double v) {
+  if (std::trunc(v) == v && std::fabs(v) < 1e19) {
+    return v < 0 ? "-" + std::to_string(static_cast<std::uint64_t>(-v))
+                 : std::to_string(static_cast<std::uint64_t>(v));
+  }
   char buffer[32];
   const auto r = std::to_chars(buffer, buffer + sizeof buffer, v);
   return std::string(buffer, r.ptr);
@@ -33,9 +45,12 @@ class Validator {
  public:
   explicit Validator(std::vector<Diagnostic>& out) : out_(out) {}
 
-  void run(const EffectDesc& effect) {
+  void run(const EffectDesc& effect, bool withLints) {
     reflect::Reflect<EffectDesc>::fields(*this, effect);
     checkEffect(effect);
+    // Lints about a whole emitter only once the effect has no errors: while it is broken they
+    // would drown the errors (a half-written emitter "never spawns").
+    if (withLints && !hasErrors(out_)) out_.insert(out_.end(), lints_.begin(), lints_.end());
   }
 
   template <class T>
@@ -70,15 +85,16 @@ class Validator {
     out_.push_back(Diagnostic{Severity::Warning, pointer_, std::move(message), {}, 0, 0});
   }
 
-  // --- generic checks ------------------------------------------------------------------------------
+  // --- generic checks
+  // ------------------------------------------------------------------------------
 
-  void checkNumber(double v, const FieldInfo& info) {
+  void checkNumber(double v, const std::string& shown, const FieldInfo& info) {
     if (!std::isfinite(v)) {
-      error("must be finite (got " + num(v) + ")");
+      error("must be finite (got " + shown + ")");
     } else if (v < info.min) {
-      error("must be >= " + num(info.min) + " (got " + num(v) + ")");
+      error("must be >= " + bound(info.min) + " (got " + shown + ")");
     } else if (v > info.max) {
-      error("must be <= " + num(info.max) + " (got " + num(v) + ")");
+      error("must be <= " + bound(info.max) + " (got " + shown + ")");
     }
   }
 
@@ -91,12 +107,23 @@ class Validator {
     }
   }
 
-  void check(float v, const FieldInfo& info) { checkNumber(static_cast<double>(v), info); }
+  // Floats are compared in float with the bounds rounded to float, so a file that writes a bound
+  // exactly ("0.001", "1e30") is within it. (Not as double((float)bound): GCC 12 -O2 drops that
+  // round trip when it vectorises the pair of bounds.)
+  void check(float v, const FieldInfo& info) {
+    if (!std::isfinite(v)) {
+      error("must be finite (got " + num(v) + ")");
+    } else if (v < static_cast<float>(info.min)) {
+      error("must be >= " + bound(info.min) + " (got " + num(v) + ")");
+    } else if (v > static_cast<float>(info.max)) {
+      error("must be <= " + bound(info.max) + " (got " + num(v) + ")");
+    }
+  }
 
   template <class Int>
-    requires std::is_integral_v<Int>
+  requires std::is_integral_v<Int>
   void check(Int v, const FieldInfo& info) {
-    checkNumber(static_cast<double>(v), info);
+    checkNumber(static_cast<double>(v), std::to_string(v), info);
   }
 
   template <reflect::ReflectedEnum E>
@@ -151,12 +178,18 @@ class Validator {
       check(p.range, info);
       return;
     }
+    // With a curve the range is a jitter added to it: the field's bounds apply to the curve's
+    // values (the runtime clamps the sum), the jitter need only be finite and ordered.
     {
       Scope scope(*this, "range");
-      check(p.range, info);
+      check(p.range, FieldInfo{});
     }
     Scope scope(*this, "over_emitter_time");
-    check(p.overEmitterTime, FieldInfo{.key = {}, .doc = {}, .domain = Domain::EmitterTime,
+    check(p.overEmitterTime, FieldInfo{.key = {},
+                                       .doc = {},
+                                       .min = info.min,
+                                       .max = info.max,
+                                       .domain = Domain::EmitterTime,
                                        .maxItems = kMaxCurveKeys});
   }
 
@@ -171,7 +204,7 @@ class Validator {
   void checkColor(const Rgba& c, const FieldInfo&) {
     for (std::size_t i = 0; i < 4; ++i) {
       Scope scope(*this, i);
-      checkNumber(static_cast<double>(c[i]), FieldInfo{.key = {}, .doc = {}, .min = 0.0});
+      check(c[i], FieldInfo{.key = {}, .doc = {}, .min = 0.0});
     }
   }
 
@@ -193,10 +226,8 @@ class Validator {
     for (std::size_t i = 0; i < keys.size(); ++i) {
       Scope scope(*this, i);
       checkKeyTime(keys[i].time, i > 0 ? keys[i - 1].time : 0.0f, i, domain_);
-      if (!std::isfinite(keys[i].value)) {
-        Scope value(*this, std::size_t{1});
-        error("must be finite (got " + num(keys[i].value) + ")");
-      }
+      Scope value(*this, std::size_t{1});
+      check(keys[i].value, valueBounds_);
     }
   }
 
@@ -212,20 +243,23 @@ class Validator {
 
   // Curves and gradients pass their field's domain down to their keys.
   template <class C>
-    requires std::is_same_v<C, Curve> || std::is_same_v<C, Gradient>
+  requires std::is_same_v<C, Curve> || std::is_same_v<C, Gradient>
   void check(const C& curve, const FieldInfo& info) {
     const Domain saved = std::exchange(domain_, info.domain);
+    const FieldInfo savedBounds = std::exchange(
+        valueBounds_, FieldInfo{.key = {}, .doc = {}, .min = info.min, .max = info.max});
     if (info.required && curve.keys.empty()) {
       Scope scope(*this, "keys");
       error("needs at least one key");
     }
     reflect::Reflect<C>::fields(*this, curve);
+    valueBounds_ = savedBounds;
     domain_ = saved;
   }
 
   template <reflect::ReflectedStruct T>
-    requires(!std::is_same_v<T, Curve> && !std::is_same_v<T, Gradient>)
-  void check(const T& s, const FieldInfo&) {
+  requires(!std::is_same_v<T, Curve> && !std::is_same_v<T, Gradient>) void check(const T& s,
+                                                                                 const FieldInfo&) {
     reflect::Reflect<T>::fields(*this, s);
   }
 
@@ -257,19 +291,20 @@ class Validator {
       Scope scope(*this, key);
       if (key.empty()) error("an empty name");
       if constexpr (std::is_same_v<V, std::vector<float>>) {
-        check(value, FieldInfo{.key = {}, .doc = {}, .min = info.min, .max = info.max,
-                               .maxItems = 16});
+        check(value,
+              FieldInfo{.key = {}, .doc = {}, .min = info.min, .max = info.max, .maxItems = 16});
       }
     }
   }
 
-  // --- cross-field checks --------------------------------------------------------------------------
+  // --- cross-field checks
+  // --------------------------------------------------------------------------
 
   static bool isIdentifier(const std::string& s) {
     if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
     for (const char c : s) {
-      const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                      c == '_';
+      const bool ok =
+          (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
       if (!ok) return false;
     }
     return true;
@@ -290,8 +325,9 @@ class Validator {
       if (name.empty()) {
         error("must not be empty");
       } else if (identifier && !isIdentifier(name)) {
-        error("\"" + name + "\" is not a valid field name (letters, digits and _, not starting "
-                            "with a digit)");
+        error("\"" + name +
+              "\" is not a valid field name (letters, digits and _, not starting "
+              "with a digit)");
       } else if (!seen.insert(name).second) {
         error("duplicate name \"" + name + "\"");
       }
@@ -299,8 +335,9 @@ class Validator {
   }
 
   void checkFieldDecls(std::string_view listKey, const std::vector<FieldDecl>& fields) {
-    checkNames(listKey, fields, [](const FieldDecl& f) -> const std::string& { return f.name; },
-               "name", true);
+    checkNames(
+        listKey, fields, [](const FieldDecl& f) -> const std::string& { return f.name; }, "name",
+        true);
     Scope list(*this, listKey);
     for (std::size_t i = 0; i < fields.size(); ++i) {
       Scope item(*this, i);
@@ -336,8 +373,9 @@ class Validator {
   }
 
   void checkGraph(const NodeGraph& graph) {
-    checkNames("nodes", graph.nodes, [](const GraphNode& n) -> const std::string& { return n.id; },
-               "id", false);
+    checkNames(
+        "nodes", graph.nodes, [](const GraphNode& n) -> const std::string& { return n.id; }, "id",
+        false);
     std::vector<std::string_view> ids;
     for (const GraphNode& node : graph.nodes)
       ids.push_back(node.id);
@@ -352,12 +390,17 @@ class Validator {
       for (const auto& [port, source] : graph.nodes[i].inputs) {
         Scope input(*this, port);
         const std::string node = source.substr(0, source.find('.'));
-        checkReference(node, ids, "node");
+        if (node.empty()) {
+          error("must name a node output: \"node\" or \"node.port\"");
+        } else {
+          checkReference(node, ids, "node");
+        }
       }
     }
   }
 
   void checkSheet(const SpriteSheet& sheet) {
+    if (sheet.columns < 1 || sheet.rows < 1) return;  // already an error of its own
     const std::uint64_t cells = std::uint64_t{sheet.columns} * sheet.rows;
     Scope s(*this, "sheet");
     if (sheet.frameBegin >= cells) {
@@ -398,6 +441,24 @@ class Validator {
     error(std::move(message));
   }
 
+  // A direction the runtime normalises must not be the zero vector.
+  void checkDirection(const Vec3& v, std::string_view key) {
+    if (v[0] == 0.0f && v[1] == 0.0f && v[2] == 0.0f) {
+      Scope scope(*this, key);
+      error("must not be [0, 0, 0] (it is a direction)");
+    }
+  }
+
+  // True when some collision module of the effect spawns into the emitter named `name`.
+  static bool isSpawnTarget(const EffectDesc& effect, const std::string& name) {
+    for (const Emitter& e : effect.emitters)
+      for (const UpdateModule& m : e.update)
+        if (const auto* c = std::get_if<CollisionModule>(&m);
+            c != nullptr && c->spawnEmitter == name)
+          return true;
+    return false;
+  }
+
   void checkEmitter(const EffectDesc& effect, const Emitter& e,
                     const std::vector<std::string_view>& materials,
                     const std::vector<std::string_view>& emitters) {
@@ -419,6 +480,27 @@ class Validator {
         Scope times(*this, "event_times");
         warning("ignored: the emitter is not event_burst");
       }
+      if (e.spawn.eventName != Emission{}.eventName && e.spawn.mode != EmissionMode::EventBurst) {
+        Scope name(*this, "event_name");
+        warning("ignored: the emitter is not event_burst");
+      }
+      if (e.spawn.loop && e.spawn.duration == 0.0f) {
+        Scope loop(*this, "loop");
+        error("loop needs a duration > 0 (the period it repeats)");
+      }
+      // (A negative or non-finite rate is an error of its own.)
+      const bool hasRate =
+          !(e.spawn.rate <= 0.0f) || e.spawn.rate < 0.0f || !e.spawn.rateOverTime.keys.empty();
+      const bool hasEvents = e.spawn.mode == EmissionMode::EventBurst;  // host events may fire it
+      if (!hasRate && e.spawn.bursts.empty() && !hasEvents && !isSpawnTarget(effect, e.name)) {
+        lints_.push_back(Diagnostic{Severity::Warning,
+                                    pointer_,
+                                    "the emitter never spawns (rate 0, no rate_over_time, no "
+                                    "bursts, no collision spawns into it)",
+                                    {},
+                                    0,
+                                    0});
+      }
       for (std::size_t i = 1; i < e.spawn.eventTimes.size(); ++i) {
         if (e.spawn.eventTimes[i] < e.spawn.eventTimes[i - 1]) {
           Scope times(*this, "event_times");
@@ -427,6 +509,15 @@ class Validator {
           break;
         }
       }
+    }
+    {
+      Scope init(*this, "init");
+      const VelocityKind kind = e.init.velocity.kind;
+      if (kind == VelocityKind::Cone || kind == VelocityKind::Direction) {
+        Scope velocity(*this, "velocity");
+        checkDirection(e.init.velocity.direction, "direction");
+      }
+      if (!e.init.randomOrientation) checkDirection(e.init.orientationAxis, "orientation_axis");
     }
     {
       Scope shape(*this, "shape");
@@ -489,12 +580,25 @@ class Validator {
           Scope field(*this, "position_field");
           checkReference(name, positionFields, "vec3 emitter or global field");
         };
-        if (const auto* a = std::get_if<AttractorModule>(&e.update[i])) positionField(a->positionField);
-        if (const auto* t = std::get_if<TargetModule>(&e.update[i])) positionField(t->positionField);
+        if (const auto* a = std::get_if<AttractorModule>(&e.update[i]))
+          positionField(a->positionField);
+        if (const auto* v = std::get_if<VortexModule>(&e.update[i]))
+          checkDirection(v->axis, "axis");
+        if (const auto* k = std::get_if<KillModule>(&e.update[i]);
+            k != nullptr && k->condition == KillCondition::Plane) {
+          checkDirection(k->normal, "normal");
+        }
+        if (const auto* t = std::get_if<TargetModule>(&e.update[i]))
+          positionField(t->positionField);
         if (const auto* c = std::get_if<CollisionModule>(&e.update[i])) {
-          if (c->colliders.empty()) {
+          {
             Scope colliders(*this, "colliders");
-            error("needs at least one collider");
+            if (c->colliders.empty()) error("needs at least one collider");
+            for (std::size_t j = 0; j < c->colliders.size(); ++j) {
+              if (c->colliders[j].kind != ColliderKind::Plane) continue;
+              Scope collider(*this, j);
+              checkDirection(c->colliders[j].normal, "normal");
+            }
           }
           if (!c->spawnEmitter.empty()) {
             Scope spawn(*this, "spawn_emitter");
@@ -539,10 +643,12 @@ class Validator {
       error("an effect needs at least one emitter");
     }
     checkFieldDecls("global_fields", effect.globalFields);
-    checkNames("materials", effect.materials,
-               [](const Material& m) -> const std::string& { return m.name; }, "name", false);
-    checkNames("emitters", effect.emitters,
-               [](const Emitter& e) -> const std::string& { return e.name; }, "name", false);
+    checkNames(
+        "materials", effect.materials,
+        [](const Material& m) -> const std::string& { return m.name; }, "name", false);
+    checkNames(
+        "emitters", effect.emitters, [](const Emitter& e) -> const std::string& { return e.name; },
+        "name", false);
     std::vector<std::string_view> materials;
     {
       Scope list(*this, "materials");
@@ -572,14 +678,20 @@ class Validator {
   std::vector<Diagnostic>& out_;
   std::string pointer_;
   Domain domain_ = Domain::None;
+  FieldInfo valueBounds_;  // bounds of the current curve's values
+  std::vector<Diagnostic> lints_;
 };
 
 }  // namespace
 
-std::vector<Diagnostic> validateEffect(const EffectDesc& effect) {
+std::vector<Diagnostic> validateEffect(const EffectDesc& effect, bool withLints) {
   std::vector<Diagnostic> out;
-  Validator(out).run(effect);
+  Validator(out).run(effect, withLints);
   return out;
+}
+
+std::vector<Diagnostic> validateEffect(const EffectDesc& effect) {
+  return validateEffect(effect, true);
 }
 
 }  // namespace mote::authoring

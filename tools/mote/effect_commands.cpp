@@ -37,8 +37,10 @@ int runValidate(const std::vector<std::string>& files, bool warningsAreErrors) {
     std::size_t particles = 0;
     for (const authoring::Emitter& e : result.effect.emitters)
       particles += e.maxParticles;
-    fmt::print("{}: valid ({} emitters, {} materials, up to {} particles)\n", file,
-               result.effect.emitters.size(), result.effect.materials.size(), particles);
+    const std::size_t emitters = result.effect.emitters.size();
+    const std::size_t materials = result.effect.materials.size();
+    fmt::print("{}: valid ({} emitter{}, {} material{}, up to {} particles)\n", file, emitters,
+               emitters == 1 ? "" : "s", materials, materials == 1 ? "" : "s", particles);
   }
   return allValid ? 0 : 1;
 }

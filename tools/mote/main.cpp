@@ -179,8 +179,8 @@ int main(int argc, char** argv) {
 
   std::vector<std::string> formatFiles;
   bool formatCheck = false;
-  CLI::App* format =
-      app.add_subcommand("format", "Rewrite effect files in canonical form (stable, defaults omitted)");
+  CLI::App* format = app.add_subcommand(
+      "format", "Rewrite effect files in canonical form (stable, defaults omitted)");
   format->add_option("files", formatFiles, "Effect files (.json)")->required();
   format->add_flag("--check", formatCheck, "Only report files that are not canonical (exit 1)");
 

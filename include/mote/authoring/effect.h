@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // EffectDesc: the source-neutral authoring model of a particle effect (rollnw's layer 1,
-// ARCHITECTURE §5). JSON, node graphs and the NWN importer all produce it; the compiler consumes it.
+// ARCHITECTURE §5). JSON, node graphs and the NWN importer all produce it; the compiler consumes
+// it.
 //
 // Conventions (docs/effect-format.md has every field with its unit and default):
 //   - Right-handed, world up +Y (Mote's 3D default; the NWN importer converts from Z up).
@@ -65,7 +66,10 @@ struct CurveKey {
 struct Curve {
   Interp interp = Interp::Linear;
   std::vector<CurveKey> keys;  ///< empty: no curve
-  bool operator==(const Curve&) const = default;
+  /// Two absent (keyless) curves are equal whatever their interp.
+  bool operator==(const Curve& o) const {
+    return keys == o.keys && (keys.empty() || interp == o.interp);
+  }
 };
 
 struct GradientKey {
@@ -78,7 +82,10 @@ struct GradientKey {
 struct Gradient {
   Interp interp = Interp::Linear;
   std::vector<GradientKey> keys;  ///< empty: no gradient
-  bool operator==(const Gradient&) const = default;
+  /// Two absent (keyless) gradients are equal whatever their interp.
+  bool operator==(const Gradient& o) const {
+    return keys == o.keys && (keys.empty() || interp == o.interp);
+  }
 };
 
 /// A uniform random value in [min, max] (min == max: a constant).
@@ -112,8 +119,8 @@ struct ColorParam {
 enum class BlendMode : std::uint8_t { Alpha, Cutout, Additive, Premultiplied };
 
 enum class SheetPlayback : std::uint8_t {
-  Fps,     ///< advance at `fps` frames per second from the start frame (fps 0: a still frame)
-  OverLife ///< spread frame_begin..frame_end over the particle's life
+  Fps,      ///< advance at `fps` frames per second from the start frame (fps 0: a still frame)
+  OverLife  ///< spread frame_begin..frame_end over the particle's life
 };
 
 /// A sprite sheet: columns × rows cells, numbered row-major from the top left.
@@ -152,9 +159,9 @@ enum class SpawnMetric : std::uint8_t { PerSecond, PerDistance };
 
 /// A burst scheduled on the emitter's clock.
 struct Burst {
-  float time = 0.0f;            ///< s after the emitter starts
+  float time = 0.0f;  ///< s after the emitter starts
   std::uint32_t count = 1;
-  float repeatInterval = 0.0f;  ///< s; 0: once
+  float repeatInterval = 0.0f;    ///< s; 0: once
   std::uint32_t repeatCount = 0;  ///< extra repetitions; 0 with an interval: forever
   bool operator==(const Burst&) const = default;
 };
@@ -168,9 +175,9 @@ struct Emission {
   float rate = 0.0f;
   Curve rateOverTime;  ///< emitter time, s → rate; replaces `rate` when set
   std::vector<Burst> bursts;
-  float delay = 0.0f;     ///< s before the emitter starts
-  float duration = 0.0f;  ///< s the emitter emits; 0: forever
-  bool loop = false;      ///< restart after `duration` (SingleShot: re-emit)
+  float delay = 0.0f;               ///< s before the emitter starts
+  float duration = 0.0f;            ///< s the emitter emits; 0: forever
+  bool loop = false;                ///< restart after `duration` (SingleShot: re-emit)
   std::string eventName = "burst";  ///< EventBurst: the host event that fires it
   std::vector<float> eventTimes;    ///< EventBurst: effect-timeline events, s (NWN detonate)
   bool operator==(const Emission&) const = default;
@@ -342,9 +349,9 @@ struct TargetModule {
 /// Wind: the host's wind field (SAMPLE_WIND; still air when the host gives none) plus a constant.
 struct WindModule {
   static constexpr std::string_view kType = "wind";
-  float sceneScale = 1.0f;         ///< multiplier on the host's wind
+  float sceneScale = 1.0f;          ///< multiplier on the host's wind
   Vec3 velocity{0.0f, 0.0f, 0.0f};  ///< constant wind, m/s
-  float response = 1.0f;           ///< 1/s: how fast particles take up the wind's speed
+  float response = 1.0f;            ///< 1/s: how fast particles take up the wind's speed
   bool operator==(const WindModule&) const = default;
 };
 
@@ -379,11 +386,11 @@ struct CollisionModule {
 };
 
 enum class KillCondition : std::uint8_t {
-  Age,           ///< older than `threshold` s (a cap below the lifetime)
-  Plane,         ///< behind a plane
-  Sphere,        ///< outside a sphere (inside with `inside`)
-  Box,           ///< outside a box (inside with `inside`)
-  SpeedBelow,    ///< slower than `threshold` m/s
+  Age,         ///< older than `threshold` s (a cap below the lifetime)
+  Plane,       ///< behind a plane
+  Sphere,      ///< outside a sphere (inside with `inside`)
+  Box,         ///< outside a box (inside with `inside`)
+  SpeedBelow,  ///< slower than `threshold` m/s
 };
 
 struct KillModule {
@@ -464,7 +471,7 @@ enum class RenderMode : std::uint8_t {
 };
 
 enum class ParticleSort : std::uint8_t {
-  Auto,           ///< back to front for alpha blending, none for additive
+  Auto,  ///< back to front for alpha blending, none for additive
   None,
   BackToFront,
   FrontToBack,
@@ -473,13 +480,13 @@ enum class ParticleSort : std::uint8_t {
 };
 
 struct BeamParams {
-  Vec3 target{0.0f, 1.0f, 0.0f};  ///< emitter-local end, m
-  std::string targetField;        ///< an emitter or global vec3 field overrides `target`
-  std::uint32_t subdivisions = 4; ///< recursive midpoint subdivisions (2^n segments)
-  float radius = 0.1f;            ///< maximum lateral displacement, m
-  float roughness = 0.5f;         ///< displacement falloff per subdivision, 0..1
-  float updateInterval = 0.05f;   ///< s between re-shapes; 0: every tick
-  float width = 0.1f;             ///< m
+  Vec3 target{0.0f, 1.0f, 0.0f};   ///< emitter-local end, m
+  std::string targetField;         ///< an emitter or global vec3 field overrides `target`
+  std::uint32_t subdivisions = 4;  ///< recursive midpoint subdivisions (2^n segments)
+  float radius = 0.1f;             ///< maximum lateral displacement, m
+  float roughness = 0.5f;          ///< displacement falloff per subdivision, 0..1
+  float updateInterval = 0.05f;    ///< s between re-shapes; 0: every tick
+  float width = 0.1f;              ///< m
   bool operator==(const BeamParams&) const = default;
 };
 
@@ -487,11 +494,11 @@ struct RenderDesc {
   RenderMode mode = RenderMode::Billboard;
   std::int32_t sortOrder = 0;  ///< among emitters: higher draws later (on top)
   ParticleSort sort = ParticleSort::Auto;
-  float stretchScale = 0.1f;   ///< Stretched: s of velocity per unit of length (blur length)
-  float deadspace = 0.0f;      ///< VelocityAligned: hide within this angle of the view axis, degrees
+  float stretchScale = 0.1f;  ///< Stretched: s of velocity per unit of length (blur length)
+  float deadspace = 0.0f;     ///< VelocityAligned: hide within this angle of the view axis, degrees
   BeamParams beam;
-  std::string mesh;            ///< Mesh: model name or path
-  float chainWidth = 0.1f;     ///< LinkedChain: ribbon width, m
+  std::string mesh;         ///< Mesh: model name or path
+  float chainWidth = 0.1f;  ///< LinkedChain: ribbon width, m
   bool operator==(const RenderDesc&) const = default;
 };
 
@@ -501,16 +508,16 @@ struct RenderDesc {
 enum class SimulationSpace : std::uint8_t { World, Local, EmitterAttached, SpawnAttached };
 
 struct Culling {
-  bool enabled = true;              ///< a culled emitter spawns nothing and sleeps
-  float maxCatchupSeconds = 1.0f;   ///< on wake, at most this much rate is caught up
+  bool enabled = true;             ///< a culled emitter spawns nothing and sleeps
+  float maxCatchupSeconds = 1.0f;  ///< on wake, at most this much rate is caught up
   bool operator==(const Culling&) const = default;
 };
 
 /// A wind burst fired with the emitter's events (NWN blastRadius / blastLength).
 struct ForceEvent {
-  float radius = 0.0f;    ///< m; 0: none
-  float duration = 0.0f;  ///< s
-  float strength = 10.0f; ///< m/s at the centre
+  float radius = 0.0f;     ///< m; 0: none
+  float duration = 0.0f;   ///< s
+  float strength = 10.0f;  ///< m/s at the centre
   bool operator==(const ForceEvent&) const = default;
 };
 

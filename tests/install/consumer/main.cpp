@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Links mote::core from an installed package and checks a few known answers.
+// Links mote::lockstep and mote::authoring from an installed package and checks known answers.
+#include <mote/authoring/effect_json.h>
 #include <mote/core/fixed.h>
 #include <mote/core/fnv1a.h>
 #include <mote/core/job_system.h>
@@ -27,7 +28,10 @@ int main() {
   const bool declaredOk = mote::lockstep::declareParticles(batcher, system).ok() &&
                           batcher.build().ok() && batcher.batches().size() == 1 &&
                           batcher.sorted().size() == 3;
-  const bool ok = prngOk && fnvOk && fixedOk && total == 10 && emitterOk && declaredOk;
+  const mote::authoring::EffectLoadResult effect = mote::authoring::parseEffect(
+      R"({"format": "mote.effect/1", "emitters": [{"name": "a", "spawn": {"rate": 2}}]})");
+  const bool effectOk = effect.ok() && effect.effect.emitters.at(0).spawn.rate == 2.0f;
+  const bool ok = prngOk && fnvOk && fixedOk && total == 10 && emitterOk && declaredOk && effectOk;
   std::printf("consumer of mote %s: %s\n", MOTE_VERSION_STRING, ok ? "ok" : "WRONG");
   return ok ? 0 : 1;
 }

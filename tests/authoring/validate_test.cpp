@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+// validateEffect on models built in code (as an importer or a tool would build them): each check
+// names the value it is about with the pointer the JSON would have.
+#include <mote/authoring/effect_json.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace mote::authoring {
+namespace {
+
+EffectDesc minimal() {
+  EffectDesc e;
+  Emitter em;
+  em.name = "a";
+  em.spawn.rate = 10.0f;
+  e.emitters.push_back(em);
+  return e;
+}
+
+std::string findings(const EffectDesc& e) {
+  std::string out;
+  for (const Diagnostic& d : validateEffect(e))
+    out += formatDiagnostic(d) + "\n";
+  return out;
+}
+
+TEST(Validate, MinimalEffectIsValid) {
+  EXPECT_EQ(findings(minimal()), "");
+}
+
+TEST(Validate, AnEffectNeedsAnEmitter) {
+  EXPECT_EQ(findings(EffectDesc{}), "error: /emitters: an effect needs at least one emitter\n");
+}
+
+TEST(Validate, NonFiniteValuesAreNamed) {
+  EffectDesc e = minimal();
+  e.emitters[0].spawn.rate = std::numeric_limits<float>::quiet_NaN();
+  e.emitters[0].position[1] = std::numeric_limits<float>::infinity();
+  e.emitters[0].init.size.range = Range{1.0f, -std::numeric_limits<float>::infinity()};
+  EXPECT_EQ(findings(e),
+            "error: /emitters/0/position/1: must be finite (got inf)\n"
+            "error: /emitters/0/spawn/rate: must be finite (got nan)\n"
+            "error: /emitters/0/init/size/1: must be finite (got -inf)\n"
+            "error: /emitters/0/init/size: min 1 is greater than max -inf\n");
+}
+
+TEST(Validate, BoundsAndOrder) {
+  EffectDesc e = minimal();
+  Emitter& em = e.emitters[0];
+  em.maxParticles = 0;
+  em.shape.angle = 190.0f;
+  em.init.lifetime.range = Range{3.0f, 1.0f};
+  em.init.spin.overEmitterTime = Curve{Interp::Linear, {{2.0f, 1.0f}, {1.0f, 0.0f}}};
+  em.update.push_back(AlphaOverLifeModule{Curve{Interp::Linear, {{0.0f, 1.0f}, {1.5f, 0.0f}}}, {}});
+  em.update.push_back(SizeOverLifeModule{});
+  EXPECT_EQ(findings(e),
+            "error: /emitters/0/max_particles: must be >= 1 (got 0)\n"
+            "error: /emitters/0/shape/angle: must be <= 180 (got 190)\n"
+            "error: /emitters/0/init/lifetime: min 3 is greater than max 1\n"
+            "error: /emitters/0/init/spin/over_emitter_time/keys/1: key time 1 is before the "
+            "previous key's 2 (keys must be in time order)\n"
+            "error: /emitters/0/update/0/curve/keys/1: over-life key time must be in [0, 1] (got "
+            "1.5)\n"
+            "error: /emitters/0/update/1/x/keys: needs at least one key\n");
+}
+
+TEST(Validate, NamesAndReferences) {
+  EffectDesc e = minimal();
+  Material smoke;
+  smoke.name = "smoke";
+  e.materials.push_back(smoke);
+  smoke.texture = "builtin:sparkk";
+  e.materials.push_back(smoke);
+  e.emitters.push_back(e.emitters[0]);
+  e.emitters[0].material = "smok";
+  e.emitters[0].particleFields.push_back(FieldDecl{"heat", FieldType::Float, {}});
+  e.emitters[0].particleFields.push_back(FieldDecl{"2hot", FieldType::Float2, {1.0f}});
+  e.emitters[0].init.fields.push_back(FieldInit{"heet", {1.0f}, {}});
+  e.emitters[0].init.fields.push_back(FieldInit{"heat", {1.0f, 2.0f}, {}});
+  CollisionModule hit;
+  hit.colliders.emplace_back();
+  hit.spawnEmitter = "splash";
+  e.emitters[0].update.push_back(hit);
+  TargetModule target;
+  target.positionField = "goal";
+  e.emitters[0].update.push_back(target);
+  EXPECT_EQ(findings(e),
+            "error: /materials/1/name: duplicate name \"smoke\"\n"
+            "error: /emitters/1/name: duplicate name \"a\"\n"
+            "error: /materials/1/texture: unknown built-in sprite \"builtin:sparkk\" (did you "
+            "mean \"builtin:spark\"?)\n"
+            "error: /emitters/0/material: no material named \"smok\" (did you mean \"smoke\"?)\n"
+            "error: /emitters/0/particle_fields/1/name: \"2hot\" is not a valid field name "
+            "(letters, digits and _, not starting with a digit)\n"
+            "error: /emitters/0/particle_fields/1/value: has 1 numbers; a vec2 needs 2\n"
+            "error: /emitters/0/init/fields/0/field: no particle field named \"heet\" (did you "
+            "mean \"heat\"?)\n"
+            "error: /emitters/0/init/fields/1/min: has 2 numbers; field \"heat\" has 1\n"
+            "error: /emitters/0/update/0/spawn_emitter: no emitter named \"splash\"\n"
+            "error: /emitters/0/update/1/position_field: no vec3 emitter or global field named "
+            "\"goal\"\n");
+}
+
+TEST(Validate, SheetsShapesAndModes) {
+  EffectDesc e = minimal();
+  Material m;
+  m.name = "sheet";
+  m.sheet.columns = 4;
+  m.sheet.rows = 2;
+  m.sheet.frameBegin = 5;
+  m.sheet.frameEnd = 3;
+  e.materials.push_back(m);
+  Emitter& em = e.emitters[0];
+  em.spawn.mode = EmissionMode::SingleShot;
+  em.spawn.metric = SpawnMetric::PerDistance;
+  em.shape.radius = 1.0f;
+  em.shape.innerRadius = 2.0f;
+  em.render.mode = RenderMode::Mesh;
+  EXPECT_EQ(findings(e),
+            "error: /materials/0/sheet/frame_end: frame_end 3 is before frame_begin 5\n"
+            "error: /emitters/0/spawn/metric: per_distance applies to continuous emission only\n"
+            "error: /emitters/0/shape/inner_radius: inner_radius 2 is greater than radius 1\n"
+            "error: /emitters/0/render/mesh: mesh mode needs a mesh name\n");
+}
+
+TEST(Validate, CapacityPerEffect) {
+  EffectDesc e = minimal();
+  e.emitters[0].maxParticles = kMaxParticlesPerEmitter;
+  for (int i = 1; i < 5; ++i) {
+    e.emitters.push_back(e.emitters[0]);
+    e.emitters.back().name = "e" + std::to_string(i);
+  }
+  EXPECT_EQ(findings(e),
+            "error: /emitters: the emitters' max_particles add up to 5242880; at most 4194304 per "
+            "effect\n");
+}
+
+TEST(Validate, GraphsAreStructurallyChecked) {
+  EffectDesc e = minimal();
+  GraphModule g;
+  g.graph.nodes.push_back(GraphNode{"n1", "add", {{"a", "n0.out"}, {"b", "n1"}}, {}, {}});
+  g.graph.nodes.push_back(GraphNode{"n1", "", {}, {}, {}});
+  e.emitters[0].update.push_back(g);
+  e.emitters[0].update.push_back(GraphModule{});
+  EXPECT_EQ(findings(e),
+            "error: /emitters/0/update/0/graph/nodes/1/id: duplicate name \"n1\"\n"
+            "error: /emitters/0/update/0/graph/nodes/0/inputs/a: no node named \"n0\" (did you "
+            "mean \"n1\"?)\n"
+            "error: /emitters/0/update/0/graph/nodes/1/op: must not be empty\n"
+            "error: /emitters/0/update/1/graph/nodes: needs at least one node\n");
+}
+
+}  // namespace
+}  // namespace mote::authoring
