@@ -32,6 +32,12 @@ if(MOTE_SANITIZE)
   target_link_options(mote_build_flags INTERFACE -fsanitize=${_mote_sanitizers})
 endif()
 
+# Fuzz builds instrument every Mote library for coverage, so libFuzzer is guided through the
+# parsers themselves and not only through the fuzz targets' own files.
+if(MOTE_BUILD_FUZZERS)
+  target_compile_options(mote_build_flags INTERFACE -fsanitize=fuzzer-no-link)
+endif()
+
 # Applies the shared flags to a target without leaking them into exported usage requirements.
 function(mote_configure_target target)
   target_link_libraries(${target} PRIVATE $<BUILD_INTERFACE:mote_build_flags>)

@@ -32,7 +32,6 @@ struct Value {
   std::vector<Value> items;     ///< Array
   std::vector<Member> members;  ///< Object, in document order (keys unique)
 
-  static Value makeNull() { return Value{}; }
   static Value makeBool(bool b);
   static Value makeNumber(std::string lexeme);  ///< `lexeme` must be a JSON number
   static Value makeString(std::string s);
