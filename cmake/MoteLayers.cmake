@@ -11,8 +11,11 @@ endfunction()
 # std only (threads are part of std); the build-flag interface target is not a dependency.
 mote_layer_allow(mote_core Threads::Threads)
 mote_layer_allow(mote_authoring mote_core nlohmann_json::nlohmann_json)
-mote_layer_allow(mote_compiler mote_core mote_authoring)
-mote_layer_allow(mote_runtime mote_core)
+# mote_bytecode (ISA, programs, verifier, reference executor) sits between the compiler, which
+# emits programs, and the runtime, which runs them: neither depends on the other.
+mote_layer_allow(mote_bytecode mote_core)
+mote_layer_allow(mote_compiler mote_core mote_authoring mote_bytecode)
+mote_layer_allow(mote_runtime mote_core mote_bytecode)
 mote_layer_allow(mote_render mote_core mote_runtime glm::glm PNG::PNG GIF::GIF)
 mote_layer_allow(mote_lockstep mote_core mote_render)
 mote_layer_allow(mote_import_nwn mote_core mote_authoring)

@@ -79,3 +79,98 @@ int runFormat(const std::vector<std::string>& files, bool check) {
 }
 
 }  // namespace mote::cli
+
+// -------------------------------------------------------------------------------------------------
+// Compiled effects
+
+#include <mote/bytecode/assembler.h>
+#include <mote/compiler/compiler.h>
+
+namespace mote::cli {
+namespace {
+
+bool endsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Loads a .motefx, or compiles an effect .json; prints diagnostics. False on failure.
+bool loadCompiled(const std::string& input, bytecode::CompiledEffect& out) {
+  if (endsWith(input, ".motefx")) {
+    Result<std::vector<std::uint8_t>> bytes = readFile(input, bytecode::kMaxMotefxBytes);
+    if (!bytes.ok()) {
+      fmt::print(stderr, "error: {}\n", bytes.status().message());
+      return false;
+    }
+    Result<bytecode::CompiledEffect> loaded = bytecode::loadMotefx(*bytes);
+    if (!loaded.ok()) {
+      fmt::print(stderr, "{}: error: {}\n", input, loaded.status().message());
+      return false;
+    }
+    out = std::move(loaded).takeValue();
+    return true;
+  }
+  const EffectLoadResult effect = authoring::loadEffectFile(input);
+  if (!report(effect, false)) return false;
+  compiler::CompileResult compiled = compiler::compileEffect(effect.effect);
+  for (authoring::Diagnostic& d : compiled.diagnostics) {
+    d.file = input;
+    fmt::print(stderr, "{}\n", authoring::formatDiagnostic(d));
+  }
+  if (!compiled.ok()) return false;
+  out = std::move(compiled.effect);
+  return true;
+}
+
+}  // namespace
+
+int runCompile(const std::string& input, const std::string& output) {
+  bytecode::CompiledEffect effect;
+  if (!loadCompiled(input, effect)) return 1;
+  std::string path = output;
+  if (path.empty()) {
+    path = endsWith(input, ".json") ? input.substr(0, input.size() - 5) : input;
+    path += ".motefx";
+  }
+  const std::vector<std::uint8_t> bytes = bytecode::saveMotefx(effect);
+  const Status written = writeFileAtomically(path, bytes);
+  if (!written.ok()) {
+    fmt::print(stderr, "error: {}\n", written.message());
+    return 1;
+  }
+  fmt::print("{}: {} emitters, {} bytes\n", path, effect.emitters.size(), bytes.size());
+  return 0;
+}
+
+int runDisasm(const std::string& input) {
+  bytecode::CompiledEffect effect;
+  if (!loadCompiled(input, effect)) return 1;
+  for (const bytecode::CompiledEmitter& e : effect.emitters) {
+    fmt::print("; emitter {} (content hash {:016x})\n{}\n", e.name,
+               bytecode::contentHash(e.program), bytecode::disassemble(e.program));
+  }
+  return 0;
+}
+
+int runEffectInfo(const std::string& input) {
+  bytecode::CompiledEffect effect;
+  if (!loadCompiled(input, effect)) return 1;
+  fmt::print("effect {}: {} emitters, {} materials, {} globals\n",
+             effect.name.empty() ? "(unnamed)" : effect.name, effect.emitters.size(),
+             effect.materials.size(), effect.globals.size());
+  for (const bytecode::CompiledEmitter& e : effect.emitters) {
+    const bytecode::Program& p = e.program;
+    fmt::print(
+        "  {}: max {} particles, {} words/particle, init {} + update {} instructions, {} "
+        "registers, {} constants\n",
+        e.name, e.maxParticles, p.particleWords, p.init.size() / 4, p.update.size() / 4,
+        p.registerCount, p.constants.size());
+    std::string layout;
+    for (const bytecode::FieldSlot& f : p.particleFields)
+      layout += fmt::format(" {}[{}..{})", f.name, f.offset, f.offset + f.width);
+    fmt::print("    layout:{}\n", layout);
+  }
+  return 0;
+}
+
+}  // namespace mote::cli

@@ -19,3 +19,16 @@ int runSchema(bool reference);
 int runFormat(const std::vector<std::string>& files, bool check);
 
 }  // namespace mote::cli
+
+namespace mote::cli {
+
+/// `mote compile FILE.json [-o FILE.motefx]`: compile an effect; diagnostics on stderr.
+int runCompile(const std::string& input, const std::string& output);
+
+/// `mote disasm FILE`: the programs of a .motefx (or of an effect .json, compiled first).
+int runDisasm(const std::string& input);
+
+/// `mote info FILE`: emitters, layouts, program sizes and registers of a .motefx or effect .json.
+int runEffectInfo(const std::string& input);
+
+}  // namespace mote::cli

@@ -154,7 +154,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("mote ") + MOTE_VERSION_STRING);
   app.require_subcommand(0, 1);
 
-  CLI::App* info = app.add_subcommand("info", "Print the build configuration and machine facts");
+  std::string infoFile;
+  CLI::App* info = app.add_subcommand(
+      "info", "Print the build configuration, or the emitters, layouts and programs of FILE");
+  info->add_option("file", infoFile, "An effect .json or a compiled .motefx");
 
   double benchSeconds = 0.1;
   int benchRepetitions = 7;
@@ -184,6 +187,17 @@ int main(int argc, char** argv) {
   format->add_option("files", formatFiles, "Effect files (.json)")->required();
   format->add_flag("--check", formatCheck, "Only report files that are not canonical (exit 1)");
 
+  std::string compileInput;
+  std::string compileOutput;
+  CLI::App* compile = app.add_subcommand("compile", "Compile an effect .json to a .motefx");
+  compile->add_option("file", compileInput, "Effect .json")->required();
+  compile->add_option("-o,--output", compileOutput, "Output path (default: FILE with .motefx)");
+
+  std::string disasmInput;
+  CLI::App* disasm =
+      app.add_subcommand("disasm", "Print the programs of a .motefx or effect .json");
+  disasm->add_option("file", disasmInput, "A .motefx or effect .json")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -197,7 +211,9 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  if (*info) return runInfo();
+  if (*info) return infoFile.empty() ? runInfo() : mote::cli::runEffectInfo(infoFile);
+  if (*compile) return mote::cli::runCompile(compileInput, compileOutput);
+  if (*disasm) return mote::cli::runDisasm(disasmInput);
   if (*bench) return runBench(benchSeconds, benchRepetitions);
   if (*validate) return mote::cli::runValidate(validateFiles, validateWerror);
   if (*schema) return mote::cli::runSchema(schemaReference);

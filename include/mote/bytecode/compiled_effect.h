@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+// CompiledEffect: what a game ships and the runtime loads — per emitter its verified program, the
+// particle layout and the named channels the runtime and renderer read, and the emitter's
+// emission, render and material parameters as plain data (no authoring types: the runtime links
+// neither the JSON reader nor the compiler). The `.motefx` binary form is defined here too
+// (docs/motefx.md): magic, version, an XXH3-64 checksum of the payload, and one upgrade function
+// per old version step.
+//
+// Thread safety: value types. Allocation: vectors and strings; loading allocates the result.
+#pragma once
+
+#include <mote/bytecode/program.h>
+#include <mote/core/status.h>
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace mote::bytecode {
+
+inline constexpr std::array<std::uint8_t, 8> kMotefxMagic = {'M', 'O', 'T',  'E',
+                                                             'F', 'X', 0x1A, 0x0A};
+inline constexpr std::uint32_t kMotefxVersion = 1;
+inline constexpr std::size_t kMaxMotefxBytes = std::size_t{64} << 20;
+
+// Enumerations mirror the authoring model's numbering (the compiler static_asserts it).
+enum class BlendMode : std::uint8_t { Alpha, Cutout, Additive, Premultiplied };
+enum class EmissionMode : std::uint8_t { Continuous, SingleShot, EventBurst, BeamContinuous };
+enum class SpawnMetric : std::uint8_t { PerSecond, PerDistance };
+enum class SimulationSpace : std::uint8_t { World, Local, EmitterAttached, SpawnAttached };
+enum class RenderMode : std::uint8_t {
+  Billboard,
+  Stretched,
+  Vertical,
+  Horizontal,
+  FacingWorld,
+  BillboardLocalZ,
+  BillboardWorldZ,
+  AlignedWorldZ,
+  VelocityAligned,
+  LinkedChain,
+  Beam,
+  Mesh,
+};
+enum class ParticleSort : std::uint8_t {
+  Auto,
+  None,
+  BackToFront,
+  FrontToBack,
+  NewestFirst,
+  OldestFirst
+};
+enum class CurveInterp : std::uint8_t { Linear, Step, Smooth };
+
+struct CompiledMaterial {
+  std::string name;
+  std::string texture;
+  BlendMode blend = BlendMode::Alpha;
+  float alphaCutoff = 0.5f;
+  std::uint32_t columns = 1;
+  std::uint32_t rows = 1;
+  bool playOverLife = false;
+  float fps = 0.0f;
+  std::uint32_t frameBegin = 0;
+  std::int32_t frameEnd = -1;
+  bool randomStart = false;
+  bool loop = true;
+  bool frameBlend = false;
+  float softDistance = 0.0f;
+  bool lit = false;
+  bool doubleSided = false;
+  bool ambientTint = false;
+  bool operator==(const CompiledMaterial&) const = default;
+};
+
+struct CompiledBurst {
+  float time = 0.0f;
+  std::uint32_t count = 0;
+  float repeatInterval = 0.0f;
+  std::uint32_t repeatCount = 0;
+  bool operator==(const CompiledBurst&) const = default;
+};
+
+/// The emitter-side schedule the runtime evaluates every tick (spawn counts are the CPU's).
+struct CompiledEmission {
+  EmissionMode mode = EmissionMode::Continuous;
+  SpawnMetric metric = SpawnMetric::PerSecond;
+  float rate = 0.0f;
+  CurveInterp rateInterp = CurveInterp::Linear;
+  std::vector<std::array<float, 2>> rateKeys;  ///< (emitter time, rate); empty: constant rate
+  std::vector<CompiledBurst> bursts;
+  float delay = 0.0f;
+  float duration = 0.0f;
+  bool loop = false;
+  std::string eventName;
+  std::vector<float> eventTimes;
+  bool operator==(const CompiledEmission&) const = default;
+};
+
+struct CompiledRender {
+  RenderMode mode = RenderMode::Billboard;
+  std::int32_t sortOrder = 0;
+  ParticleSort sort = ParticleSort::Auto;
+  float stretchScale = 0.1f;
+  float deadspace = 0.0f;  ///< radians
+  std::array<float, 3> beamTarget{0.0f, 1.0f, 0.0f};
+  std::int32_t beamTargetField = -1;  ///< emitter-field word offset, or -1
+  std::uint32_t beamSubdivisions = 4;
+  float beamRadius = 0.1f;
+  float beamRoughness = 0.5f;
+  float beamUpdateInterval = 0.05f;
+  float beamWidth = 0.1f;
+  std::string mesh;
+  float chainWidth = 0.1f;
+  bool operator==(const CompiledRender&) const = default;
+};
+
+/// Word offsets of the particle fields the runtime and renderer read by meaning (-1: absent —
+/// the compiler narrows the layout to what the program and renderer need).
+struct ParticleChannels {
+  std::int32_t position = -1;     ///< 3 words, world (or local per space) metres
+  std::int32_t velocity = -1;     ///< 3 words, m/s
+  std::int32_t age = -1;          ///< 1 word, s
+  std::int32_t lifetime = -1;     ///< 1 word, s
+  std::int32_t size = -1;         ///< 2 words, m (width, height)
+  std::int32_t color = -1;        ///< 4 words, linear RGBA
+  std::int32_t rotation = -1;     ///< 1 word, radians (roll)
+  std::int32_t orientation = -1;  ///< 4 words, quaternion
+  std::int32_t frame = -1;        ///< 1 word, sprite-sheet frame (fractional: blend)
+  bool operator==(const ParticleChannels&) const = default;
+};
+
+struct GlobalFieldDecl {
+  std::string name;
+  std::uint32_t width = 1;
+  std::array<float, 4> value{};
+  bool operator==(const GlobalFieldDecl&) const = default;
+};
+
+struct CompiledEmitter {
+  std::string name;
+  std::int32_t material = -1;  ///< index into CompiledEffect::materials; -1: the default sprite
+  std::uint32_t maxParticles = 1000;
+  std::uint64_t seed = 0;
+  SimulationSpace space = SimulationSpace::World;
+  float velocityInheritance = 0.0f;
+  float prewarm = 0.0f;
+  bool cull = true;
+  float maxCatchupSeconds = 1.0f;
+  std::array<float, 3> position{};                        ///< offset in the effect, m
+  std::array<float, 4> rotation{0.0f, 0.0f, 0.0f, 1.0f};  ///< quaternion
+  CompiledEmission emission;
+  CompiledRender render;
+  std::array<float, 3> forceEvent{};      ///< radius m, duration s, strength m/s
+  std::vector<FieldSlot> emitterFields;   ///< names and words of emitter fields
+  std::vector<float> emitterFieldValues;  ///< initial words (program.emitterWords of them)
+  ParticleChannels channels;
+  float maxSize = 0.0f;  ///< largest particle size the program can produce, m (bounds dilation)
+  Program program;       ///< verified when loaded or compiled
+  bool operator==(const CompiledEmitter&) const = default;
+};
+
+struct CompiledEffect {
+  std::string name;
+  std::vector<GlobalFieldDecl> globals;
+  std::vector<CompiledMaterial> materials;
+  std::vector<CompiledEmitter> emitters;
+  bool operator==(const CompiledEffect&) const = default;
+};
+
+/// XXH3-64 of a program's words, constants and layout: equal programs hash equal (dedupe).
+std::uint64_t contentHash(const Program& program);
+
+/// The `.motefx` bytes of `effect` (little-endian; docs/motefx.md).
+std::vector<std::uint8_t> saveMotefx(const CompiledEffect& effect);
+
+/// Parses `.motefx` bytes: checks magic, version (upgrading older versions), size limits and the
+/// checksum, reads every section with bounds checks, and verifies every program. Errors are
+/// ParseError "offset N: …" / the verifier's message prefixed with the emitter name.
+/// Never crashes or over-allocates on any input (fuzz/bytecode_fuzz.cpp).
+Result<CompiledEffect> loadMotefx(std::span<const std::uint8_t> bytes);
+
+}  // namespace mote::bytecode

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+// The effect compiler: EffectDesc → CompiledEffect. Every module of every emitter lowers, through
+// one SSA builder, into that emitter's INIT and UPDATE programs (node graphs lower through the
+// same builder), which are then constant-folded, stripped of dead code, register-allocated
+// (linear scan over live ranges), given an interned constant pool, narrowed to the particle fields
+// they touch and verified. docs/compiler.md has the lowering of each module.
+//
+// Thread safety: reentrant. Allocation: everything (authoring-time code).
+#pragma once
+
+#include <mote/authoring/diagnostic.h>
+#include <mote/authoring/effect.h>
+#include <mote/bytecode/compiled_effect.h>
+
+#include <vector>
+
+namespace mote::compiler {
+
+struct CompileResult {
+  bytecode::CompiledEffect effect;                 ///< meaningful only when ok()
+  std::vector<authoring::Diagnostic> diagnostics;  ///< pointers name the EffectDesc value
+  [[nodiscard]] bool ok() const { return !authoring::hasErrors(diagnostics); }
+};
+
+/// Compiles a valid effect (run authoring::validateEffect first; an invalid one gives errors, not
+/// undefined behaviour). Deterministic: the same effect gives the same bytes on every build.
+[[nodiscard]] CompileResult compileEffect(const authoring::EffectDesc& effect);
+
+}  // namespace mote::compiler

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MIT
+// The compiler: every example compiles to verified programs that survive the text and binary
+// round trips; module lowering gives hand-computed results on the reference executor; graphs,
+// folding, interning and diagnostics.
+#include <mote/authoring/effect_json.h>
+#include <mote/bytecode/assembler.h>
+#include <mote/bytecode/reference.h>
+#include <mote/compiler/compiler.h>
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+namespace mote::compiler {
+namespace {
+
+using bytecode::Builtin;
+using bytecode::CompiledEffect;
+using bytecode::CompiledEmitter;
+using bytecode::ReferenceContext;
+using bytecode::Section;
+
+std::string diagnosticsText(const std::vector<authoring::Diagnostic>& diagnostics) {
+  std::string out;
+  for (const authoring::Diagnostic& d : diagnostics)
+    out += authoring::formatDiagnostic(d) + "\n";
+  return out;
+}
+
+CompiledEffect compileText(std::string_view json) {
+  const authoring::EffectLoadResult loaded = authoring::parseEffect(json, "test.json");
+  EXPECT_TRUE(loaded.ok()) << diagnosticsText(loaded.diagnostics);
+  CompileResult compiled = compileEffect(loaded.effect);
+  EXPECT_TRUE(compiled.ok()) << diagnosticsText(compiled.diagnostics);
+  return compiled.effect;
+}
+
+// One particle run through a compiled emitter on the reference executor.
+struct Particle {
+  explicit Particle(const CompiledEmitter& e) : emitter(e), words(e.program.particleWords, 0.0f) {
+    Result<bytecode::VerifiedProgram> v = bytecode::verify(e.program);
+    EXPECT_TRUE(v.ok()) << v.status().toString();
+    program.emplace(std::move(v).takeValue());
+    context.builtins[static_cast<std::size_t>(Builtin::EmitterRotation)] = {0.0f, 0.0f, 0.0f, 1.0f};
+    context.emitterWords = e.emitterFieldValues;
+  }
+  void set(Builtin b, std::array<float, 4> v) { context.builtins[static_cast<std::size_t>(b)] = v; }
+  bool run(Section s) { return bytecode::runReference(*program, s, words, context); }
+  float at(std::int32_t channel, std::size_t lane = 0) const {
+    EXPECT_GE(channel, 0);
+    return words[static_cast<std::size_t>(channel) + lane];
+  }
+  const CompiledEmitter& emitter;
+  std::optional<bytecode::VerifiedProgram> program;
+  std::vector<float> words;
+  ReferenceContext context;
+};
+
+TEST(Compiler, EveryExampleCompilesVerifiesAndRoundTrips) {
+  std::size_t examples = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(MOTE_SOURCE_DIR "/examples")) {
+    if (entry.path().extension() != ".json") continue;
+    ++examples;
+    const authoring::EffectLoadResult loaded = authoring::loadEffectFile(entry.path().string());
+    ASSERT_TRUE(loaded.ok()) << entry.path();
+    const CompileResult compiled = compileEffect(loaded.effect);
+    ASSERT_TRUE(compiled.ok()) << entry.path() << "\n" << diagnosticsText(compiled.diagnostics);
+    ASSERT_EQ(compiled.effect.emitters.size(), loaded.effect.emitters.size());
+    for (const CompiledEmitter& e : compiled.effect.emitters) {
+      EXPECT_TRUE(bytecode::verify(e.program).ok()) << e.name;
+      // compile → disasm → asm gives identical words.
+      Result<bytecode::Program> again = bytecode::assemble(bytecode::disassemble(e.program));
+      ASSERT_TRUE(again.ok()) << again.status().toString();
+      EXPECT_EQ(*again, e.program) << entry.path() << " " << e.name;
+    }
+    // Deterministic bytes, and the binary form loads back equal.
+    const std::vector<std::uint8_t> bytes = bytecode::saveMotefx(compiled.effect);
+    EXPECT_EQ(bytecode::saveMotefx(compileEffect(loaded.effect).effect), bytes) << entry.path();
+    Result<CompiledEffect> back = bytecode::loadMotefx(bytes);
+    ASSERT_TRUE(back.ok()) << back.status().toString();
+    EXPECT_EQ(*back, compiled.effect) << entry.path();
+    // Every truncated prefix is refused cleanly.
+    for (std::size_t n = 0; n < bytes.size(); n += 1 + n / 64) {
+      EXPECT_FALSE(bytecode::loadMotefx(std::span(bytes).first(n)).ok())
+          << entry.path() << " " << n;
+    }
+  }
+  EXPECT_GE(examples, 10u);
+}
+
+TEST(Compiler, GravityAndDragGiveHandComputedMotion) {
+  const CompiledEffect fx = compileText(R"({"format": "mote.effect/1", "emitters": [{"name": "a",
+      "spawn": {"rate": 1}, "init": {"lifetime": 10,
+        "velocity": {"kind": "direction", "direction": [0, 2, 0], "speed": 4}},
+      "update": [{"type": "gravity", "acceleration": [0, -10, 0]}, {"type": "drag", "coefficient": 0.5}]}]})");
+  ASSERT_EQ(fx.emitters.size(), 1u);
+  Particle p(fx.emitters[0]);
+  p.set(Builtin::EmitterPosition, {1.0f, 2.0f, 3.0f, 0.0f});
+  p.set(Builtin::Dt, {0.25f, 0.0f, 0.0f, 0.0f});
+  EXPECT_FALSE(p.run(Section::Init));
+  const auto& c = fx.emitters[0].channels;
+  // Born at the emitter with v = (0, 4, 0).
+  EXPECT_EQ(p.at(c.position, 0), 1.0f);
+  EXPECT_EQ(p.at(c.position, 1), 2.0f);
+  EXPECT_EQ(p.at(c.velocity, 1), 4.0f);
+  EXPECT_EQ(p.at(c.lifetime), 10.0f);
+  EXPECT_FALSE(p.run(Section::Update));
+  // gravity: vy = 4 + (-10)(0.25) = 1.5; drag: vy = 1.5 + 1.5·(-0.5·0.25) = 1.3125;
+  // position: y = 2 + 1.3125·0.25 = 2.328125. All exact in binary.
+  EXPECT_EQ(p.at(c.velocity, 1), 1.3125f);
+  EXPECT_EQ(p.at(c.position, 1), 2.328125f);
+  EXPECT_EQ(p.at(c.age), 0.25f);
+}
+
+TEST(Compiler, LifetimeKillsAndImmortalDoesNot) {
+  for (const bool immortal : {false, true}) {
+    const CompiledEffect fx = compileText(
+        std::string(R"({"format": "mote.effect/1", "emitters": [{"name": "a", "spawn": {"rate": 1},
+        "init": {"lifetime": 0.5, "immortal": )") +
+        (immortal ? "true" : "false") + "}}]}");
+    Particle p(fx.emitters[0]);
+    p.set(Builtin::Dt, {0.375f, 0.0f, 0.0f, 0.0f});
+    p.run(Section::Init);
+    EXPECT_FALSE(p.run(Section::Update));          // age 0.375 < 0.5
+    EXPECT_EQ(p.run(Section::Update), !immortal);  // age 0.75 > 0.5
+  }
+}
+
+TEST(Compiler, OverLifeCurvesAreThePiecewiseFunction) {
+  const CompiledEffect fx = compileText(R"({"format": "mote.effect/1", "emitters": [{"name": "a",
+      "spawn": {"rate": 1}, "init": {"lifetime": 1, "color": [1, 1, 1, 0.5], "size": 2},
+      "update": [
+        {"type": "alpha_over_life", "curve": {"keys": [[0, 0], [0.25, 1], [1, 0]]}},
+        {"type": "size_over_life", "x": {"interp": "step", "keys": [[0, 1], [0.5, 3]]}}]}]})");
+  Particle p(fx.emitters[0]);
+  const auto& c = fx.emitters[0].channels;
+  p.run(Section::Init);
+  // dt 0.125: t = 0.125 → alpha curve 0 + 1·saturate(0.125·4) = 0.5, times birth alpha 0.5.
+  p.set(Builtin::Dt, {0.125f, 0.0f, 0.0f, 0.0f});
+  p.run(Section::Update);
+  EXPECT_EQ(p.at(c.color, 3), 0.25f);
+  EXPECT_EQ(p.at(c.color, 0), 1.0f);
+  EXPECT_EQ(p.at(c.size, 0), 2.0f);  // step: 1 until t reaches 0.5
+  // dt 0.5 more: t = 0.625 → 1 − saturate((0.625 − 0.25)·(1/0.75)) ≈ 0.5; size steps to 3 × 2.
+  p.set(Builtin::Dt, {0.5f, 0.0f, 0.0f, 0.0f});
+  p.run(Section::Update);
+  EXPECT_NEAR(p.at(c.color, 3), 0.25f, 1e-7f);
+  EXPECT_EQ(p.at(c.size, 0), 6.0f);
+  EXPECT_EQ(p.at(c.size, 1), 6.0f);
+}
+
+TEST(Compiler, GroundPlaneBouncesWithRestitutionAndFriction) {
+  const CompiledEffect fx = compileText(R"({"format": "mote.effect/1", "emitters": [{"name": "a",
+      "spawn": {"rate": 1}, "init": {"lifetime": 10,
+        "velocity": {"kind": "direction", "direction": [1, -1, 0], "speed": 1.4142135}},
+      "update": [{"type": "collision", "colliders": [{}], "bounce": 0.5, "friction": 0.25}]}]})");
+  Particle p(fx.emitters[0]);
+  const auto& c = fx.emitters[0].channels;
+  p.set(Builtin::EmitterPosition, {0.0f, -0.5f, 0.0f, 0.0f});  // born below the plane y = 0
+  p.set(Builtin::Dt, {0.0f, 0.0f, 0.0f, 0.0f});
+  p.run(Section::Init);
+  p.run(Section::Update);
+  // Hit: pushed onto the plane; vy = -(-1)·0.5 = 0.5, vx = 1·(1 - 0.25) = 0.75.
+  EXPECT_EQ(p.at(c.position, 1), 0.0f);
+  EXPECT_NEAR(p.at(c.velocity, 1), 0.5f, 1e-6f);
+  EXPECT_NEAR(p.at(c.velocity, 0), 0.75f, 1e-6f);
+}
+
+TEST(Compiler, GraphsLowerAndReportMistakes) {
+  const CompiledEffect fx = compileText(R"({"format": "mote.effect/1", "emitters": [{"name": "a",
+      "spawn": {"rate": 1}, "particle_fields": [{"name": "heat"}],
+      "init": {"fields": [{"field": "heat", "min": [2]}]},
+      "update": [{"type": "graph", "graph": {"nodes": [
+        {"id": "h", "op": "particle_field_get", "names": {"field": "heat"}},
+        {"id": "cool", "op": "mul", "inputs": {"a": "h"}, "params": {"b": 0.75}},
+        {"id": "store", "op": "particle_field_set", "inputs": {"value": "cool"}, "names": {"field": "heat"}},
+        {"id": "a", "op": "particle_field_set", "params": {"value": 0.5}, "names": {"field": "alpha"}}
+      ]}}]}]})");
+  Particle p(fx.emitters[0]);
+  std::int32_t heat = -1;
+  for (const bytecode::FieldSlot& f : fx.emitters[0].program.particleFields)
+    if (f.name == "field.heat") heat = static_cast<std::int32_t>(f.offset);
+  p.run(Section::Init);
+  p.run(Section::Update);
+  EXPECT_EQ(p.at(heat), 1.5f);
+  EXPECT_EQ(p.at(fx.emitters[0].channels.color, 3), 0.5f);
+
+  const authoring::EffectLoadResult bad = authoring::parseEffect(R"({"format": "mote.effect/1",
+      "emitters": [{"name": "a", "spawn": {"rate": 1}, "update": [{"type": "graph", "graph": {"nodes": [
+        {"id": "x", "op": "sinn", "inputs": {"a": "y"}},
+        {"id": "y", "op": "add", "inputs": {"a": "z"}},
+        {"id": "z", "op": "add", "inputs": {"a": "y", "b": "y"}}]}}]}]})");
+  ASSERT_TRUE(bad.ok()) << diagnosticsText(bad.diagnostics);
+  const CompileResult r = compileEffect(bad.effect);
+  EXPECT_EQ(
+      diagnosticsText(r.diagnostics),
+      "error: /emitters/0/update/0/graph/nodes/1: the graph has a cycle through node \"y\"\n");
+}
+
+TEST(Compiler, UnknownNodeTypesAreNamed) {
+  const authoring::EffectLoadResult bad = authoring::parseEffect(R"({"format": "mote.effect/1",
+      "emitters": [{"name": "a", "spawn": {"rate": 1}, "update": [{"type": "graph", "graph": {"nodes": [
+        {"id": "x", "op": "sinn", "params": {"a": 1}}]}}]}]})");
+  const CompileResult r = compileEffect(bad.effect);
+  EXPECT_EQ(diagnosticsText(r.diagnostics),
+            "error: /emitters/0/update/0/graph/nodes/0/op: unknown node type \"sinn\" "
+            "(docs/node-library.md lists them)\n");
+}
+
+TEST(Compiler, ConstantsAreInternedByBitPatternAndFolded) {
+  const CompiledEffect fx = compileText(R"({"format": "mote.effect/1", "emitters": [{"name": "a",
+      "spawn": {"rate": 1}, "init": {"color": [0, -0, 0.5, 1]},
+      "update": [{"type": "gravity", "acceleration": [0, -0, 1]}, {"type": "wind", "velocity": [0, 0, 1]}]}]})");
+  const auto& constants = fx.emitters[0].program.constants;
+  // Every pool entry is distinct bit for bit, and -0 stays -0.
+  using Bits = std::array<std::uint32_t, 4>;
+  for (std::size_t i = 0; i < constants.size(); ++i) {
+    for (std::size_t j = i + 1; j < constants.size(); ++j)
+      EXPECT_NE(std::bit_cast<Bits>(constants[i]), std::bit_cast<Bits>(constants[j]));
+  }
+  bool negativeZero = false;
+  for (const auto& c : constants)
+    for (const float v : c)
+      negativeZero = negativeZero || (v == 0.0f && std::signbit(v));
+  EXPECT_TRUE(negativeZero);
+}
+
+TEST(Compiler, InvalidEffectsAreErrorsNotCrashes) {
+  authoring::EffectDesc effect;  // no emitters
+  const CompileResult r = compileEffect(effect);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(diagnosticsText(r.diagnostics),
+            "error: /emitters: an effect needs at least one emitter\n");
+}
+
+}  // namespace
+}  // namespace mote::compiler
