@@ -85,9 +85,11 @@ class Reader {
   const Status& status() const { return status_; }
   bool ok() const { return status_.ok(); }
   bool atEnd() const { return at_ == bytes_.size(); }
+  std::size_t offset() const { return base_ + at_; }
 
-  void fail(const std::string& what) {
-    if (status_.ok()) status_ = parseError("offset " + std::to_string(base_ + at_) + ": " + what);
+  void fail(const std::string& what) { failAt(at_, what); }
+  void failAt(std::size_t at, const std::string& what) {
+    if (status_.ok()) status_ = parseError("offset " + std::to_string(base_ + at) + ": " + what);
   }
 
   bool need(std::size_t n, const char* what) {
@@ -118,27 +120,31 @@ class Reader {
   std::int32_t i32(const char* what) { return static_cast<std::int32_t>(u32(what)); }
   float f32(const char* what) { return std::bit_cast<float>(u32(what)); }
   bool boolean(const char* what) {
+    const std::size_t start = at_;
     const std::uint8_t v = u8(what);
-    if (v > 1) fail(std::string(what) + ": not a boolean (" + std::to_string(v) + ")");
+    if (v > 1) failAt(start, std::string(what) + ": not a boolean (" + std::to_string(v) + ")");
     return v == 1;
   }
   template <class E>
   E enumeration(const char* what, std::uint8_t count) {
+    const std::size_t start = at_;
     const std::uint8_t v = u8(what);
-    if (v >= count) fail(std::string(what) + ": value " + std::to_string(v) + " out of range");
+    if (v >= count)
+      failAt(start, std::string(what) + ": value " + std::to_string(v) + " out of range");
     return static_cast<E>(v < count ? v : 0);
   }
   /// A count of items of at least `minItemBytes` each, bounded by `limit` and what is left.
   std::uint32_t count(const char* what, std::uint32_t limit, std::size_t minItemBytes) {
+    const std::size_t start = at_;
     const std::uint32_t n = u32(what);
     if (!ok()) return 0;
     if (n > limit) {
-      fail(std::string(what) + ": " + std::to_string(n) + " items; at most " +
-           std::to_string(limit));
+      failAt(start, std::string(what) + ": " + std::to_string(n) + " items; at most " +
+                        std::to_string(limit));
       return 0;
     }
     if (minItemBytes > 0 && n > (bytes_.size() - at_) / minItemBytes) {
-      fail(std::string("truncated ") + what);
+      failAt(start, std::string("truncated ") + what);
       return 0;
     }
     return n;
@@ -409,8 +415,27 @@ CompiledEffect readEffect(Reader& r) {
 
 // Cross-field checks a file must pass besides program verification.
 Status checkEffect(const CompiledEffect& e) {
+  for (const GlobalFieldDecl& g : e.globals) {
+    if (g.width < 1 || g.width > kMaxWidth) {
+      return parseError("global field " + g.name + " is " + std::to_string(g.width) +
+                        " wide; widths are 1..4");
+    }
+  }
+  for (const CompiledMaterial& m : e.materials) {
+    if (m.columns < 1 || m.rows < 1 || m.columns > 256 || m.rows > 256) {
+      return parseError("material " + m.name + ": a " + std::to_string(m.columns) + "x" +
+                        std::to_string(m.rows) + " sprite sheet (1..256 each way)");
+    }
+  }
   for (const CompiledEmitter& em : e.emitters) {
     const std::string where = "emitter " + em.name + ": ";
+    if (em.render.beamTargetField < -1 ||
+        (em.render.beamTargetField >= 0 &&
+         static_cast<std::uint64_t>(em.render.beamTargetField) + 3 > em.program.emitterWords)) {
+      return parseError(where + "the beam target field at word " +
+                        std::to_string(em.render.beamTargetField) +
+                        " is outside the emitter words");
+    }
     if (em.material < -1 || em.material >= static_cast<std::int32_t>(e.materials.size())) {
       return parseError(where + "material " + std::to_string(em.material) + " does not exist");
     }
@@ -435,6 +460,17 @@ Status checkEffect(const CompiledEffect& e) {
         return parseError(where + "a particle channel at word " + std::to_string(offset) +
                           " is outside the " + std::to_string(em.program.particleWords) +
                           "-word layout");
+      }
+    }
+    // SPAWN targets are emitters of this effect.
+    for (const std::vector<std::uint32_t>* code : {&em.program.init, &em.program.update}) {
+      for (std::size_t at = 0; at + kWordsPerInstruction <= code->size();
+           at += kWordsPerInstruction) {
+        if (((*code)[at] & 0xFFu) == static_cast<std::uint32_t>(Opcode::Spawn) &&
+            (*code)[at + 1] >= e.emitters.size()) {
+          return parseError(where + "spawns into emitter " + std::to_string((*code)[at + 1]) +
+                            " of " + std::to_string(e.emitters.size()));
+        }
       }
     }
     if (em.maxParticles < 1 || em.maxParticles > (1u << 20)) {
@@ -496,7 +532,10 @@ Result<CompiledEffect> loadMotefx(std::span<const std::uint8_t> bytes) {
   Reader r(payload, kHeaderBytes);
   CompiledEffect effect = readEffect(r);
   if (!r.ok()) return r.status();
-  if (!r.atEnd()) return parseError("trailing bytes after the last emitter");
+  if (!r.atEnd()) {
+    return parseError("offset " + std::to_string(r.offset()) +
+                      ": trailing bytes after the last emitter");
+  }
   MOTE_RETURN_IF_ERROR(checkEffect(effect));
   for (CompiledEmitter& em : effect.emitters) {
     Result<VerifiedProgram> verified = verify(em.program);

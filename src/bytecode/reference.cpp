@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <cmath>
+#include <limits>
 
 namespace mote::bytecode {
 namespace {
@@ -96,6 +97,10 @@ float noise(float x, float y, float z) {
 }  // namespace
 
 std::array<float, 3> curlNoise(const std::array<float, 3>& p) {
+  if (!std::isfinite(p[0]) || !std::isfinite(p[1]) || !std::isfinite(p[2])) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    return {nan, nan, nan};  // no lattice cell for a non-finite point
+  }
   constexpr float h = 1.0f / 128.0f;
   constexpr float inv2h = 64.0f;
   // ψ = (n(p), n(p + a), n(p + b))
@@ -133,8 +138,8 @@ Lanes quatAxisAngle(float ax, float ay, float az, float angle) {
 
 class Machine {
  public:
-  Machine(const Program& p, std::span<float> particle, const ReferenceContext& ctx)
-      : p_(p), particle_(particle), ctx_(ctx) {}
+  Machine(const Program& p, Section section, std::span<float> particle, const ReferenceContext& ctx)
+      : p_(p), section_(section), particle_(particle), ctx_(ctx) {}
 
   bool run(std::span<const std::uint32_t> code) {
     for (std::size_t at = 0; at < code.size(); at += kWordsPerInstruction)
@@ -191,9 +196,9 @@ class Machine {
     write(in, out, in.width);
   }
 
-  // The four u32 of the particle's draw `index`.
+  // The four u32 of the particle's draw `index` in this section and tick (randomStream).
   std::array<std::uint32_t, 4> draw(std::uint32_t index) const {
-    return counterRandom4(ctx_.seed, index, ctx_.randomCounter);
+    return counterRandom4(ctx_.seed, randomStream(section_, ctx_.tick, index), ctx_.randomCounter);
   }
 
   void step(const std::uint32_t* words) {
@@ -463,6 +468,15 @@ class Machine {
       case Opcode::Kill:
         if (read(in, 0, 1)[0] != 0.0f) killed_ = true;
         return;
+      case Opcode::Spawn: {
+        const float count = std::floor(read(in, 1, 1)[0]);
+        if (!(count >= 1.0f) || ctx_.spawn == nullptr) return;  // nan and < 1: nothing
+        constexpr float kMaxCount = 1048576.0f;                 // one emitter's capacity at most
+        const Lanes at = read(in, 2, 3);
+        ctx_.spawn(in.src[0], static_cast<std::uint32_t>(count < kMaxCount ? count : kMaxCount),
+                   {at[0], at[1], at[2]}, ctx_.spawnUser);
+        return;
+      }
       case Opcode::SampleWind: {
         const Lanes pos = read(in, 0, 3);
         std::array<float, 3> wind{0.0f, 0.0f, 0.0f};
@@ -474,6 +488,7 @@ class Machine {
   }
 
   const Program& p_;
+  Section section_;
   std::span<float> particle_;
   const ReferenceContext& ctx_;
   std::array<float, kMaxRegisters> r_{};
@@ -488,7 +503,7 @@ bool runReference(const VerifiedProgram& verified, Section section, std::span<fl
   MOTE_ASSERT(particle.size() >= p.particleWords, "runReference: particle span too small");
   MOTE_ASSERT(context.emitterWords.size() >= p.emitterWords, "runReference: emitter words missing");
   MOTE_ASSERT(context.globals.size() >= p.globals.size(), "runReference: global values missing");
-  Machine machine(p, particle, context);
+  Machine machine(p, section, particle, context);
   return machine.run(p.section(section));
 }
 

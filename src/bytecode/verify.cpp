@@ -57,13 +57,15 @@ class Verifier {
     }
     for (std::size_t i = 0; i < p_.particleFields.size(); ++i) {
       const FieldSlot& f = p_.particleFields[i];
-      if (f.width < 1 || f.width > kMaxWidth ||
-          std::uint64_t{f.offset} + f.width > p_.particleWords) {
-        return invalidArgument("particle field " + std::to_string(i) + " (" + f.name +
-                               ") at words [" + std::to_string(f.offset) + ", " +
+      const std::string field = "particle field " + std::to_string(i) + " (" + f.name + ")";
+      if (f.width < 1 || f.width > kMaxWidth) {
+        return invalidArgument(field + " is " + std::to_string(f.width) + " wide; widths are 1..4");
+      }
+      if (std::uint64_t{f.offset} + f.width > p_.particleWords) {
+        return invalidArgument(field + " at words [" + std::to_string(f.offset) + ", " +
                                std::to_string(std::uint64_t{f.offset} + f.width) +
                                ") is outside the " + std::to_string(p_.particleWords) +
-                               "-word layout or not 1..4 wide");
+                               "-word layout");
       }
     }
     MOTE_RETURN_IF_ERROR(section(Section::Init));
@@ -113,9 +115,18 @@ class Verifier {
       case WidthRule::Fixed4:
         if (width != 4) return fail("width " + std::to_string(width) + "; this opcode is 4 wide");
         break;
+      case WidthRule::NoDst: {
+        // Without a value source (nop, kill, spawn) the width means nothing: one encoding, 1.
+        bool hasValue = false;
+        for (const SourceRule r : info->sources)
+          hasValue = hasValue || r == SourceRule::Value;
+        if (!hasValue && width != 1) {
+          return fail("width " + std::to_string(width) + "; this opcode is 1 wide");
+        }
+        break;
+      }
       case WidthRule::Any:
       case WidthRule::Reduce:
-      case WidthRule::NoDst:
         break;
     }
     for (std::uint32_t slot = 0; slot < 3; ++slot) {
@@ -128,9 +139,10 @@ class Verifier {
       return {};
     }
     if (in.dst + dw > p_.registerCount) {
-      return fail("dst registers " + std::to_string(in.dst) + ".." +
-                  std::to_string(in.dst + dw - 1) + " are outside the " +
-                  std::to_string(p_.registerCount) + "-register file");
+      const std::string regs = dw == 1 ? "dst register " + std::to_string(in.dst) + " is"
+                                       : "dst registers " + std::to_string(in.dst) + ".." +
+                                             std::to_string(in.dst + dw - 1) + " are";
+      return fail(regs + " outside the " + std::to_string(p_.registerCount) + "-register file");
     }
     for (std::uint32_t lane = 0; lane < dw; ++lane)
       written_.set(in.dst + lane);
@@ -219,6 +231,12 @@ class Verifier {
                       std::to_string(in.width));
         }
         return {};
+      case Opcode::Spawn:
+        if (i >= kMaxSpawnTargets) {
+          return fail("spawn target emitter " + std::to_string(i) + " is outside 0.." +
+                      std::to_string(kMaxSpawnTargets - 1));
+        }
+        return {};
       case Opcode::RandUniform:
       case Opcode::RandRange:
       case Opcode::RandUnitVector:
@@ -226,8 +244,8 @@ class Verifier {
       case Opcode::RandDisk:
       case Opcode::RandCone:
         if (i >= kMaxRandomDraws) {
-          return fail("random draw " + std::to_string(i) + " is beyond " +
-                      std::to_string(kMaxRandomDraws));
+          return fail("random draw " + std::to_string(i) + " is outside 0.." +
+                      std::to_string(kMaxRandomDraws - 1));
         }
         return {};
       default:

@@ -94,16 +94,19 @@ Value Builder::lane(Value v, std::uint32_t laneIndex) {
 }
 
 Value Builder::compose(std::initializer_list<Value> parts) {
-  // x + y·(0,1,..) style composition would cost several ops; a store/load through spare particle
-  // words is not available here, so compose by selects on lane masks: out = Σ part_i · e_i.
+  // Part 0 broadcast, then each later lane replaced by a select on a lane mask: exact, and a
+  // non-finite part stays in its own lane (a multiply-add by basis vectors would spread NaN).
   const std::uint32_t w = static_cast<std::uint32_t>(parts.size());
   Value out;
   std::uint32_t i = 0;
   for (const Value p : parts) {
-    Lanes unit{0.0f, 0.0f, 0.0f, 0.0f};
-    unit[i] = 1.0f;
-    const Value basis = constant(unit, w);
-    out = out.valid() ? fma(basis, p, out) : mul(basis, p);
+    if (i == 0) {
+      out = emit(Opcode::Mov, w, broadcast(p));
+    } else {
+      Lanes mask{0.0f, 0.0f, 0.0f, 0.0f};
+      mask[i] = 1.0f;
+      out = emit(Opcode::Select, w, use(constant(mask, w)), broadcast(p), use(out));
+    }
     ++i;
   }
   return out;

@@ -123,12 +123,12 @@ class EmitterCompiler {
         emitterFieldValues_.push_back(i < f.value.size() ? f.value[i] : 0.0f);
       emitterWords_ += w;
     }
-  }
-
-  // A named vec field: an emitter field of this emitter, else a global (imported once).
-  Value namedField(Builder& b, const std::string& name, std::uint32_t width) {
-    for (const bytecode::FieldSlot& s : emitterFieldSlots_)
-      if (s.name == name) return b.loadEmitter(s.offset, width);
+  }  // A named vec field: an emitter field of this emitter (unless `globalOnly`), else a global
+  // (imported once).
+  Value namedField(Builder& b, const std::string& name, std::uint32_t width,
+                   bool globalOnly = false) {
+    for (const bytecode::FieldSlot& slot : emitterFieldSlots_)
+      if (!globalOnly && slot.name == name) return b.loadEmitter(slot.offset, width);
     for (std::uint32_t i = 0; i < globals_.size(); ++i)
       if (globals_[i].name == name) return b.loadGlobal(i, width);
     globals_.push_back(bytecode::GlobalImport{name, width});
@@ -182,9 +182,16 @@ class EmitterCompiler {
     for (const GradientKey& k : g.keys)
       keys.push_back({k.time, k.color});
     return evalKeys(b, g.interp, keys, 4, x);
-  }
+  }  // --- spawn-time values
+     // ------------------------------------------------------------------------
 
-  // --- spawn-time values ------------------------------------------------------------------------
+  // The largest value a spawn-time parameter can take.
+  static float largest(const ScalarParam& p) {
+    float curve = 0.0f;
+    for (const CurveKey& k : p.overEmitterTime.keys)
+      curve = std::max(curve, k.value);
+    return p.range.max + curve;
+  }
 
   Value sample(Builder& b, const ScalarParam& p, float scale = 1.0f) {
     Value v;
@@ -347,19 +354,17 @@ class EmitterCompiler {
       }
     }
     if (world) velocity = b.emit(Opcode::QuatRotate, 3, b.use(rotation), b.use(velocity));
-    if (e_.velocityInheritance != 0.0f) {
+    if (world && e_.velocityInheritance != 0.0f) {  // local spaces move with the emitter
       velocity =
           b.fma(b.builtin(Builtin::EmitterVelocity), b.scalar(e_.velocityInheritance), velocity);
     }
     store(b, "velocity", velocity);
-
-    const Value width = sample(b, in.size);
-    const Value height = in.separateSizeY ? sample(b, in.sizeY) : width;
+    const Value width = b.max(sample(b, in.size), b.scalar(0.0f));
+    const Value height = in.separateSizeY ? b.max(sample(b, in.sizeY), b.scalar(0.0f)) : width;
     const Value size = b.compose({width, height});
     store(b, "size", size);
     if (needsSize0_) store(b, "size0", size);
-    maxSize_ =
-        std::max({in.size.range.max, in.separateSizeY ? in.sizeY.range.max : 0.0f, maxSize_});
+    maxSize_ = std::max({largest(in.size), in.separateSizeY ? largest(in.sizeY) : 0.0f, maxSize_});
 
     const Value color = sampleColor(b, in.color);
     store(b, "color", color);
@@ -482,7 +487,8 @@ class EmitterCompiler {
       } else if (const auto* vortex = std::get_if<VortexModule>(&m)) {
         const Vec3& ax = vortex->axis;
         const float len = std::sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
-        const Value axis = b.vec3(ax[0] / len, ax[1] / len, ax[2] / len);
+        const Value axis = b.emit(Opcode::QuatRotate, 3, b.use(b.builtin(Builtin::EmitterRotation)),
+                                  b.use(b.vec3(ax[0] / len, ax[1] / len, ax[2] / len)));
         const Value center = targetPoint(b, vortex->center, {});
         const Value r = b.sub(p, center);
         const Value turn = b.emit(Opcode::QuatFromAxisAngle, 4, b.use(axis),
@@ -515,9 +521,11 @@ class EmitterCompiler {
             b.kill(b.emit(Opcode::CmpLt, 1, b.use(dist), b.use(b.scalar(tm->killRadius))));
           }
         } else {
-          // Cubic Bezier from the spawn point to the target: P1 = src + dir·b2, P2 = dst − dir·b3.
+          // Cubic Bezier from the spawn point to the target (rollnw): P1 = src + up·b2 and
+          // P2 = dst − up·b3, with up the emitter's up axis — the path leaves along it and arrives
+          // against it, bowing away from the straight line by the handle lengths.
           const Value src = load(b, "origin", 3);
-          const Value dir = b.normalize(b.sub(target, src));
+          const Value dir = b.builtin(Builtin::EmitterUp);
           const Value p1 = b.fma(dir, b.scalar(tm->sourceTangent), src);
           const Value p2 = b.fma(dir, b.scalar(-tm->targetTangent), target);
           const Value s =
@@ -597,11 +605,10 @@ class EmitterCompiler {
   }
 
   void collide(Builder& b, const CollisionModule& c, const std::string& at, Value& p, Value& v) {
-    if (!c.spawnEmitter.empty()) {
-      warning(at + "/spawn_emitter",
-              "spawning into another emitter on a hit is not compiled yet (the ISA has no SPAWN "
-              "instruction); the hit response still applies");
-    }
+    (void)at;
+    std::uint32_t spawnTarget = 0;
+    for (std::size_t t = 0; t < effect_.emitters.size(); ++t)
+      if (effect_.emitters[t].name == c.spawnEmitter) spawnTarget = static_cast<std::uint32_t>(t);
     for (std::size_t i = 0; i < c.colliders.size(); ++i) {
       const Collider& k = c.colliders[i];
       const Value center = b.vec3(k.position[0], k.position[1], k.position[2]);
@@ -636,11 +643,13 @@ class EmitterCompiler {
         const Value gx = b.lane(gap, 0);
         const Value gy = b.lane(gap, 1);
         const Value gz = b.lane(gap, 2);
-        // inside: the axis with the largest gap; outside: the smallest (all must be > 0)
-        const Opcode pick = k.inside ? Opcode::CmpLt : Opcode::CmpLe;
-        const Value xFirst =
-            b.mul(b.emit(pick, 1, b.use(gy), b.use(gx)), b.emit(pick, 1, b.use(gz), b.use(gx)));
-        const Value yFirst = b.emit(pick, 1, b.use(gz), b.use(gy));
+        // inside: the axis with the largest gap; outside: the smallest (least penetration)
+        const auto first = [&](Value a, Value other) {  // a is chosen over other
+          return k.inside ? b.emit(Opcode::CmpLt, 1, b.use(other), b.use(a))
+                          : b.emit(Opcode::CmpLe, 1, b.use(a), b.use(other));
+        };
+        const Value xFirst = b.mul(first(gx, gy), first(gx, gz));
+        const Value yFirst = first(gy, gz);
         const Value axis =
             b.select(xFirst, b.vec3(1.0f, 0.0f, 0.0f),
                      b.select(yFirst, b.vec3(0.0f, 1.0f, 0.0f), b.vec3(0.0f, 0.0f, 1.0f)));
@@ -658,6 +667,12 @@ class EmitterCompiler {
       const Value vn = b.dot(v, normal);
       const Value hit = b.mul(b.emit(Opcode::CmpLt, 1, b.use(b.scalar(0.0f)), b.use(depth)),
                               b.emit(Opcode::CmpLe, 1, b.use(vn), b.use(b.scalar(0.0f))));
+      if (!c.spawnEmitter.empty() && c.spawnCount > 0) {
+        // Sub-emitter: spawn_count particles into the target at the point of contact.
+        b.emit(Opcode::Spawn, 1, Builder::index(spawnTarget),
+               b.use(b.mul(hit, b.scalar(static_cast<float>(c.spawnCount)))),
+               b.use(b.fma(normal, depth, p)));
+      }
       if (c.response == CollisionResponse::Kill) {
         b.kill(hit);
         continue;
@@ -809,7 +824,7 @@ void EmitterCompiler::lowerGraph(Builder& b, const NodeGraph& graph, const std::
   std::map<std::string, std::size_t> byId;
   for (std::size_t i = 0; i < n; ++i)
     byId[graph.nodes[i].id] = i;
-  // Topological order (Kahn); a cycle is an error.
+  // Topological order (depth-first); a cycle is an error.
   std::vector<std::size_t> order;
   std::vector<int> state(n, 0);  // 0 new, 1 on the stack, 2 done
   bool cycle = false;
@@ -832,9 +847,11 @@ void EmitterCompiler::lowerGraph(Builder& b, const NodeGraph& graph, const std::
   for (std::size_t i = 0; i < n; ++i)
     visit(visit, i);
   if (cycle) return;
-
   std::vector<Value> outputs(n);
+  const std::size_t diagnosticsBefore = diagnostics_.size();
   for (const std::size_t i : order) {
+    // Once a node failed, nodes after it would only report that its output is missing.
+    if (diagnostics_.size() > diagnosticsBefore) return;
     const GraphNode& node = graph.nodes[i];
     const std::string where = at + "/nodes/" + std::to_string(i);
     const auto input = [&](const std::string& port) -> Value {
@@ -951,7 +968,12 @@ void EmitterCompiler::lowerGraph(Builder& b, const NodeGraph& graph, const std::
       if (const PseudoField* pf = pseudoField(field)) {
         const Value v = inputOrParam("value");
         if (failed_) continue;
-        b.storeField(layout_.field(std::string(pf->field), pf->width) + pf->lane, b.lane(v, 0));
+        if (v.width != 1) {
+          error(where + "/inputs/value",
+                "\"" + field + "\" is one lane; the value is " + std::to_string(v.width) + " wide");
+          continue;
+        }
+        b.storeField(layout_.field(std::string(pf->field), pf->width) + pf->lane, v);
         continue;
       }
       std::string storage;
@@ -980,7 +1002,7 @@ void EmitterCompiler::lowerGraph(Builder& b, const NodeGraph& graph, const std::
                   " field named \"" + field + "\"");
         continue;
       }
-      outputs[i] = namedField(b, field, w);
+      outputs[i] = namedField(b, field, w, op == "global_field_get");
     } else if (op == "builtin") {
       const std::string builtin = name("builtin");
       bool found = false;

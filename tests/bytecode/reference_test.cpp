@@ -146,7 +146,7 @@ std::vector<float> eval(Opcode code, std::uint32_t width, const Lanes& a, const 
 TEST(ReferenceOp, NopChangesNothing) {
   Harness h;
   h.particle[3] = 7.0f;
-  ASSERT_TRUE(h.run({op(Opcode::Nop, 1, 0), op(Opcode::Nop, 4, 0)}));
+  ASSERT_TRUE(h.run({op(Opcode::Nop, 1, 0), op(Opcode::Nop, 1, 0)}));
   EXPECT_FALSE(h.killed);
   EXPECT_EQ(h.particle[3], 7.0f);
   for (std::uint32_t i = 0; i < kParticleWords; ++i) {
@@ -483,14 +483,33 @@ TEST(ReferenceOp, RandUniformIsTheParticlesCounterStream) {
   h.context.seed = kSeed;
   h.context.randomCounter = 42;
   ASSERT_TRUE(h.run({op(Opcode::RandUniform, 4, 0, {idx(5)}), store(kOut, 4, 0)}));
-  // lane i = unitFloatFromU32(word i of Philox(seed, stream = draw 5, counter = 42))
-  const std::array<std::uint32_t, 4> bits = counterRandom4(kSeed, 5, 42);
+  // lane i = unitFloatFromU32(word i of Philox(seed, stream = draw 5 of UPDATE at tick 0,
+  // counter = 42)); the stream is 5 | 1 << 16.
+  static_assert(randomStream(Section::Update, 0, 5) == (5u | 1u << 16));
+  const std::array<std::uint32_t, 4> bits = counterRandom4(kSeed, 5u | 1u << 16, 42);
   const std::vector<float> r = h.out(4);
   for (std::uint32_t lane = 0; lane < 4; ++lane) {
     EXPECT_EQ(r[lane], unitFloatFromU32(bits[lane])) << lane;
     EXPECT_GE(r[lane], 0.0f);
     EXPECT_LT(r[lane], 1.0f);
   }
+}
+
+TEST(ReferenceRandom, DrawsDifferBetweenSectionsAndTicks) {
+  // The same draw index in INIT, in UPDATE, and in UPDATE one tick later: three streams.
+  static_assert(randomStream(Section::Init, 0, 2) == 2u);
+  static_assert(randomStream(Section::Update, 3, 2) == (2u | 1u << 16 | std::uint64_t{3} << 17));
+  Harness h;
+  h.context.seed = kSeed;
+  h.context.randomCounter = 9;
+  ASSERT_TRUE(h.run({op(Opcode::RandUniform, 1, 0, {idx(2)}), store(kOut, 1, 0)}));
+  const float tick0 = h.out(1)[0];
+  h.context.tick = 1;
+  ASSERT_TRUE(h.run({op(Opcode::RandUniform, 1, 0, {idx(2)}), store(kOut, 1, 0)}));
+  const float tick1 = h.out(1)[0];
+  EXPECT_NE(tick0, tick1);
+  EXPECT_EQ(tick1,
+            unitFloatFromU32(counterRandom4(kSeed, randomStream(Section::Update, 1, 2), 9)[0]));
 }
 
 TEST(ReferenceOp, RandRangeScalesTheSameDraw) {
@@ -501,7 +520,8 @@ TEST(ReferenceOp, RandRangeScalesTheSameDraw) {
   ASSERT_TRUE(h.run({op(Opcode::LoadConst, 4, 0, {idx(0)}), op(Opcode::LoadConst, 4, 4, {idx(1)}),
                      op(Opcode::RandRange, 4, 8, {idx(3), reg(0), reg(4)}), store(kOut, 4, 8)}));
   // lane i = lo + (hi - lo) · u_i, u from draw 3; lo == hi gives lo exactly
-  const std::array<std::uint32_t, 4> bits = counterRandom4(kSeed, 3, 7);
+  const std::array<std::uint32_t, 4> bits =
+      counterRandom4(kSeed, randomStream(Section::Update, 0, 3), 7);
   const Lanes lo{-1.0f, 10.0f, 5.0f, 0.0f};
   const Lanes hi{1.0f, 20.0f, 5.0f, 0.5f};
   const std::vector<float> r = h.out(4);
@@ -731,6 +751,37 @@ TEST(ReferenceOp, SampleWindAsksTheHostOrIsStill) {
   h.context.wind = nullptr;
   ASSERT_TRUE(h.run(code));
   EXPECT_EQ(h.out(3), (std::vector<float>{0.0f, 0.0f, 0.0f}));
+}
+
+struct SpawnLog {
+  std::vector<std::array<float, 5>> requests;  // target, count, x, y, z
+};
+
+void logSpawn(std::uint32_t target, std::uint32_t count, const std::array<float, 3>& at,
+              void* user) {
+  static_cast<SpawnLog*>(user)->requests.push_back(
+      {static_cast<float>(target), static_cast<float>(count), at[0], at[1], at[2]});
+}
+
+TEST(ReferenceOp, SpawnQueuesWholeParticlesAtAPosition) {
+  Harness h;
+  h.program.constants = {{1.0f, 2.0f, 3.0f, 0.0f}};
+  SpawnLog log;
+  h.context.spawn = &logSpawn;
+  h.context.spawnUser = &log;
+  // floor(2.75) = 2 into emitter 4 at (1, 2, 3); 0.5, -3 and nan queue nothing.
+  ASSERT_TRUE(h.run({op(Opcode::LoadConst, 3, 0, {idx(0)}),
+                     op(Opcode::Spawn, 1, 0, {idx(4), imm(2.75f), reg(0)}),
+                     op(Opcode::Spawn, 1, 0, {idx(4), imm(0.5f), reg(0)}),
+                     op(Opcode::Spawn, 1, 0, {idx(4), imm(-3.0f), reg(0)}),
+                     op(Opcode::Spawn, 1, 0, {idx(1), imm(kNaN), reg(0)})}));
+  ASSERT_EQ(log.requests.size(), 1u);
+  EXPECT_EQ(log.requests[0], (std::array<float, 5>{4.0f, 2.0f, 1.0f, 2.0f, 3.0f}));
+  // Without a host callback the requests are dropped.
+  h.context.spawn = nullptr;
+  ASSERT_TRUE(h.run({op(Opcode::LoadConst, 3, 0, {idx(0)}),
+                     op(Opcode::Spawn, 1, 0, {idx(4), imm(9.0f), reg(0)})}));
+  EXPECT_EQ(log.requests.size(), 1u);
 }
 
 // --- operand forms, sections, random streams

@@ -138,24 +138,19 @@ TEST(VerifyRejects, GlobalImportOfWidthFive) {
 TEST(VerifyRejects, ParticleFieldPastTheLayout) {
   Program p = layout();
   p.particleFields.push_back({"color", 6, 4});
-  EXPECT_EQ(
-      rejection(p),
-      "particle field 3 (color) at words [6, 10) is outside the 8-word layout or not 1..4 wide");
+  EXPECT_EQ(rejection(p), "particle field 3 (color) at words [6, 10) is outside the 8-word layout");
 }
 
 TEST(VerifyRejects, ParticleFieldOfWidthZero) {
   Program p = layout();
   p.particleFields[2].width = 0;
-  EXPECT_EQ(rejection(p),
-            "particle field 2 (age) at words [6, 6) is outside the 8-word layout or not 1..4 wide");
+  EXPECT_EQ(rejection(p), "particle field 2 (age) is 0 wide; widths are 1..4");
 }
 
 TEST(VerifyRejects, ParticleFieldOfWidthFive) {
   Program p = layout();
   p.particleFields[0].width = 5;
-  EXPECT_EQ(rejection(p),
-            "particle field 0 (position) at words [0, 5) is outside the 8-word layout or not 1..4 "
-            "wide");
+  EXPECT_EQ(rejection(p), "particle field 0 (position) is 5 wide; widths are 1..4");
 }
 
 TEST(VerifyRejects, ParticleFieldWhoseEndOverflows32Bits) {
@@ -163,7 +158,7 @@ TEST(VerifyRejects, ParticleFieldWhoseEndOverflows32Bits) {
   p.particleFields[1].offset = 0xFFFFFFFFu;
   EXPECT_EQ(rejection(p),
             "particle field 1 (velocity) at words [4294967295, 4294967298) is outside the 8-word "
-            "layout or not 1..4 wide");
+            "layout");
 }
 
 TEST(VerifyRejects, SectionThatIsNotWholeInstructions) {
@@ -188,7 +183,7 @@ TEST(VerifyRejects, UnknownOpcode) {
   p.update = {200, 0, 0, 0};
   EXPECT_EQ(rejection(p), "update[0]: unknown opcode 200");
   p.update = {kOpcodeCount, 0, 0, 0};  // the first code past the table
-  EXPECT_EQ(rejection(p), "update[0]: unknown opcode 53");
+  EXPECT_EQ(rejection(p), "update[0]: unknown opcode 54");
 }
 
 TEST(VerifyRejects, ReservedWord0Bits) {
@@ -226,7 +221,7 @@ TEST(VerifyRejects, DstOutsideTheRegisterFile) {
             "update[0] mov: dst registers 6..9 are outside the 8-register file");
   // Reduce and Fixed rules size the dst themselves.
   EXPECT_EQ(rejection(withUpdate({op(Opcode::Dot, 4, 8, {imm(1.0f), imm(2.0f)})})),
-            "update[0] dot: dst registers 8..8 are outside the 8-register file");
+            "update[0] dot: dst register 8 is outside the 8-register file");
   EXPECT_EQ(rejection(withUpdate({op(Opcode::QuatFromAxisAngle, 4, 5, {imm(1.0f), imm(2.0f)})})),
             "update[0] qaxis: dst registers 5..8 are outside the 8-register file");
 }
@@ -379,14 +374,29 @@ TEST(VerifyRejects, GlobalImportOfAnotherWidth) {
             "update[0] ldg: global tint is 4 wide, not 2");
 }
 
+TEST(VerifyRejects, WidthOfAnOpcodeWithoutValueSources) {
+  EXPECT_EQ(rejection(withUpdate({op(Opcode::Nop, 2, 0, {})})),
+            "update[0] nop: width 2; this opcode is 1 wide");
+  EXPECT_EQ(rejection(withUpdate({op(Opcode::Kill, 4, 0, {imm(1.0f)})})),
+            "update[0] kill: width 4; this opcode is 1 wide");
+}
+
+TEST(VerifyRejects, SpawnTargetPastTheLimit) {
+  EXPECT_EQ(rejection(withUpdate(
+                {op(Opcode::Spawn, 1, 0, {idx(kMaxSpawnTargets), imm(1.0f), imm(0.0f)})})),
+            "update[0] spawn: spawn target emitter 256 is outside 0..255");
+  EXPECT_EQ(rejection(withUpdate({op(Opcode::Spawn, 3, 0, {idx(0), imm(1.0f), imm(0.0f)})})),
+            "update[0] spawn: width 3; this opcode is 1 wide");
+}
+
 TEST(VerifyRejects, RandomDrawPastTheLimit) {
   EXPECT_EQ(rejection(withUpdate({op(Opcode::RandUniform, 1, 0, {idx(kMaxRandomDraws)})})),
-            "update[0] rand: random draw 65536 is beyond 65536");
+            "update[0] rand: random draw 65536 is outside 0..65535");
   EXPECT_EQ(rejection(withUpdate({op(Opcode::RandCone, 3, 0, {idx(0xFFFFFFFFu), imm(0.5f)})})),
-            "update[0] randcone: random draw 4294967295 is beyond 65536");
+            "update[0] randcone: random draw 4294967295 is outside 0..65535");
   EXPECT_EQ(rejection(withUpdate(
                 {ldc(2, 0), op(Opcode::RandRange, 2, 4, {idx(70000), reg(0), imm(9.0f)})})),
-            "update[1] randr: random draw 70000 is beyond 65536");
+            "update[1] randr: random draw 70000 is outside 0..65535");
 }
 
 // --- where and in which order
@@ -503,7 +513,7 @@ TEST(VerifyAccepts, NarrowSourcesReadOnlyTheirLanes) {
   // randcone's half-angle and kill's operand are Scalar: only lane 0 must be written, whatever
   // the instruction width; lanes past a source's width are not read, so their swizzle is free.
   EXPECT_EQ(rejection(withUpdate({ldc(1, 0), op(Opcode::RandCone, 3, 4, {idx(0), reg(0)}),
-                                  op(Opcode::Kill, 4, 0, {reg(0)}),
+                                  op(Opcode::Kill, 1, 0, {reg(0)}),
                                   op(Opcode::Mov, 1, 1, {reg(0, {0, 3, 3, 3})})})),
             "(accepted)");
 }

@@ -138,7 +138,8 @@ int runCompile(const std::string& input, const std::string& output) {
     fmt::print(stderr, "error: {}\n", written.message());
     return 1;
   }
-  fmt::print("{}: {} emitters, {} bytes\n", path, effect.emitters.size(), bytes.size());
+  fmt::print("{}: {} emitter{}, {} bytes\n", path, effect.emitters.size(),
+             effect.emitters.size() == 1 ? "" : "s", bytes.size());
   return 0;
 }
 

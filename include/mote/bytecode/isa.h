@@ -28,6 +28,7 @@ namespace mote::bytecode {
 inline constexpr std::uint32_t kWordsPerInstruction = 4;
 inline constexpr std::uint32_t kMaxRegisters = 256;
 inline constexpr std::uint32_t kMaxWidth = 4;
+inline constexpr std::uint32_t kMaxSpawnTargets = 256;  ///< SPAWN's emitter index is below this
 
 enum class OperandKind : std::uint8_t { None = 0, Reg = 1, Imm = 2 };
 
@@ -83,8 +84,10 @@ enum class WidthRule : std::uint8_t {
   X(Pow, 26, "pow", Any, Value, Value, Unused, "dst = a^b")                                    \
   X(Dot, 27, "dot", Reduce, Value, Value, Unused, "dst = sum of a * b over the width")         \
   X(Cross, 28, "cross", Fixed3, Value, Value, Unused, "dst = a × b")                           \
-  X(Length, 29, "len", Reduce, Value, Unused, Unused, "dst = sqrt(dot(a, a))")                 \
-  X(Normalize, 30, "norm", Any, Value, Unused, Unused, "dst = a / length(a); 0 for a = 0")     \
+  X(Length, 29, "len", Reduce, Value, Unused, Unused,                                          \
+    "dst = sqrt(dot(a, a)) (overflows beyond |a| ~ 1e19)")                                     \
+  X(Normalize, 30, "norm", Any, Value, Unused, Unused,                                         \
+    "dst = a / length(a); 0 when length(a) is 0 (underflow included)")                         \
   X(Lerp, 31, "lerp", Any, Value, Value, Value, "dst = a + (b - a) * c")                       \
   X(Smoothstep, 32, "smooth", Any, Value, Value, Value,                                        \
     "t = saturate((c - a) / (b - a)); dst = t * t * (3 - 2t)")                                 \
@@ -96,8 +99,9 @@ enum class WidthRule : std::uint8_t {
   X(CmpNe, 38, "ne", Any, Value, Value, Unused, "dst = a != b ? 1 : 0")                        \
   X(Select, 39, "sel", Any, Value, Value, Value, "dst = a != 0 ? b : c")                       \
   X(RandUniform, 40, "rand", Any, Index, Unused, Unused,                                       \
-    "dst = uniform in [0, 1) per lane: draw i of the particle's counter-based stream")         \
-  X(RandRange, 41, "randr", Any, Index, Value, Value, "dst = b + (c - b) * uniform (draw i)")  \
+    "dst = uniform in [0, 1) per lane: draw i of the particle's stream (section, tick)")       \
+  X(RandRange, 41, "randr", Any, Index, Value, Value,                                          \
+    "dst = b + (c - b) * uniform (draw i); rounding may give c")                               \
   X(RandUnitVector, 42, "randdir", Fixed3, Index, Unused, Unused,                              \
     "dst = uniform direction on the unit sphere (draw i)")                                     \
   X(RandSphere, 43, "randball", Fixed3, Index, Unused, Unused,                                 \
@@ -117,7 +121,9 @@ enum class WidthRule : std::uint8_t {
     "dst = qaxis(b, |b| · DT) ⊗ a: exact for a constant angular velocity b (rad/s)")           \
   X(Kill, 51, "kill", NoDst, Scalar, Unused, Unused, "the particle dies when a != 0")          \
   X(SampleWind, 52, "wind", Fixed3, Value, Unused, Unused,                                     \
-    "dst = the host's wind at world position a, m/s (still air without a host field)")
+    "dst = the host's wind at world position a, m/s (still air without a host field)")         \
+  X(Spawn, 53, "spawn", NoDst, Index, Scalar, Vec3,                                            \
+    "queue floor(b) particles (none for b < 1 or nan) into emitter i, born at position c")
 
 enum class Opcode : std::uint8_t {
 #define MOTE_ISA_ENUM(name, code, mnemonic, width, s0, s1, s2, doc) name = code,

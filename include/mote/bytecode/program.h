@@ -42,6 +42,8 @@ struct GlobalImport {
   bool operator==(const GlobalImport&) const = default;
 };
 
+/// A program's particle words are all a runtime keeps per particle; a newborn's words are zero
+/// when INIT runs (the runtime's contract), so a field INIT does not write reads 0.
 struct Program {
   std::vector<std::uint32_t> init;    ///< 4 words per instruction
   std::vector<std::uint32_t> update;  ///< 4 words per instruction

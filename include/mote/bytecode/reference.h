@@ -19,16 +19,31 @@ namespace mote::bytecode {
 /// The host's wind at a world position (m/s). Null: still air.
 using WindFn = std::array<float, 3> (*)(const std::array<float, 3>& position, void* user);
 
+/// A SPAWN request: `count` particles into emitter `target` of the effect, born at `position`.
+using SpawnFn = void (*)(std::uint32_t target, std::uint32_t count,
+                         const std::array<float, 3>& position, void* user);
+
 struct ReferenceContext {
   /// LOAD_BUILTIN values, indexed by Builtin (lanes past a builtin's width are ignored).
   std::array<std::array<float, 4>, kBuiltinCount> builtins{};
   std::span<const float> emitterWords;            ///< LOAD_EMITTER; ≥ program.emitterWords
   std::span<const std::array<float, 4>> globals;  ///< LOAD_GLOBAL, one per import
   std::uint64_t seed = 0;                         ///< the emitter's random seed
-  std::uint64_t randomCounter = 0;  ///< the particle's position in its random stream (its id)
+  std::uint64_t randomCounter = 0;  ///< the particle's id: its position in every random stream
+  std::uint64_t tick = 0;           ///< the simulation tick (UPDATE draws differ every tick)
   WindFn wind = nullptr;
   void* windUser = nullptr;
+  SpawnFn spawn = nullptr;  ///< null: SPAWN requests are dropped
+  void* spawnUser = nullptr;
 };
+
+/// The Philox stream of random draw `index` (< kMaxRandomDraws = 2^16) of `section` at `tick`:
+/// index | section << 16 | tick << 17, so INIT and UPDATE and every tick draw independently.
+/// A draw is counterRandom4(seed, randomStream(...), randomCounter); lane i uses word i.
+constexpr std::uint64_t randomStream(Section section, std::uint64_t tick, std::uint32_t index) {
+  return std::uint64_t{index} | std::uint64_t{section == Section::Update ? 1u : 0u} << 16 |
+         tick << 17;
+}
 
 /// Runs `section` of `program` on one particle's words (≥ program.particleWords). Returns true when
 /// the particle was killed (a KILL with a non-zero operand ran). Requires the spans the program
@@ -36,10 +51,10 @@ struct ReferenceContext {
 bool runReference(const VerifiedProgram& program, Section section, std::span<float> particle,
                   const ReferenceContext& context);
 
-/// The curl-noise vector at `p` (the CURL_NOISE opcode at frequency 1): the curl of the vector
-/// potential (n(p), n(p + (31.4, 0, 0)), n(p + (0, 27.1, 0))) where n is 3D gradient noise
-/// (Perlin's improved noise with a quintic fade over a hashed gradient lattice), by central
-/// differences with step 1/128. Divergence-free up to the differencing error.
+/// The curl-noise vector at `p` (the CURL_NOISE opcode at frequency 1; NaN for a non-finite p): the
+/// curl of the vector potential (n(p), n(p + (31.4, 0, 0)), n(p + (0, 27.1, 0))) where n is 3D
+/// gradient noise (Perlin's improved noise with a quintic fade over a hashed gradient lattice), by
+/// central differences with step 1/128. Divergence-free up to the differencing error.
 std::array<float, 3> curlNoise(const std::array<float, 3>& p);
 
 }  // namespace mote::bytecode

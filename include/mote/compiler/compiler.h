@@ -23,7 +23,9 @@ struct CompileResult {
 };
 
 /// Compiles a valid effect (run authoring::validateEffect first; an invalid one gives errors, not
-/// undefined behaviour). Deterministic: the same effect gives the same bytes on every build.
+/// undefined behaviour). Deterministic for one build: the same effect gives the same bytes every
+/// time. Builds with other compilers or C libraries may order constants differently or fold
+/// sin/cos/pow constants to other last bits; each output verifies and behaves the same.
 [[nodiscard]] CompileResult compileEffect(const authoring::EffectDesc& effect);
 
 }  // namespace mote::compiler
