@@ -467,9 +467,10 @@ Status checkEffect(const CompiledEffect& e) {
       for (std::size_t at = 0; at + kWordsPerInstruction <= code->size();
            at += kWordsPerInstruction) {
         if (((*code)[at] & 0xFFu) == static_cast<std::uint32_t>(Opcode::Spawn) &&
-            (*code)[at + 1] >= e.emitters.size()) {
+            ((*code)[at + 1] >= e.emitters.size() || &e.emitters[(*code)[at + 1]] == &em)) {
           return parseError(where + "spawns into emitter " + std::to_string((*code)[at + 1]) +
-                            " of " + std::to_string(e.emitters.size()));
+                            " (not another emitter of the " + std::to_string(e.emitters.size()) +
+                            ")");
         }
       }
     }

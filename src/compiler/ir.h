@@ -37,7 +37,7 @@ struct Operand {
 struct Node {
   Opcode op = Opcode::Nop;
   std::uint32_t width = 1;        ///< the instruction's width
-  std::uint32_t resultWidth = 0;  ///< 0: no result (stores, kill)
+  std::uint32_t resultWidth = 0;  ///< 0: no result (stores, kill, spawn)
   std::array<Operand, 3> src{};
   bool isConstant = false;  ///< a literal (op LoadConst, value in `constant`)
   Lanes constant{};

@@ -105,10 +105,6 @@ class EmitterCompiler {
     diagnostics_.push_back(Diagnostic{Severity::Error, pointer(at), std::move(message), {}, 0, 0});
     failed_ = true;
   }
-  void warning(std::string_view at, std::string message) {
-    diagnostics_.push_back(
-        Diagnostic{Severity::Warning, pointer(at), std::move(message), {}, 0, 0});
-  }
 
   // --- fields
   // ----------------------------------------------------------------------------------------
@@ -123,7 +119,9 @@ class EmitterCompiler {
         emitterFieldValues_.push_back(i < f.value.size() ? f.value[i] : 0.0f);
       emitterWords_ += w;
     }
-  }  // A named vec field: an emitter field of this emitter (unless `globalOnly`), else a global
+  }
+
+  // A named vec field: an emitter field of this emitter (unless `globalOnly`), else a global
   // (imported once).
   Value namedField(Builder& b, const std::string& name, std::uint32_t width,
                    bool globalOnly = false) {
@@ -182,8 +180,9 @@ class EmitterCompiler {
     for (const GradientKey& k : g.keys)
       keys.push_back({k.time, k.color});
     return evalKeys(b, g.interp, keys, 4, x);
-  }  // --- spawn-time values
-     // ------------------------------------------------------------------------
+  }
+
+  // --- spawn-time values ------------------------------------------------------------------------
 
   // The largest value a spawn-time parameter can take.
   static float largest(const ScalarParam& p) {
@@ -521,13 +520,14 @@ class EmitterCompiler {
             b.kill(b.emit(Opcode::CmpLt, 1, b.use(dist), b.use(b.scalar(tm->killRadius))));
           }
         } else {
-          // Cubic Bezier from the spawn point to the target (rollnw): P1 = src + up·b2 and
-          // P2 = dst − up·b3, with up the emitter's up axis — the path leaves along it and arrives
-          // against it, bowing away from the straight line by the handle lengths.
+          // Cubic Bezier from the spawn point to the target: P1 = src + up·b2 and
+          // P2 = dst + up·b3, with up the emitter's up axis — the path leaves upward and comes
+          // down onto the target, an arc whose height the handle lengths set (rollnw's p2p
+          // Bezier; NWN's handles are along the node's Z).
           const Value src = load(b, "origin", 3);
           const Value dir = b.builtin(Builtin::EmitterUp);
           const Value p1 = b.fma(dir, b.scalar(tm->sourceTangent), src);
-          const Value p2 = b.fma(dir, b.scalar(-tm->targetTangent), target);
+          const Value p2 = b.fma(dir, b.scalar(tm->targetTangent), target);
           const Value s =
               tm->travelTime > 0.0f ? b.saturate(b.div(age, b.scalar(tm->travelTime))) : t;
           const Value u = b.sub(b.scalar(1.0f), s);
@@ -547,7 +547,7 @@ class EmitterCompiler {
         const Value k = b.min(b.mul(dt, b.scalar(w2->response)), b.scalar(1.0f));
         v = b.fma(b.sub(wind, v), k, v);
       } else if (const auto* c2 = std::get_if<CollisionModule>(&m)) {
-        collide(b, *c2, at, p, v);
+        collide(b, *c2, p, v);
       } else if (const auto* k = std::get_if<KillModule>(&m)) {
         killIf(b, *k, age, p, v);
       } else if (const auto* col = std::get_if<ColorOverLifeModule>(&m)) {
@@ -559,8 +559,9 @@ class EmitterCompiler {
         const Value a = b.saturate(evalCurve(b, al->curve, t));
         if (!color.valid()) color = load(b, "color", 4);
         const Value alpha = al->mode == CurveMode::Set ? a : b.mul(b.lane(color, 3), a);
-        color = b.add(b.mul(color, b.constant({1.0f, 1.0f, 1.0f, 0.0f}, 4)),
-                      b.mul(b.constant({0.0f, 0.0f, 0.0f, 1.0f}, 4), alpha));
+        // Replace lane w by a select (exact; a non-finite alpha stays in its lane).
+        color = b.emit(Opcode::Select, 4, b.use(b.constant({0.0f, 0.0f, 0.0f, 1.0f}, 4)),
+                       b.broadcast(alpha), b.use(color));
         colorChanged = true;
       } else if (const auto* sz = std::get_if<SizeOverLifeModule>(&m)) {
         const Value x = evalCurve(b, sz->x, t);
@@ -604,8 +605,7 @@ class EmitterCompiler {
     frameUpdate(b, age, t);
   }
 
-  void collide(Builder& b, const CollisionModule& c, const std::string& at, Value& p, Value& v) {
-    (void)at;
+  void collide(Builder& b, const CollisionModule& c, Value& p, Value& v) {
     std::uint32_t spawnTarget = 0;
     for (std::size_t t = 0; t < effect_.emitters.size(); ++t)
       if (effect_.emitters[t].name == c.spawnEmitter) spawnTarget = static_cast<std::uint32_t>(t);
@@ -967,7 +967,7 @@ void EmitterCompiler::lowerGraph(Builder& b, const NodeGraph& graph, const std::
       const std::string field = name("field");
       if (const PseudoField* pf = pseudoField(field)) {
         const Value v = inputOrParam("value");
-        if (failed_) continue;
+        if (diagnostics_.size() > diagnosticsBefore) return;
         if (v.width != 1) {
           error(where + "/inputs/value",
                 "\"" + field + "\" is one lane; the value is " + std::to_string(v.width) + " wide");
@@ -979,7 +979,7 @@ void EmitterCompiler::lowerGraph(Builder& b, const NodeGraph& graph, const std::
       std::string storage;
       const std::uint32_t w = particleField(field, storage);
       const Value v = inputOrParam("value");
-      if (w == 0 || failed_) continue;
+      if (w == 0 || diagnostics_.size() > diagnosticsBefore) return;
       if (v.width != w && v.width != 1) {
         error(where + "/inputs/value", "a " + std::to_string(v.width) + "-wide value for a " +
                                            std::to_string(w) + "-wide field");
@@ -1039,7 +1039,7 @@ void EmitterCompiler::lowerGraph(Builder& b, const NodeGraph& graph, const std::
         in[slot] = inputOrParam(kPorts[slot]);
         if (rule == bytecode::SourceRule::Value) width = std::max(width, in[slot].width);
       }
-      if (failed_) continue;
+      if (diagnostics_.size() > diagnosticsBefore) return;
       switch (info.width) {
         case bytecode::WidthRule::Fixed1:
           width = 1;

@@ -229,6 +229,20 @@ TEST(Compiler, GraphsLowerAndReportMistakes) {
       "error: /emitters/0/update/0/graph/nodes/1: the graph has a cycle through node \"y\"\n");
 }
 
+TEST(Compiler, AGraphsErrorDoesNotSpillIntoTheNextGraph) {
+  const authoring::EffectLoadResult bad = authoring::parseEffect(R"({"format": "mote.effect/1",
+      "emitters": [{"name": "a", "spawn": {"rate": 1},
+        "init": {"graph": {"nodes": [{"id": "x", "op": "nosuch"}]}},
+        "update": [{"type": "graph", "graph": {"nodes": [
+          {"id": "n", "op": "constant", "params": {"value": 0.5}},
+          {"id": "s", "op": "particle_field_set", "inputs": {"value": "n"}, "names": {"field": "alpha"}}]}}]}]})");
+  ASSERT_TRUE(bad.ok());
+  const CompileResult r = compileEffect(bad.effect);
+  EXPECT_EQ(diagnosticsText(r.diagnostics),
+            "error: /emitters/0/init/graph/nodes/0/op: unknown node type \"nosuch\" "
+            "(docs/node-library.md lists them)\n");
+}
+
 TEST(Compiler, UnknownNodeTypesAreNamed) {
   const authoring::EffectLoadResult bad = authoring::parseEffect(R"({"format": "mote.effect/1",
       "emitters": [{"name": "a", "spawn": {"rate": 1}, "update": [{"type": "graph", "graph": {"nodes": [

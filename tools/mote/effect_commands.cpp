@@ -156,9 +156,12 @@ int runDisasm(const std::string& input) {
 int runEffectInfo(const std::string& input) {
   bytecode::CompiledEffect effect;
   if (!loadCompiled(input, effect)) return 1;
-  fmt::print("effect {}: {} emitters, {} materials, {} globals\n",
-             effect.name.empty() ? "(unnamed)" : effect.name, effect.emitters.size(),
-             effect.materials.size(), effect.globals.size());
+  const auto plural = [](std::size_t n, std::string_view word) {
+    return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+  };
+  fmt::print("effect {}: {}, {}, {}\n", effect.name.empty() ? "(unnamed)" : effect.name,
+             plural(effect.emitters.size(), "emitter"), plural(effect.materials.size(), "material"),
+             plural(effect.globals.size(), "global"));
   for (const bytecode::CompiledEmitter& e : effect.emitters) {
     const bytecode::Program& p = e.program;
     fmt::print(

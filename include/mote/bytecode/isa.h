@@ -49,7 +49,7 @@ enum class WidthRule : std::uint8_t {
   Fixed1,  ///< width 1; dst 1 wide
   Fixed3,  ///< width 3; dst 3 wide
   Fixed4,  ///< width 4; dst 4 wide
-  NoDst,   ///< width 1..4 (the stored value's); writes no register, dst must be 0
+  NoDst,   ///< writes no register (dst must be 0); width 1..4 with a Value source (stf), else 1
 };
 
 // X(Name, code, "mnemonic", WidthRule, s0, s1, s2, "semantics")

@@ -80,7 +80,8 @@ class VerifiedProgram {
 ///     NoDst opcodes and inside the register file otherwise, each source of the kind its rule
 ///     wants (Unused sources None and 0; Reg words with reserved bits zero and every lane's slot
 ///     inside the file), every index in range (constants, particle and emitter words, builtins
-///     with matching width, global imports with matching width, random draws);
+///     with matching width, global imports with matching width, random draws, spawn targets
+///     below kMaxSpawnTargets); nop, kill and spawn 1 wide;
 ///   - data flow: no register lane is read before an earlier instruction of the same section
 ///     wrote it (sections start with an undefined register file).
 /// O(instructions). Allocates: the result, or the error message.

@@ -37,9 +37,9 @@ constexpr std::array<std::uint32_t, 4> philox4x32_10(std::array<std::uint32_t, 4
 }
 
 /// Four random u32 for (seed, stream, counter). Mote's convention (ARCHITECTURE §4.3): seed = the
-/// effect seed; stream = which sequence (e.g. emitter index << 32 | draw slot); counter = position
-/// in it (e.g. the particle's spawn index). The 128-bit Philox counter is (counter, stream) as four
-/// little-endian u32 words and the key is the seed's two halves.
+/// effect seed; stream = which sequence (the VM: draw | section << 16 | tick << 17); counter =
+/// position in it (e.g. the particle's spawn index). The 128-bit Philox counter is (counter,
+/// stream) as four little-endian u32 words and the key is the seed's two halves.
 constexpr std::array<std::uint32_t, 4> counterRandom4(std::uint64_t seed, std::uint64_t stream,
                                                       std::uint64_t counter) noexcept {
   return philox4x32_10(
