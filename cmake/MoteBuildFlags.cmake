@@ -19,6 +19,11 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
   if(MOTE_WARNINGS_AS_ERRORS)
     target_compile_options(mote_build_flags INTERFACE -Werror)
   endif()
+  # GCC 12 at -O3 reports -Wrestrict on std::string concatenation inside libstdc++
+  # (char_traits.h memcpy, GCC PR 105651): false positives in code that is correct.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+    target_compile_options(mote_build_flags INTERFACE -Wno-restrict)
+  endif()
 endif()
 
 if(MOTE_ENABLE_ASSERTS)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <mote/bytecode/reference.h>
+#include <mote/bytecode/semantics.h>
 #include <mote/core/assert.h>
 #include <mote/core/counter_rng.h>
 
@@ -11,8 +12,6 @@ namespace mote::bytecode {
 namespace {
 
 using Lanes = std::array<float, 4>;
-
-constexpr float kPi = 3.14159265358979323846f;
 
 // --- gradient noise ------------------------------------------------------------------------------
 
@@ -122,19 +121,8 @@ std::array<float, 3> curlNoise(const std::array<float, 3>& p) {
 
 namespace {
 
-Lanes quatMul(const Lanes& a, const Lanes& b) {
-  return {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
-          a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
-          a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
-          a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
-}
-
-Lanes quatAxisAngle(float ax, float ay, float az, float angle) {
-  const float len = std::sqrt(ax * ax + ay * ay + az * az);
-  if (len == 0.0f) return {0.0f, 0.0f, 0.0f, 1.0f};
-  const float s = std::sin(angle * 0.5f) / len;
-  return {ax * s, ay * s, az * s, std::cos(angle * 0.5f)};
-}
+using semantics::quatAxisAngle;
+using semantics::quatMul;
 
 class Machine {
  public:
@@ -391,41 +379,18 @@ class Machine {
         write(in, out, w);
         return;
       }
-      case Opcode::RandUnitVector: {
-        const auto bits = draw(in.src[0]);
-        const float z = 1.0f - 2.0f * unitFloatFromU32(bits[0]);
-        const float phi = 2.0f * kPi * unitFloatFromU32(bits[1]);
-        const float rho = std::sqrt(std::fmax(0.0f, 1.0f - z * z));
-        write(in, {rho * std::cos(phi), rho * std::sin(phi), z, 0.0f}, 3);
+      case Opcode::RandUnitVector:
+        write(in, semantics::unitVector(draw(in.src[0])), 3);
         return;
-      }
-      case Opcode::RandSphere: {
-        const auto bits = draw(in.src[0]);
-        const float z = 1.0f - 2.0f * unitFloatFromU32(bits[0]);
-        const float phi = 2.0f * kPi * unitFloatFromU32(bits[1]);
-        const float rho = std::sqrt(std::fmax(0.0f, 1.0f - z * z));
-        const float r = std::cbrt(unitFloatFromU32(bits[2]));
-        write(in, {r * rho * std::cos(phi), r * rho * std::sin(phi), r * z, 0.0f}, 3);
+      case Opcode::RandSphere:
+        write(in, semantics::ballPoint(draw(in.src[0])), 3);
         return;
-      }
-      case Opcode::RandDisk: {
-        const auto bits = draw(in.src[0]);
-        const float r = std::sqrt(unitFloatFromU32(bits[0]));
-        const float phi = 2.0f * kPi * unitFloatFromU32(bits[1]);
-        write(in, {r * std::cos(phi), 0.0f, r * std::sin(phi), 0.0f}, 3);
+      case Opcode::RandDisk:
+        write(in, semantics::diskPoint(draw(in.src[0])), 3);
         return;
-      }
-      case Opcode::RandCone: {
-        const auto bits = draw(in.src[0]);
-        const float halfAngle = read(in, 1, 1)[0];
-        // Uniform over the spherical cap: cos θ uniform in [cos(half), 1].
-        const float cosMax = std::cos(halfAngle);
-        const float cosT = 1.0f - (1.0f - cosMax) * unitFloatFromU32(bits[0]);
-        const float sinT = std::sqrt(std::fmax(0.0f, 1.0f - cosT * cosT));
-        const float phi = 2.0f * kPi * unitFloatFromU32(bits[1]);
-        write(in, {sinT * std::cos(phi), cosT, sinT * std::sin(phi), 0.0f}, 3);
+      case Opcode::RandCone:
+        write(in, semantics::coneDirection(draw(in.src[0]), read(in, 1, 1)[0]), 3);
         return;
-      }
       case Opcode::CurlNoise: {
         const Lanes a = read(in, 0, 3);
         const float f = read(in, 1, 1)[0];
@@ -441,21 +406,9 @@ class Machine {
       case Opcode::QuatMul:
         write(in, quatMul(read(in, 0, 4), read(in, 1, 4)), 4);
         return;
-      case Opcode::QuatRotate: {
-        Lanes q = read(in, 0, 4);
-        const Lanes v = read(in, 1, 3);
-        const float n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-        if (n == 0.0f) {
-          write(in, v, 3);
-          return;
-        }
-        for (float& c : q)
-          c /= n;
-        const Lanes conj{-q[0], -q[1], -q[2], q[3]};
-        const Lanes r = quatMul(quatMul(q, {v[0], v[1], v[2], 0.0f}), conj);
-        write(in, {r[0], r[1], r[2], 0.0f}, 3);
+      case Opcode::QuatRotate:
+        write(in, semantics::quatRotate(read(in, 0, 4), read(in, 1, 3)), 3);
         return;
-      }
       case Opcode::QuatIntegrate: {
         const Lanes q = read(in, 0, 4);
         const Lanes omega = read(in, 1, 3);

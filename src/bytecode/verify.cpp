@@ -23,6 +23,18 @@ std::string sectionName(Section s) {
   return s == Section::Init ? "init" : "update";
 }
 
+// Names in a program (particle fields, global imports) are what the text form writes bare:
+// letters, digits, '_' and '.', 1 to 128 of them.
+bool validName(const std::string& name) {
+  if (name.empty() || name.size() > 128) return false;
+  for (const char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 class Verifier {
  public:
   explicit Verifier(const Program& p) : p_(p) {}
@@ -49,6 +61,10 @@ class Verifier {
                              std::to_string(kMaxGlobalImports));
     }
     for (std::size_t i = 0; i < p_.globals.size(); ++i) {
+      if (!validName(p_.globals[i].name)) {
+        return invalidArgument("global import " + std::to_string(i) +
+                               " has a name that is not letters, digits, '_' and '.' (1..128)");
+      }
       const std::uint32_t w = p_.globals[i].width;
       if (w < 1 || w > kMaxWidth) {
         return invalidArgument("global import " + std::to_string(i) + " (" + p_.globals[i].name +
@@ -57,6 +73,10 @@ class Verifier {
     }
     for (std::size_t i = 0; i < p_.particleFields.size(); ++i) {
       const FieldSlot& f = p_.particleFields[i];
+      if (!validName(f.name)) {
+        return invalidArgument("particle field " + std::to_string(i) +
+                               " has a name that is not letters, digits, '_' and '.' (1..128)");
+      }
       const std::string field = "particle field " + std::to_string(i) + " (" + f.name + ")";
       if (f.width < 1 || f.width > kMaxWidth) {
         return invalidArgument(field + " is " + std::to_string(f.width) + " wide; widths are 1..4");

@@ -4,6 +4,7 @@
 // (kHandComputed); plus the encoding (encode/decodeRaw, reserved bits, register words) and the
 // builtin table.
 #include "support/assert_trap.h"
+#include "support/isa_widths.h"
 
 #include <mote/bytecode/program.h>
 #include <mote/bytecode/reference.h>
@@ -138,25 +139,7 @@ Program instanceLayout() {
   return p;
 }
 
-std::vector<std::uint32_t> legalWidths(const OpInfo& info) {
-  switch (info.width) {
-    case WidthRule::NoDst:
-      // Only a value source gives a NoDst opcode a width (stf); nop, kill and spawn are 1 wide.
-      for (const SourceRule r : info.sources)
-        if (r == SourceRule::Value) return {1, 2, 3, 4};
-      return {1};
-    case WidthRule::Any:
-    case WidthRule::Reduce:
-      return {1, 2, 3, 4};
-    case WidthRule::Fixed1:
-      return {1};
-    case WidthRule::Fixed3:
-      return {3};
-    case WidthRule::Fixed4:
-      return {4};
-  }
-  return {};
-}
+using test::legalWidths;
 
 // A valid Index operand for `info` at `width` in instanceLayout(), or nullopt where none exists
 // (no builtin is 2 wide). An Index opcode this function does not know fails the test: a new one

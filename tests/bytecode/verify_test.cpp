@@ -374,6 +374,17 @@ TEST(VerifyRejects, GlobalImportOfAnotherWidth) {
             "update[0] ldg: global tint is 4 wide, not 2");
 }
 
+TEST(VerifyRejects, NamesTheTextFormCannotWrite) {
+  Program p = layout();
+  p.particleFields[0].name = "pos ition";
+  EXPECT_EQ(rejection(p),
+            "particle field 0 has a name that is not letters, digits, '_' and '.' (1..128)");
+  p = layout();
+  p.globals = {{"", 1}};
+  EXPECT_EQ(rejection(p),
+            "global import 0 has a name that is not letters, digits, '_' and '.' (1..128)");
+}
+
 TEST(VerifyRejects, WidthOfAnOpcodeWithoutValueSources) {
   EXPECT_EQ(rejection(withUpdate({op(Opcode::Nop, 2, 0, {})})),
             "update[0] nop: width 2; this opcode is 1 wide");

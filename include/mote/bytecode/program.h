@@ -73,6 +73,7 @@ class VerifiedProgram {
 
 /// Checks everything that makes bytecode safe to run, or returns InvalidArgument naming the first
 /// violation ("update[3] add: s1: register 7 is read before it is written"):
+///   - names of particle fields and global imports: letters, digits, '_' and '.' (1..128);
 ///   - sizes: sections whole instructions and within kMaxInstructionsPerSection; constants,
 ///     layout words, globals and registerCount within their limits; particle fields inside the
 ///     particle words;
