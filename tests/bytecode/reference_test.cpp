@@ -2,6 +2,8 @@
 // The reference executor: one hand-computed known-answer test per opcode (suite ReferenceOp; the
 // ISA meta-test in isa_test.cpp lists them in kHandComputed), plus operand forms (swizzles,
 // immediates), sections, the random streams and the curl-noise field.
+#include "support/bytecode_builder.h"
+
 #include <mote/bytecode/reference.h>
 #include <mote/core/counter_rng.h>
 
@@ -30,35 +32,11 @@ constexpr std::uint32_t kParticleWords = 32;
 constexpr std::uint32_t kOut = 16;   // particle words [16, 20): where tests store results
 constexpr float kUnset = -12345.0f;  // particle words no instruction wrote
 
-struct Operand {
-  OperandKind kind = OperandKind::None;
-  std::uint32_t word = 0;
-};
-
-Operand reg(std::uint32_t base, std::array<std::uint32_t, 4> swizzle = {0, 1, 2, 3}) {
-  return {OperandKind::Reg, regWord(base, swizzle)};
-}
-Operand imm(float value) {
-  return {OperandKind::Imm, std::bit_cast<std::uint32_t>(value)};
-}
-Operand idx(std::uint32_t i) {
-  return {OperandKind::None, i};
-}
-
-Instruction op(Opcode code, std::uint32_t width, std::uint32_t dst,
-               std::initializer_list<Operand> sources = {}) {
-  Instruction in;
-  in.op = code;
-  in.width = width;
-  in.dst = dst;
-  std::size_t slot = 0;
-  for (const Operand& s : sources) {
-    in.kinds[slot] = s.kind;
-    in.src[slot] = s.word;
-    ++slot;
-  }
-  return in;
-}
+using test::idx;
+using test::imm;
+using test::op;
+using test::Operand;
+using test::reg;
 
 // stf.width #at, r<from>
 Instruction store(std::uint32_t at, std::uint32_t width, std::uint32_t from) {
@@ -100,23 +78,6 @@ struct Harness {
   }
 };
 
-std::uint32_t dstWidthOf(Opcode code, std::uint32_t width) {
-  switch (opInfo(code).width) {
-    case WidthRule::Any:
-      return width;
-    case WidthRule::Reduce:
-    case WidthRule::Fixed1:
-      return 1;
-    case WidthRule::Fixed3:
-      return 3;
-    case WidthRule::Fixed4:
-      return 4;
-    case WidthRule::NoDst:
-      return 0;
-  }
-  return 0;
-}
-
 /// Runs `code.width r12, r0, r4, r8` where r0.., r4.., r8.. hold a, b and c (loaded from the
 /// constant pool) and returns the lanes it wrote. Every source of `code` must be a value.
 std::vector<float> eval(Opcode code, std::uint32_t width, const Lanes& a, const Lanes& b = {},
@@ -131,7 +92,7 @@ std::vector<float> eval(Opcode code, std::uint32_t width, const Lanes& a, const 
     in.kinds[slot] = OperandKind::Reg;
     in.src[slot] = regWord(4 * slot);
   }
-  const std::uint32_t dw = dstWidthOf(code, width);
+  const std::uint32_t dw = dstWidth(opInfo(code).width, width);
   const auto ldc = [](std::uint32_t dst, std::uint32_t i) {
     return op(Opcode::LoadConst, 4, dst, {idx(i)});
   };

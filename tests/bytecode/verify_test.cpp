@@ -2,6 +2,8 @@
 // The verifier: a catalogue of crafted malformed programs, each refused with its exact message,
 // the limits accepted up to and including their values, and well-formed programs accepted
 // unchanged.
+#include "support/bytecode_builder.h"
+
 #include <mote/bytecode/program.h>
 
 #include <gtest/gtest.h>
@@ -17,38 +19,12 @@
 namespace mote::bytecode {
 namespace {
 
-struct Operand {
-  OperandKind kind = OperandKind::None;
-  std::uint32_t word = 0;
-};
-
-Operand reg(std::uint32_t base, std::array<std::uint32_t, 4> swizzle = {0, 1, 2, 3}) {
-  return {OperandKind::Reg, regWord(base, swizzle)};
-}
-Operand imm(float value) {
-  return {OperandKind::Imm, std::bit_cast<std::uint32_t>(value)};
-}
-Operand idx(std::uint32_t i) {
-  return {OperandKind::None, i};
-}
-Operand raw(OperandKind kind, std::uint32_t word) {
-  return {kind, word};
-}
-
-Instruction op(Opcode code, std::uint32_t width, std::uint32_t dst,
-               std::initializer_list<Operand> sources = {}) {
-  Instruction in;
-  in.op = code;
-  in.width = width;
-  in.dst = dst;
-  std::size_t slot = 0;
-  for (const Operand& s : sources) {
-    in.kinds[slot] = s.kind;
-    in.src[slot] = s.word;
-    ++slot;
-  }
-  return in;
-}
+using test::idx;
+using test::imm;
+using test::op;
+using test::Operand;
+using test::raw;
+using test::reg;
 
 std::vector<std::uint32_t> words(std::initializer_list<Instruction> code) {
   std::vector<std::uint32_t> out;
