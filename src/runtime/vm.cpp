@@ -64,6 +64,21 @@ PreparedProgram PreparedProgram::prepare(const bytecode::VerifiedProgram& verifi
                 static_cast<std::uint16_t>(base + ((in.src[slot] >> (8 + 2 * lane)) & 3u));
         }
       }
+      // Componentwise ops write dst row c after reading lane c of every source, so a later
+      // lane reading a row an earlier one wrote has to go through scratch.
+      op.viaScratch = false;
+      const bytecode::OpInfo& info = bytecode::opInfo(in.op);
+      for (std::uint32_t c = 0; c < in.width; ++c) {
+        for (std::uint32_t later = c + 1; later < in.width; ++later) {
+          for (std::uint32_t slot = 0; slot < 3; ++slot) {
+            const bytecode::SourceRule rule = info.sources[slot];
+            if (rule == bytecode::SourceRule::Unused || rule == bytecode::SourceRule::Index)
+              continue;
+            if (!op.src[slot].immediate && op.src[slot].rows[later] == op.dst + c)
+              op.viaScratch = true;
+          }
+        }
+      }
       ops.push_back(op);
     }
   }
@@ -89,19 +104,9 @@ struct Rows {
   float* row(std::uint32_t r) const { return base + std::size_t{r} * kBatchLanes; }
 };
 
-// Componentwise ops write dst row c after reading component c of every source, so a later
-// component may read a row an earlier one wrote (mov.2 r0, r0.yx): such ops go through scratch.
-bool hazard(const PreparedProgram::Op& op, std::uint32_t sources) {
-  for (std::uint32_t c = 0; c < op.width; ++c)
-    for (std::uint32_t later = c + 1; later < op.width; ++later)
-      for (std::uint32_t s = 0; s < sources; ++s)
-        if (!op.src[s].immediate && op.src[s].rows[later] == op.dst + c) return true;
-  return false;
-}
-
 template <class F>
 void map1(Rows r, const PreparedProgram::Op& op, std::uint32_t n, std::uint32_t scratch, F f) {
-  const bool viaScratch = hazard(op, 1);
+  const bool viaScratch = op.viaScratch;
   for (std::uint32_t c = 0; c < op.width; ++c) {
     const float* a = r.row(op.src[0].rows[c]);
     float* d = r.row(viaScratch ? scratch + c : op.dst + c);
@@ -116,7 +121,7 @@ void map1(Rows r, const PreparedProgram::Op& op, std::uint32_t n, std::uint32_t 
 
 template <class F>
 void map2(Rows r, const PreparedProgram::Op& op, std::uint32_t n, std::uint32_t scratch, F f) {
-  const bool viaScratch = hazard(op, 2);
+  const bool viaScratch = op.viaScratch;
   for (std::uint32_t c = 0; c < op.width; ++c) {
     const float* a = r.row(op.src[0].rows[c]);
     const float* b = r.row(op.src[1].rows[c]);
@@ -132,7 +137,7 @@ void map2(Rows r, const PreparedProgram::Op& op, std::uint32_t n, std::uint32_t 
 
 template <class F>
 void map3(Rows r, const PreparedProgram::Op& op, std::uint32_t n, std::uint32_t scratch, F f) {
-  const bool viaScratch = hazard(op, 3);
+  const bool viaScratch = op.viaScratch;
   for (std::uint32_t c = 0; c < op.width; ++c) {
     const float* a = r.row(op.src[0].rows[c]);
     const float* b = r.row(op.src[1].rows[c]);

@@ -41,6 +41,9 @@ class PreparedProgram {
     std::uint16_t dst;
     std::uint32_t index;  ///< the Index operand (field word, constant, builtin, draw, target)
     std::array<Source, 3> src;
+    /// A later lane reads a row an earlier lane writes (mov.2 r0, r0.yx): computed through
+    /// scratch rows. Decided once here, not per batch.
+    bool viaScratch;
   };
 
   const std::vector<Op>& section(bytecode::Section s) const {
