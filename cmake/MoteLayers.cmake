@@ -15,7 +15,8 @@ mote_layer_allow(mote_authoring mote_core nlohmann_json::nlohmann_json)
 # emits programs, and the runtime, which runs them: neither depends on the other.
 mote_layer_allow(mote_bytecode mote_core)
 mote_layer_allow(mote_compiler mote_core mote_authoring mote_bytecode)
-mote_layer_allow(mote_runtime mote_core mote_bytecode)
+# The VM's SIMD kernels use Highway (ARCHITECTURE §13), linked privately.
+mote_layer_allow(mote_runtime mote_core mote_bytecode hwy::hwy)
 mote_layer_allow(mote_render mote_core mote_runtime glm::glm PNG::PNG GIF::GIF)
 mote_layer_allow(mote_lockstep mote_core mote_render)
 mote_layer_allow(mote_import_nwn mote_core mote_authoring)

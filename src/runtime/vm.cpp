@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The batched VM. Every operand is a row of kBatchLanes floats (immediates get rows of their own,
-// filled once per run), so each instruction is a plain loop over particles; the formulas are the
-// reference executor's, written for one lane, so results match it bit for bit.
+// The batched VM. Every operand is a row of kBatchLanes floats read through a per-batch table of
+// row sources (a register row, an immediate's row filled once per run, or a particle stream read
+// in place), so each instruction is a loop over particles. The loops are compiled once per SIMD
+// target (Highway's foreach_target: this file is included again for each) and the best target
+// for the CPU is picked at run time. Vector ops are used only where they are exact: the formulas
+// are the reference executor's, written for one lane, so results match it bit for bit.
 #include <mote/bytecode/semantics.h>
 #include <mote/core/assert.h>
 #include <mote/core/counter_rng.h>
@@ -11,17 +14,1012 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <new>
 
-namespace mote {
+// SSSE3 lacks an exact vector floor and AVX3_DL adds nothing for float lanes: skip compiling them.
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS (HWY_SSSE3 | HWY_AVX3_DL)
+#endif
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "vm.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
 
-using bytecode::Builtin;
-using bytecode::Opcode;
-using bytecode::Section;
-
-namespace {
+#ifndef MOTE_RUNTIME_VM_SHARED
+#define MOTE_RUNTIME_VM_SHARED
+namespace mote::vm_detail {
 
 // Rows past the program's registers: 4 scratch rows, then one per distinct immediate.
 constexpr std::uint32_t kScratchRows = 4;
+
+// One run() call, as the per-target code sees it.
+struct RunArgs {
+  const PreparedProgram* program;
+  bytecode::Section section;
+  float* const* streams;
+  std::uint32_t first;
+  std::uint32_t count;
+  const VmContext* ctx;
+  std::uint8_t* killed;
+  float* rows;               // row r at rows + r * kBatchLanes
+  const float** rowSources;  // where row r is read from in the current batch
+};
+
+// The batch being run, as the per-particle ops see it.
+struct BatchState {
+  const VmContext* ctx;
+  bytecode::Section section;
+  std::uint32_t first;
+  std::uint32_t n;
+  float* rows;
+  const float** rowSources;
+};
+
+// The ops that mix lanes (quaternions, random shapes, noise, wind, spawn), one particle at a time.
+// Compiled once, for the baseline target like the reference executor, not per SIMD target: GCC 12
+// turns the alternating +/- of a Hamilton product into vfmsubadd when FMA is available, despite
+// -ffp-contract=off, which breaks parity with the reference.
+void runPerParticle(const BatchState& batch, const PreparedProgram::Op& op);
+
+// Ops that compute lane c of dst from lane c of their sources, particle by particle: they may read
+// streams in place and write their result straight into a stream.
+constexpr bool isElementwise(bytecode::Opcode op) {
+  using bytecode::Opcode;
+  switch (op) {
+    case Opcode::Mov:
+    case Opcode::Add:
+    case Opcode::Sub:
+    case Opcode::Mul:
+    case Opcode::Div:
+    case Opcode::Fma:
+    case Opcode::Min:
+    case Opcode::Max:
+    case Opcode::Abs:
+    case Opcode::Neg:
+    case Opcode::Floor:
+    case Opcode::Fract:
+    case Opcode::Mod:
+    case Opcode::Sqrt:
+    case Opcode::Rsqrt:
+    case Opcode::Sin:
+    case Opcode::Cos:
+    case Opcode::Exp:
+    case Opcode::Log:
+    case Opcode::Pow:
+    case Opcode::Lerp:
+    case Opcode::Smoothstep:
+    case Opcode::Clamp:
+    case Opcode::Saturate:
+    case Opcode::CmpLt:
+    case Opcode::CmpLe:
+    case Opcode::CmpEq:
+    case Opcode::CmpNe:
+    case Opcode::Select:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace mote::vm_detail
+#endif  // MOTE_RUNTIME_VM_SHARED
+
+HWY_BEFORE_NAMESPACE();
+namespace mote {
+namespace HWY_NAMESPACE {
+namespace {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+using bytecode::Builtin;
+using bytecode::Opcode;
+using bytecode::semantics::Lanes;
+using vm_detail::kScratchRows;
+using vm_detail::RunArgs;
+
+// Vector kernels on the x86 SIMD targets only (SSE4 and up: roundps gives an exact floor); the
+// scalar target (EMU128) runs the same formulas one lane at a time. Highway's MulAdd is two
+// roundings below AVX2, so FMA is a vector op only where the hardware fuses it.
+constexpr bool kSimd = HWY_ARCH_X86 && HWY_TARGET <= HWY_SSE4;
+constexpr bool kFusedFma = HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2;
+
+using Tag = hn::ScalableTag<float>;
+
+// dst[i] = f(a[i], ...) for i < n: whole vectors, then single lanes for the rest (a partial batch
+// whose rows are streams read in place must not be read or written past n). `f` has a vector
+// overload f(d, va, ...) and a lane overload f(a, ...) computing the same thing. dst may be one
+// of the sources (lane i is read before it is written).
+template <bool kVector, class F>
+HWY_INLINE void lanes1(F f, std::uint32_t n, float* dst, const float* a) {
+  std::uint32_t i = 0;
+  if constexpr (kVector) {
+    const Tag d;
+    const std::uint32_t step = static_cast<std::uint32_t>(hn::Lanes(d));
+    for (; i + step <= n; i += step)
+      hn::StoreU(f(d, hn::LoadU(d, a + i)), d, dst + i);
+  }
+  for (; i < n; ++i)
+    dst[i] = f(a[i]);
+}
+
+template <bool kVector, class F>
+HWY_INLINE void lanes2(F f, std::uint32_t n, float* dst, const float* a, const float* b) {
+  std::uint32_t i = 0;
+  if constexpr (kVector) {
+    const Tag d;
+    const std::uint32_t step = static_cast<std::uint32_t>(hn::Lanes(d));
+    for (; i + step <= n; i += step)
+      hn::StoreU(f(d, hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, dst + i);
+  }
+  for (; i < n; ++i)
+    dst[i] = f(a[i], b[i]);
+}
+
+template <bool kVector, class F>
+HWY_INLINE void lanes3(F f, std::uint32_t n, float* dst, const float* a, const float* b,
+                       const float* c) {
+  std::uint32_t i = 0;
+  if constexpr (kVector) {
+    const Tag d;
+    const std::uint32_t step = static_cast<std::uint32_t>(hn::Lanes(d));
+    for (; i + step <= n; i += step)
+      hn::StoreU(f(d, hn::LoadU(d, a + i), hn::LoadU(d, b + i), hn::LoadU(d, c + i)), d, dst + i);
+  }
+  for (; i < n; ++i)
+    dst[i] = f(a[i], b[i], c[i]);
+}
+
+// The elementwise opcodes, each as a vector and a lane overload of the reference's formula. Only
+// exact vector ops: compare + select for min/max/clamp (x86 minps would match, Highway's scalar
+// Min would not), !(a == b) for CMP_NE (Highway's != is ordered: false for NaN).
+struct MovOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a) const {
+    return a;
+  }
+  HWY_INLINE float operator()(float a) const { return a; }
+};
+struct AddOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a, V b) const {
+    return hn::Add(a, b);
+  }
+  HWY_INLINE float operator()(float a, float b) const { return a + b; }
+};
+struct SubOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a, V b) const {
+    return hn::Sub(a, b);
+  }
+  HWY_INLINE float operator()(float a, float b) const { return a - b; }
+};
+struct MulOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a, V b) const {
+    return hn::Mul(a, b);
+  }
+  HWY_INLINE float operator()(float a, float b) const { return a * b; }
+};
+struct DivOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a, V b) const {
+    return hn::Div(a, b);
+  }
+  HWY_INLINE float operator()(float a, float b) const { return a / b; }
+};
+struct FmaOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a, V b, V c) const {
+    return hn::MulAdd(a, b, c);
+  }
+  HWY_INLINE float operator()(float a, float b, float c) const { return std::fma(a, b, c); }
+};
+struct MinOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a, V b) const {
+    return hn::IfThenElse(hn::Lt(b, a), b, a);
+  }
+  HWY_INLINE float operator()(float a, float b) const { return b < a ? b : a; }
+};
+struct MaxOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a, V b) const {
+    return hn::IfThenElse(hn::Lt(a, b), b, a);
+  }
+  HWY_INLINE float operator()(float a, float b) const { return a < b ? b : a; }
+};
+struct AbsOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a) const {
+    return hn::Abs(a);
+  }
+  HWY_INLINE float operator()(float a) const { return std::fabs(a); }
+};
+struct NegOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a) const {
+    return hn::Neg(a);
+  }
+  HWY_INLINE float operator()(float a) const { return -a; }
+};
+struct FloorOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a) const {
+    return hn::Floor(a);
+  }
+  HWY_INLINE float operator()(float a) const { return std::floor(a); }
+};
+struct FractOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a) const {
+    return hn::Sub(a, hn::Floor(a));
+  }
+  HWY_INLINE float operator()(float a) const { return a - std::floor(a); }
+};
+struct ModOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a, V b) const {
+    return hn::Sub(a, hn::Mul(b, hn::Floor(hn::Div(a, b))));
+  }
+  HWY_INLINE float operator()(float a, float b) const { return a - b * std::floor(a / b); }
+};
+struct SqrtOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a) const {
+    return hn::Sqrt(a);
+  }
+  HWY_INLINE float operator()(float a) const { return std::sqrt(a); }
+};
+struct RsqrtOp {  // a division, not the approximate rsqrt instruction
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V a) const {
+    return hn::Div(hn::Set(d, 1.0f), hn::Sqrt(a));
+  }
+  HWY_INLINE float operator()(float a) const { return 1.0f / std::sqrt(a); }
+};
+struct LerpOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a, V b, V c) const {
+    return hn::Add(a, hn::Mul(hn::Sub(b, a), c));
+  }
+  HWY_INLINE float operator()(float a, float b, float c) const { return a + (b - a) * c; }
+};
+struct SmoothstepOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V e0, V e1, V x) const {
+    const V zero = hn::Zero(d);
+    const V one = hn::Set(d, 1.0f);
+    V t = hn::Div(hn::Sub(x, e0), hn::Sub(e1, e0));
+    t = hn::IfThenElse(hn::Lt(t, zero), zero, hn::IfThenElse(hn::Gt(t, one), one, t));
+    return hn::Mul(hn::Mul(t, t), hn::Sub(hn::Set(d, 3.0f), hn::Mul(hn::Set(d, 2.0f), t)));
+  }
+  HWY_INLINE float operator()(float e0, float e1, float x) const {
+    float t = (x - e0) / (e1 - e0);
+    t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
+    return t * t * (3.0f - 2.0f * t);
+  }
+};
+struct ClampOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V x, V lo, V hi) const {
+    const V m = hn::IfThenElse(hn::Lt(x, lo), lo, x);
+    return hn::IfThenElse(hn::Lt(hi, m), hi, m);
+  }
+  HWY_INLINE float operator()(float x, float lo, float hi) const {
+    const float m = x < lo ? lo : x;
+    return hi < m ? hi : m;
+  }
+};
+struct SaturateOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x) const {
+    const V zero = hn::Zero(d);
+    const V one = hn::Set(d, 1.0f);
+    const V m = hn::IfThenElse(hn::Lt(x, zero), zero, x);
+    return hn::IfThenElse(hn::Lt(one, m), one, m);
+  }
+  HWY_INLINE float operator()(float x) const {
+    const float m = x < 0.0f ? 0.0f : x;
+    return 1.0f < m ? 1.0f : m;
+  }
+};
+struct CmpLtOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V a, V b) const {
+    return hn::IfThenElseZero(hn::Lt(a, b), hn::Set(d, 1.0f));
+  }
+  HWY_INLINE float operator()(float a, float b) const { return a < b ? 1.0f : 0.0f; }
+};
+struct CmpLeOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V a, V b) const {
+    return hn::IfThenElseZero(hn::Le(a, b), hn::Set(d, 1.0f));
+  }
+  HWY_INLINE float operator()(float a, float b) const { return a <= b ? 1.0f : 0.0f; }
+};
+struct CmpEqOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V a, V b) const {
+    return hn::IfThenElseZero(hn::Eq(a, b), hn::Set(d, 1.0f));
+  }
+  HWY_INLINE float operator()(float a, float b) const { return a == b ? 1.0f : 0.0f; }
+};
+struct CmpNeOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V a, V b) const {
+    return hn::IfThenZeroElse(hn::Eq(a, b), hn::Set(d, 1.0f));
+  }
+  HWY_INLINE float operator()(float a, float b) const { return a != b ? 1.0f : 0.0f; }
+};
+struct SelectOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V c, V a, V b) const {
+    return hn::IfThenElse(hn::Eq(c, hn::Zero(d)), b, a);
+  }
+  HWY_INLINE float operator()(float c, float a, float b) const { return c != 0.0f ? a : b; }
+};
+// libm, one lane at a time (the reference calls the same functions).
+struct SinOp {
+  HWY_INLINE float operator()(float a) const { return std::sin(a); }
+};
+struct CosOp {
+  HWY_INLINE float operator()(float a) const { return std::cos(a); }
+};
+struct ExpOp {
+  HWY_INLINE float operator()(float a) const { return std::exp(a); }
+};
+struct LogOp {
+  HWY_INLINE float operator()(float a) const { return std::log(a); }
+};
+struct PowOp {
+  HWY_INLINE float operator()(float a, float b) const { return std::pow(a, b); }
+};
+
+class Interpreter {
+ public:
+  explicit Interpreter(const RunArgs& args)
+      : program_(*args.program),
+        section_(args.section),
+        ctx_(*args.ctx),
+        streams_(args.streams),
+        rows_(args.rows),
+        src_(args.rowSources),
+        scratch_(args.program->registerCount()) {}
+
+  void runBatch(std::uint32_t first, std::uint32_t n, std::uint8_t* killed) {
+    first_ = first;
+    n_ = n;
+    killed_ = killed;
+    // Immediate rows keep the sources run() gave them; registers start as their own rows.
+    for (std::uint32_t r = 0; r < scratch_; ++r)
+      src_[r] = own(r);
+    for (const PreparedProgram::Op& op : program_.section(section_))
+      step(op);
+  }
+
+ private:
+  float* own(std::uint32_t row) const { return rows_ + std::size_t{row} * kBatchLanes; }
+  float* stream(std::uint32_t word) const { return streams_[word] + first_; }
+  const float* read(const PreparedProgram::Source& s, std::uint32_t lane) const {
+    return src_[s.rows[lane]];
+  }
+
+  void fill(std::uint32_t row, float v) {
+    float* d = own(row);
+    std::uint32_t i = 0;
+    if constexpr (kSimd) {
+      const Tag t;
+      const std::uint32_t step = static_cast<std::uint32_t>(hn::Lanes(t));
+      const auto vv = hn::Set(t, v);
+      for (; i + step <= n_; i += step)
+        hn::StoreU(vv, t, d + i);
+    }
+    for (; i < n_; ++i)
+      d[i] = v;
+    src_[row] = d;
+  }
+
+  // Where lane c of an elementwise op's result goes.
+  float* target(const PreparedProgram::Op& op, std::uint32_t c) const {
+    if (op.viaScratch) return own(scratch_ + c);
+    if (op.directWord != PreparedProgram::kNoWord) return stream(op.directWord + c);
+    return own(op.dst + c);
+  }
+  void finish(const PreparedProgram::Op& op, std::uint32_t c, float* written) {
+    if (!op.viaScratch) src_[op.dst + c] = written;
+  }
+  void finishScratch(const PreparedProgram::Op& op) {
+    if (!op.viaScratch) return;
+    for (std::uint32_t c = 0; c < op.width; ++c) {
+      std::memcpy(own(op.dst + c), own(scratch_ + c), n_ * sizeof(float));
+      src_[op.dst + c] = own(op.dst + c);
+    }
+  }
+
+  template <bool kVector, class F>
+  void map1(const PreparedProgram::Op& op, F f) {
+    for (std::uint32_t c = 0; c < op.width; ++c) {
+      float* d = target(op, c);
+      lanes1<kVector>(f, n_, d, read(op.src[0], c));
+      finish(op, c, d);
+    }
+    finishScratch(op);
+  }
+  template <bool kVector, class F>
+  void map2(const PreparedProgram::Op& op, F f) {
+    for (std::uint32_t c = 0; c < op.width; ++c) {
+      float* d = target(op, c);
+      lanes2<kVector>(f, n_, d, read(op.src[0], c), read(op.src[1], c));
+      finish(op, c, d);
+    }
+    finishScratch(op);
+  }
+  template <bool kVector, class F>
+  void map3(const PreparedProgram::Op& op, F f) {
+    for (std::uint32_t c = 0; c < op.width; ++c) {
+      float* d = target(op, c);
+      lanes3<kVector>(f, n_, d, read(op.src[0], c), read(op.src[1], c), read(op.src[2], c));
+      finish(op, c, d);
+    }
+    finishScratch(op);
+  }
+
+  void kill(const float* a) {
+    std::uint32_t i = 0;
+    if constexpr (kSimd) {
+      const Tag d;
+      const std::uint32_t step = static_cast<std::uint32_t>(hn::Lanes(d));
+      for (; i + step <= n_; i += step) {
+        if (hn::AllTrue(d, hn::Eq(hn::LoadU(d, a + i), hn::Zero(d)))) continue;
+        for (std::uint32_t j = i; j < i + step; ++j)
+          if (a[j] != 0.0f) killed_[j] = 1;
+      }
+    }
+    for (; i < n_; ++i)
+      if (a[i] != 0.0f) killed_[i] = 1;
+  }
+
+  // DOT and LEN: the sum in the reference's order; the last lane's pass writes dst (lane i of
+  // every source is read before dst[i] is written, so dst may be a source).
+  void dot(const PreparedProgram::Op& op) {
+    const bool isDot = op.op == Opcode::Dot;
+    const PreparedProgram::Source& sa = op.src[0];
+    const PreparedProgram::Source& sb = op.src[isDot ? 1 : 0];
+    const std::uint32_t w = op.width;
+    float* acc = own(scratch_);
+    float* out = own(op.dst);
+    for (std::uint32_t c = 0; c < w; ++c) {
+      const float* a = read(sa, c);
+      const float* b = read(sb, c);
+      const bool last = c + 1 == w;
+      float* d = last ? out : acc;
+      if (c == 0) {
+        if (last && !isDot) {
+          lanes2<kSimd>(SqrtOfProduct{}, n_, d, a, b);
+        } else {
+          lanes2<kSimd>(MulOp{}, n_, d, a, b);
+        }
+      } else if (last && !isDot) {
+        lanes3<kSimd>(AccumulateSqrt{}, n_, d, acc, a, b);
+      } else {
+        lanes3<kSimd>(Accumulate{}, n_, d, acc, a, b);
+      }
+    }
+    src_[op.dst] = out;
+  }
+  struct SqrtOfProduct {
+    template <class D, class V>
+    HWY_INLINE V operator()(D, V a, V b) const {
+      return hn::Sqrt(hn::Mul(a, b));
+    }
+    HWY_INLINE float operator()(float a, float b) const { return std::sqrt(a * b); }
+  };
+  struct Accumulate {
+    template <class D, class V>
+    HWY_INLINE V operator()(D, V acc, V a, V b) const {
+      return hn::Add(acc, hn::Mul(a, b));
+    }
+    HWY_INLINE float operator()(float acc, float a, float b) const { return acc + a * b; }
+  };
+  struct AccumulateSqrt {
+    template <class D, class V>
+    HWY_INLINE V operator()(D, V acc, V a, V b) const {
+      return hn::Sqrt(hn::Add(acc, hn::Mul(a, b)));
+    }
+    HWY_INLINE float operator()(float acc, float a, float b) const {
+      return std::sqrt(acc + a * b);
+    }
+  };
+  struct NormalizeLane {
+    template <class D, class V>
+    HWY_INLINE V operator()(D d, V a, V len) const {
+      return hn::IfThenElseZero(hn::Gt(len, hn::Zero(d)), hn::Div(a, len));
+    }
+    HWY_INLINE float operator()(float a, float len) const { return len > 0.0f ? a / len : 0.0f; }
+  };
+
+  void normalize(const PreparedProgram::Op& op) {
+    const std::uint32_t w = op.width;
+    float* len = own(scratch_ + 3);
+    lanes2<kSimd>(MulOp{}, n_, len, read(op.src[0], 0), read(op.src[0], 0));
+    for (std::uint32_t c = 1; c < w; ++c)
+      lanes3<kSimd>(Accumulate{}, n_, len, len, read(op.src[0], c), read(op.src[0], c));
+    lanes1<kSimd>(SqrtOp{}, n_, len, len);
+    if (!op.viaScratch) {
+      for (std::uint32_t c = 0; c < w; ++c) {
+        float* d = own(op.dst + c);
+        lanes2<kSimd>(NormalizeLane{}, n_, d, read(op.src[0], c), len);
+        src_[op.dst + c] = d;
+      }
+      return;
+    }
+    // A later lane reads a row an earlier one writes: per particle, all lanes read first.
+    std::array<const float*, 4> a{};
+    for (std::uint32_t c = 0; c < w; ++c)
+      a[c] = read(op.src[0], c);
+    for (std::uint32_t i = 0; i < n_; ++i) {
+      Lanes v{};
+      for (std::uint32_t c = 0; c < w; ++c)
+        v[c] = a[c][i];
+      for (std::uint32_t c = 0; c < w; ++c)
+        own(op.dst + c)[i] = NormalizeLane{}(v[c], len[i]);
+    }
+    for (std::uint32_t c = 0; c < w; ++c)
+      src_[op.dst + c] = own(op.dst + c);
+  }
+
+  void step(const PreparedProgram::Op& op) {
+    const std::uint32_t w = op.width;
+    switch (op.op) {
+      case Opcode::Nop:
+        break;
+      case Opcode::Mov:
+        map1<kSimd>(op, MovOp{});
+        break;
+      case Opcode::LoadConst:
+        for (std::uint32_t c = 0; c < w; ++c)
+          fill(op.dst + c, program_.constants()[op.index][c]);
+        break;
+      case Opcode::LoadField:
+        for (std::uint32_t c = 0; c < w; ++c) {
+          if (op.inPlace) {
+            src_[op.dst + c] = stream(op.index + c);
+          } else {
+            std::memcpy(own(op.dst + c), stream(op.index + c), n_ * sizeof(float));
+            src_[op.dst + c] = own(op.dst + c);
+          }
+        }
+        break;
+      case Opcode::StoreField:
+        if (op.inPlace) break;  // the producer wrote the stream
+        for (std::uint32_t c = 0; c < w; ++c) {
+          const float* from = read(op.src[1], c);
+          float* to = stream(op.index + c);
+          if (from != to) std::memcpy(to, from, n_ * sizeof(float));
+        }
+        break;
+      case Opcode::LoadBuiltin: {
+        const auto& perLane = ctx_.laneBuiltins[op.index];
+        if (perLane[0] != nullptr) {
+          for (std::uint32_t c = 0; c < w; ++c)
+            src_[op.dst + c] = perLane[c] + first_;  // read in place, never written
+        } else if (static_cast<Builtin>(op.index) == Builtin::ParticleId &&
+                   ctx_.particleIds != nullptr) {
+          float* d = own(op.dst);
+          for (std::uint32_t i = 0; i < n_; ++i)
+            d[i] = static_cast<float>(ctx_.particleIds[first_ + i]);
+          src_[op.dst] = d;
+        } else {
+          for (std::uint32_t c = 0; c < w; ++c)
+            fill(op.dst + c, ctx_.builtins[op.index][c]);
+        }
+        break;
+      }
+      case Opcode::LoadEmitter:
+        for (std::uint32_t c = 0; c < w; ++c)
+          fill(op.dst + c, ctx_.emitterWords[op.index + c]);
+        break;
+      case Opcode::LoadGlobal:
+        for (std::uint32_t c = 0; c < w; ++c)
+          fill(op.dst + c, ctx_.globals[op.index][c]);
+        break;
+      case Opcode::Add:
+        map2<kSimd>(op, AddOp{});
+        break;
+      case Opcode::Sub:
+        map2<kSimd>(op, SubOp{});
+        break;
+      case Opcode::Mul:
+        map2<kSimd>(op, MulOp{});
+        break;
+      case Opcode::Div:
+        map2<kSimd>(op, DivOp{});
+        break;
+      case Opcode::Fma:
+        map3<kFusedFma>(op, FmaOp{});
+        break;
+      case Opcode::Min:
+        map2<kSimd>(op, MinOp{});
+        break;
+      case Opcode::Max:
+        map2<kSimd>(op, MaxOp{});
+        break;
+      case Opcode::Abs:
+        map1<kSimd>(op, AbsOp{});
+        break;
+      case Opcode::Neg:
+        map1<kSimd>(op, NegOp{});
+        break;
+      case Opcode::Floor:
+        map1<kSimd>(op, FloorOp{});
+        break;
+      case Opcode::Fract:
+        map1<kSimd>(op, FractOp{});
+        break;
+      case Opcode::Mod:
+        map2<kSimd>(op, ModOp{});
+        break;
+      case Opcode::Sqrt:
+        map1<kSimd>(op, SqrtOp{});
+        break;
+      case Opcode::Rsqrt:
+        map1<kSimd>(op, RsqrtOp{});
+        break;
+      case Opcode::Sin:
+        map1<false>(op, SinOp{});
+        break;
+      case Opcode::Cos:
+        map1<false>(op, CosOp{});
+        break;
+      case Opcode::Exp:
+        map1<false>(op, ExpOp{});
+        break;
+      case Opcode::Log:
+        map1<false>(op, LogOp{});
+        break;
+      case Opcode::Pow:
+        map2<false>(op, PowOp{});
+        break;
+      case Opcode::Lerp:
+        map3<kSimd>(op, LerpOp{});
+        break;
+      case Opcode::Smoothstep:
+        map3<kSimd>(op, SmoothstepOp{});
+        break;
+      case Opcode::Clamp:
+        map3<kSimd>(op, ClampOp{});
+        break;
+      case Opcode::Saturate:
+        map1<kSimd>(op, SaturateOp{});
+        break;
+      case Opcode::CmpLt:
+        map2<kSimd>(op, CmpLtOp{});
+        break;
+      case Opcode::CmpLe:
+        map2<kSimd>(op, CmpLeOp{});
+        break;
+      case Opcode::CmpEq:
+        map2<kSimd>(op, CmpEqOp{});
+        break;
+      case Opcode::CmpNe:
+        map2<kSimd>(op, CmpNeOp{});
+        break;
+      case Opcode::Select:
+        map3<kSimd>(op, SelectOp{});
+        break;
+      case Opcode::Dot:
+      case Opcode::Length:
+        dot(op);
+        break;
+      case Opcode::Normalize:
+        normalize(op);
+        break;
+      case Opcode::Kill:
+        kill(read(op.src[0], 0));
+        break;
+      default:
+        vm_detail::runPerParticle({&ctx_, section_, first_, n_, rows_, src_}, op);
+        break;
+    }
+  }
+
+  const PreparedProgram& program_;
+  bytecode::Section section_;
+  const VmContext& ctx_;
+  float* const* streams_;
+  float* rows_;
+  const float** src_;
+  std::uint32_t scratch_;
+  std::uint32_t first_ = 0;
+  std::uint32_t n_ = 0;
+  std::uint8_t* killed_ = nullptr;
+};
+
+}  // namespace
+
+void RunBatches(const RunArgs& args) {
+  Interpreter interpreter(args);
+  for (std::uint32_t done = 0; done < args.count; done += kBatchLanes) {
+    const std::uint32_t lanes = std::min(kBatchLanes, args.count - done);
+    interpreter.runBatch(args.first + done, lanes, args.killed + done);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace mote
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace mote {
+
+HWY_EXPORT(RunBatches);
+
+namespace vm_detail {
+namespace {
+
+using bytecode::Builtin;
+using bytecode::Opcode;
+using bytecode::semantics::Lanes;
+
+std::array<std::uint32_t, 4> draw(const BatchState& batch, const PreparedProgram::Op& op,
+                                  std::uint32_t i) {
+  const VmContext& ctx = *batch.ctx;
+  const std::uint64_t id = ctx.particleIds != nullptr ? ctx.particleIds[batch.first + i] : 0;
+  return counterRandom4(ctx.seed, bytecode::randomStream(batch.section, ctx.tick, op.index), id);
+}
+
+}  // namespace
+
+// The ops that mix lanes, one particle at a time: gather its sources, compute as the reference
+// does, write its destination lanes.
+void runPerParticle(const BatchState& batch, const PreparedProgram::Op& op) {
+  const VmContext& ctx = *batch.ctx;
+  std::array<std::array<const float*, 4>, 3> s{};
+  for (std::uint32_t slot = 0; slot < 3; ++slot)
+    for (std::uint32_t c = 0; c < 4; ++c)
+      s[slot][c] = batch.rowSources[op.src[slot].rows[c]];
+  const std::uint32_t w = op.width;
+  const std::uint32_t dw = bytecode::dstWidth(bytecode::opInfo(op.op).width, w);
+  std::array<float*, 4> d{};
+  for (std::uint32_t c = 0; c < dw; ++c)
+    d[c] = batch.rows + std::size_t{op.dst + c} * kBatchLanes;
+  const float* laneDt = ctx.laneBuiltins[static_cast<std::size_t>(Builtin::Dt)][0];
+  for (std::uint32_t i = 0; i < batch.n; ++i) {
+    const auto get = [&](std::uint32_t slot, std::uint32_t lanes) {
+      Lanes v{};
+      for (std::uint32_t c = 0; c < lanes; ++c)
+        v[c] = s[slot][c][i];
+      return v;
+    };
+    const auto put = [&](const Lanes& v, std::uint32_t lanes) {
+      for (std::uint32_t c = 0; c < lanes; ++c)
+        d[c][i] = v[c];
+    };
+    switch (op.op) {
+      case Opcode::Cross: {
+        const Lanes a = get(0, 3);
+        const Lanes b = get(1, 3);
+        put({a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0], 0.0f},
+            3);
+        break;
+      }
+      case Opcode::RandUniform: {
+        const auto bits = draw(batch, op, i);
+        Lanes out{};
+        for (std::uint32_t c = 0; c < w; ++c)
+          out[c] = unitFloatFromU32(bits[c]);
+        put(out, w);
+        break;
+      }
+      case Opcode::RandRange: {
+        const auto bits = draw(batch, op, i);
+        const Lanes lo = get(1, w);
+        const Lanes hi = get(2, w);
+        Lanes out{};
+        for (std::uint32_t c = 0; c < w; ++c)
+          out[c] = lo[c] + (hi[c] - lo[c]) * unitFloatFromU32(bits[c]);
+        put(out, w);
+        break;
+      }
+      case Opcode::RandUnitVector:
+        put(bytecode::semantics::unitVector(draw(batch, op, i)), 3);
+        break;
+      case Opcode::RandSphere:
+        put(bytecode::semantics::ballPoint(draw(batch, op, i)), 3);
+        break;
+      case Opcode::RandDisk:
+        put(bytecode::semantics::diskPoint(draw(batch, op, i)), 3);
+        break;
+      case Opcode::RandCone:
+        put(bytecode::semantics::coneDirection(draw(batch, op, i), get(1, 1)[0]), 3);
+        break;
+      case Opcode::CurlNoise: {
+        const Lanes a = get(0, 3);
+        const float f = get(1, 1)[0];
+        const std::array<float, 3> c = bytecode::curlNoise({a[0] * f, a[1] * f, a[2] * f});
+        put({c[0], c[1], c[2], 0.0f}, 3);
+        break;
+      }
+      case Opcode::QuatFromAxisAngle: {
+        const Lanes axis = get(0, 3);
+        put(bytecode::semantics::quatAxisAngle(axis[0], axis[1], axis[2], get(1, 1)[0]), 4);
+        break;
+      }
+      case Opcode::QuatMul:
+        put(bytecode::semantics::quatMul(get(0, 4), get(1, 4)), 4);
+        break;
+      case Opcode::QuatRotate:
+        put(bytecode::semantics::quatRotate(get(0, 4), get(1, 3)), 3);
+        break;
+      case Opcode::QuatIntegrate: {
+        const Lanes q = get(0, 4);
+        const Lanes omega = get(1, 3);
+        const float rate =
+            std::sqrt(omega[0] * omega[0] + omega[1] * omega[1] + omega[2] * omega[2]);
+        const float dt = laneDt != nullptr ? laneDt[batch.first + i]
+                                           : ctx.builtins[static_cast<std::size_t>(Builtin::Dt)][0];
+        put(bytecode::semantics::quatMul(
+                bytecode::semantics::quatAxisAngle(omega[0], omega[1], omega[2], rate * dt), q),
+            4);
+        break;
+      }
+      case Opcode::SampleWind: {
+        const Lanes pos = get(0, 3);
+        std::array<float, 3> wind{0.0f, 0.0f, 0.0f};
+        if (ctx.wind != nullptr) wind = ctx.wind({pos[0], pos[1], pos[2]}, ctx.windUser);
+        put({wind[0], wind[1], wind[2], 0.0f}, 3);
+        break;
+      }
+      case Opcode::Spawn: {
+        const float spawnCount = std::floor(get(1, 1)[0]);
+        if (!(spawnCount >= 1.0f) || ctx.spawn == nullptr) break;
+        constexpr float kMaxCount = 1048576.0f;
+        const Lanes at = get(2, 3);
+        ctx.spawn(op.index,
+                  static_cast<std::uint32_t>(spawnCount < kMaxCount ? spawnCount : kMaxCount),
+                  {at[0], at[1], at[2]}, ctx.spawnUser);
+        break;
+      }
+      default:
+        MOTE_ASSERT(false, "BatchVm: an opcode without an implementation");
+        break;
+    }
+  }
+  for (std::uint32_t c = 0; c < dw; ++c)
+    batch.rowSources[op.dst + c] = d[c];
+}
+
+}  // namespace vm_detail
+
+using bytecode::Opcode;
+using bytecode::Section;
+using vm_detail::kScratchRows;
+
+namespace {
+
+// Whether the stream-operand choices in `ops` compute exactly what the program says. Simulates
+// the section twice over value identities: as the program means it (the reference: an op reads
+// all its sources, then writes its destination) and as the VM will run it (rows read streams in
+// place, elementwise ops lane by lane, results written into streams early, stores skipped).
+// Every value the VM reads must be the one the program reads, and the streams must end equal.
+bool streamOperandsExact(const std::vector<PreparedProgram::Op>& ops, std::uint32_t rows,
+                         std::uint32_t words) {
+  constexpr std::int64_t kOwn = -1;
+  struct PhysicalRow {
+    std::int64_t word = kOwn;  // read in place from this particle word, or its own storage
+    std::uint64_t value = 0;
+  };
+  std::vector<std::uint64_t> meantRow(rows, 0);
+  std::vector<PhysicalRow> row(rows);
+  std::vector<std::uint64_t> meantWord(words);
+  std::vector<std::uint64_t> word(words);
+  for (std::uint32_t w = 0; w < words; ++w)
+    meantWord[w] = word[w] = 1 + w;
+  const auto fresh = [&](std::size_t k, std::uint32_t c) { return 1 + words + 4 * k + c; };
+  const auto physical = [&](std::uint32_t r) {
+    return row[r].word == kOwn ? row[r].value : word[static_cast<std::size_t>(row[r].word)];
+  };
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    const PreparedProgram::Op& op = ops[k];
+    const bytecode::OpInfo& info = bytecode::opInfo(op.op);
+    const std::uint32_t dw = bytecode::dstWidth(info.width, op.width);
+    // What each source lane means (read before anything is written).
+    std::array<std::array<std::uint64_t, 4>, 3> meant{};
+    std::array<std::uint32_t, 3> widths{};
+    for (std::uint32_t slot = 0; slot < 3; ++slot) {
+      widths[slot] = bytecode::sourceWidth(info.sources[slot], op.width);
+      for (std::uint32_t c = 0; c < widths[slot]; ++c)
+        meant[slot][c] = meantRow[op.src[slot].rows[c]];
+    }
+    const auto readsOk = [&](std::uint32_t slot, std::uint32_t c) {
+      return physical(op.src[slot].rows[c]) == meant[slot][c];
+    };
+    switch (op.op) {
+      case Opcode::LoadField:
+        for (std::uint32_t c = 0; c < op.width; ++c) {
+          const std::uint32_t w = op.index + c;
+          if (!op.inPlace && word[w] != meantWord[w]) return false;
+          meantRow[op.dst + c] = meantWord[w];
+          row[op.dst + c] = op.inPlace ? PhysicalRow{w, 0} : PhysicalRow{kOwn, word[w]};
+        }
+        break;
+      case Opcode::StoreField:
+        for (std::uint32_t c = 0; c < op.width; ++c) {
+          const std::uint32_t w = op.index + c;
+          meantWord[w] = meant[1][c];
+          if (op.inPlace) continue;  // checked when the words are next read, or at the end
+          if (!readsOk(1, c)) return false;
+          word[w] = physical(op.src[1].rows[c]);
+        }
+        break;
+      default:
+        if (vm_detail::isElementwise(op.op) && !op.viaScratch) {
+          // Lane by lane: lane c reads its sources, then writes its result.
+          for (std::uint32_t c = 0; c < op.width; ++c) {
+            for (std::uint32_t slot = 0; slot < 3; ++slot)
+              if (widths[slot] > 0 && !readsOk(slot, c)) return false;
+            meantRow[op.dst + c] = fresh(k, c);
+            if (op.directWord != PreparedProgram::kNoWord) {
+              word[op.directWord + c] = fresh(k, c);
+              row[op.dst + c] = PhysicalRow{op.directWord + c, 0};
+            } else {
+              row[op.dst + c] = PhysicalRow{kOwn, fresh(k, c)};
+            }
+          }
+        } else {
+          if (op.directWord != PreparedProgram::kNoWord) return false;
+          for (std::uint32_t slot = 0; slot < 3; ++slot)
+            for (std::uint32_t c = 0; c < widths[slot]; ++c)
+              if (!readsOk(slot, c)) return false;
+          for (std::uint32_t c = 0; c < dw; ++c) {
+            meantRow[op.dst + c] = fresh(k, c);
+            row[op.dst + c] = PhysicalRow{kOwn, fresh(k, c)};
+          }
+        }
+        break;
+    }
+  }
+  return word == meantWord;
+}
+
+// Chooses the stream operands of one section: each candidate is kept when the whole section still
+// simulates exactly with it. A store's producer writes the stream first, then loads read in place.
+void chooseStreamOperands(std::vector<PreparedProgram::Op>& ops, std::uint32_t rows,
+                          std::uint32_t words) {
+  for (std::size_t j = 0; j < ops.size(); ++j) {
+    PreparedProgram::Op& store = ops[j];
+    if (store.op != Opcode::StoreField || store.src[1].immediate) continue;
+    const std::uint32_t base = store.src[1].rows[0];
+    bool identity = true;
+    for (std::uint32_t c = 0; c < store.width; ++c)
+      identity = identity && store.src[1].rows[c] == base + c;
+    if (!identity) continue;
+    // The last op before the store that writes any of its rows.
+    std::size_t k = j;
+    while (k-- > 0) {
+      const PreparedProgram::Op& p = ops[k];
+      const std::uint32_t dw = bytecode::dstWidth(bytecode::opInfo(p.op).width, p.width);
+      if (dw > 0 && p.dst < base + store.width && base < p.dst + dw) break;
+    }
+    if (k >= j) continue;  // wrapped: no producer in this section
+    PreparedProgram::Op& producer = ops[k];
+    if (!vm_detail::isElementwise(producer.op) || producer.viaScratch ||
+        producer.directWord != PreparedProgram::kNoWord || producer.dst != base ||
+        producer.width != store.width)
+      continue;
+    producer.directWord = store.index;
+    store.inPlace = true;
+    if (!streamOperandsExact(ops, rows, words)) {
+      producer.directWord = PreparedProgram::kNoWord;
+      store.inPlace = false;
+    }
+  }
+  for (PreparedProgram::Op& load : ops) {
+    if (load.op != Opcode::LoadField) continue;
+    load.inPlace = true;
+    if (!streamOperandsExact(ops, rows, words)) load.inPlace = false;
+  }
+}
 
 }  // namespace
 
@@ -83,6 +1081,9 @@ PreparedProgram PreparedProgram::prepare(const bytecode::VerifiedProgram& verifi
     }
   }
   out.immediates_ = std::move(immediates);
+  for (const Section s : {Section::Init, Section::Update})
+    chooseStreamOperands(s == Section::Init ? out.init_ : out.update_, out.rowsNeeded(),
+                         p.particleWords);
   return out;
 }
 
@@ -94,69 +1095,21 @@ Result<BatchVm> BatchVm::create(std::uint32_t maxRows) {
   return BatchVm(maxRows);
 }
 
-BatchVm::BatchVm(std::uint32_t maxRows)
-    : maxRows_(maxRows), registers_(new float[std::size_t{maxRows} * kBatchLanes]()) {}
-
 namespace {
-
-struct Rows {
-  float* base;
-  float* row(std::uint32_t r) const { return base + std::size_t{r} * kBatchLanes; }
-};
-
-template <class F>
-void map1(Rows r, const PreparedProgram::Op& op, std::uint32_t n, std::uint32_t scratch, F f) {
-  const bool viaScratch = op.viaScratch;
-  for (std::uint32_t c = 0; c < op.width; ++c) {
-    const float* a = r.row(op.src[0].rows[c]);
-    float* d = r.row(viaScratch ? scratch + c : op.dst + c);
-    for (std::uint32_t i = 0; i < n; ++i)
-      d[i] = f(a[i]);
-  }
-  if (viaScratch) {
-    for (std::uint32_t c = 0; c < op.width; ++c)
-      std::memcpy(r.row(op.dst + c), r.row(scratch + c), n * sizeof(float));
-  }
-}
-
-template <class F>
-void map2(Rows r, const PreparedProgram::Op& op, std::uint32_t n, std::uint32_t scratch, F f) {
-  const bool viaScratch = op.viaScratch;
-  for (std::uint32_t c = 0; c < op.width; ++c) {
-    const float* a = r.row(op.src[0].rows[c]);
-    const float* b = r.row(op.src[1].rows[c]);
-    float* d = r.row(viaScratch ? scratch + c : op.dst + c);
-    for (std::uint32_t i = 0; i < n; ++i)
-      d[i] = f(a[i], b[i]);
-  }
-  if (viaScratch) {
-    for (std::uint32_t c = 0; c < op.width; ++c)
-      std::memcpy(r.row(op.dst + c), r.row(scratch + c), n * sizeof(float));
-  }
-}
-
-template <class F>
-void map3(Rows r, const PreparedProgram::Op& op, std::uint32_t n, std::uint32_t scratch, F f) {
-  const bool viaScratch = op.viaScratch;
-  for (std::uint32_t c = 0; c < op.width; ++c) {
-    const float* a = r.row(op.src[0].rows[c]);
-    const float* b = r.row(op.src[1].rows[c]);
-    const float* cc = r.row(op.src[2].rows[c]);
-    float* d = r.row(viaScratch ? scratch + c : op.dst + c);
-    for (std::uint32_t i = 0; i < n; ++i)
-      d[i] = f(a[i], b[i], cc[i]);
-  }
-  if (viaScratch) {
-    for (std::uint32_t c = 0; c < op.width; ++c)
-      std::memcpy(r.row(op.dst + c), r.row(scratch + c), n * sizeof(float));
-  }
-}
-
-using bytecode::semantics::Lanes;
-using bytecode::semantics::quatAxisAngle;
-using bytecode::semantics::quatMul;
-
+constexpr std::align_val_t kRowAlignment{64};  // one cache line, one AVX-512 vector
 }  // namespace
+
+void BatchVm::AlignedFree::operator()(float* p) const noexcept {
+  ::operator delete[](p, kRowAlignment);
+}
+
+BatchVm::BatchVm(std::uint32_t maxRows)
+    : maxRows_(maxRows),
+      registers_(static_cast<float*>(
+          ::operator new[](std::size_t{maxRows} * kBatchLanes * sizeof(float), kRowAlignment))),
+      rowSources_(new const float*[maxRows]()) {
+  std::fill_n(registers_.get(), std::size_t{maxRows} * kBatchLanes, 0.0f);
+}
 
 void BatchVm::run(const PreparedProgram& program, Section section, std::span<float* const> streams,
                   std::uint32_t first, std::uint32_t count, const VmContext& context,
@@ -165,335 +1118,18 @@ void BatchVm::run(const PreparedProgram& program, Section section, std::span<flo
   MOTE_ASSERT(streams.size() >= program.particleWords(), "BatchVm::run: missing particle streams");
   MOTE_ASSERT(killed.size() >= count, "BatchVm::run: killed span too small");
   // Immediate rows: filled once, never written by instructions.
-  const Rows r{registers_.get()};
+  float* const rows = registers_.get();
   const std::uint32_t immBase = program.registerCount() + kScratchRows;
   for (std::size_t k = 0; k < program.immediates().size(); ++k) {
-    float* row = r.row(immBase + static_cast<std::uint32_t>(k));
+    const std::uint32_t r = immBase + static_cast<std::uint32_t>(k);
+    float* row = rows + std::size_t{r} * kBatchLanes;
     std::fill(row, row + kBatchLanes, std::bit_cast<float>(program.immediates()[k]));
+    rowSources_[r] = row;
   }
-  const auto& code = program.section(section);
-  for (std::uint32_t done = 0; done < count; done += kBatchLanes) {
-    const std::uint32_t lanes = std::min(kBatchLanes, count - done);
-    runBatch(program, section, code, streams, first + done, lanes, context, killed.data() + done);
-  }
-}
-
-void BatchVm::runBatch(const PreparedProgram& program, Section section,
-                       const std::vector<PreparedProgram::Op>& code,
-                       std::span<float* const> streams, std::uint32_t first, std::uint32_t n,
-                       const VmContext& ctx, std::uint8_t* killed) {
-  const Rows r{registers_.get()};
-  const std::uint32_t scratch = program.registerCount();
-  const auto fill = [&](std::uint32_t row, float v) {
-    float* d = r.row(row);
-    std::fill(d, d + n, v);
-  };
-  const auto random = [&](const PreparedProgram::Op& op, std::uint32_t i) {
-    const std::uint64_t id = ctx.particleIds != nullptr ? ctx.particleIds[first + i] : 0;
-    return counterRandom4(ctx.seed, bytecode::randomStream(section, ctx.tick, op.index), id);
-  };
-  for (const PreparedProgram::Op& op : code) {
-    const std::uint32_t w = op.width;
-    switch (op.op) {
-      case Opcode::Nop:
-        break;
-      case Opcode::Mov:
-        map1(r, op, n, scratch, [](float a) { return a; });
-        break;
-      case Opcode::LoadConst:
-        for (std::uint32_t c = 0; c < w; ++c)
-          fill(op.dst + c, program.constants()[op.index][c]);
-        break;
-      case Opcode::LoadField:
-        for (std::uint32_t c = 0; c < w; ++c)
-          std::memcpy(r.row(op.dst + c), streams[op.index + c] + first, n * sizeof(float));
-        break;
-      case Opcode::StoreField:
-        for (std::uint32_t c = 0; c < w; ++c)
-          std::memcpy(streams[op.index + c] + first, r.row(op.src[1].rows[c]), n * sizeof(float));
-        break;
-      case Opcode::LoadBuiltin: {
-        const auto b = static_cast<Builtin>(op.index);
-        const float* perLane = b == Builtin::SpawnIndex      ? ctx.spawnIndex
-                               : b == Builtin::SpawnFraction ? ctx.spawnFraction
-                                                             : nullptr;
-        if (perLane != nullptr) {
-          std::memcpy(r.row(op.dst), perLane + first, n * sizeof(float));
-        } else if (b == Builtin::ParticleId && ctx.particleIds != nullptr) {
-          float* d = r.row(op.dst);
-          for (std::uint32_t i = 0; i < n; ++i)
-            d[i] = static_cast<float>(ctx.particleIds[first + i]);
-        } else {
-          for (std::uint32_t c = 0; c < w; ++c)
-            fill(op.dst + c, ctx.builtins[op.index][c]);
-        }
-        break;
-      }
-      case Opcode::LoadEmitter:
-        for (std::uint32_t c = 0; c < w; ++c)
-          fill(op.dst + c, ctx.emitterWords[op.index + c]);
-        break;
-      case Opcode::LoadGlobal:
-        for (std::uint32_t c = 0; c < w; ++c)
-          fill(op.dst + c, ctx.globals[op.index][c]);
-        break;
-      case Opcode::Add:
-        map2(r, op, n, scratch, [](float a, float b) { return a + b; });
-        break;
-      case Opcode::Sub:
-        map2(r, op, n, scratch, [](float a, float b) { return a - b; });
-        break;
-      case Opcode::Mul:
-        map2(r, op, n, scratch, [](float a, float b) { return a * b; });
-        break;
-      case Opcode::Div:
-        map2(r, op, n, scratch, [](float a, float b) { return a / b; });
-        break;
-      case Opcode::Fma:
-        map3(r, op, n, scratch, [](float a, float b, float c) { return std::fma(a, b, c); });
-        break;
-      case Opcode::Min:
-        map2(r, op, n, scratch, [](float a, float b) { return b < a ? b : a; });
-        break;
-      case Opcode::Max:
-        map2(r, op, n, scratch, [](float a, float b) { return a < b ? b : a; });
-        break;
-      case Opcode::Abs:
-        map1(r, op, n, scratch, [](float a) { return std::fabs(a); });
-        break;
-      case Opcode::Neg:
-        map1(r, op, n, scratch, [](float a) { return -a; });
-        break;
-      case Opcode::Floor:
-        map1(r, op, n, scratch, [](float a) { return std::floor(a); });
-        break;
-      case Opcode::Fract:
-        map1(r, op, n, scratch, [](float a) { return a - std::floor(a); });
-        break;
-      case Opcode::Mod:
-        map2(r, op, n, scratch, [](float a, float b) { return a - b * std::floor(a / b); });
-        break;
-      case Opcode::Sqrt:
-        map1(r, op, n, scratch, [](float a) { return std::sqrt(a); });
-        break;
-      case Opcode::Rsqrt:
-        map1(r, op, n, scratch, [](float a) { return 1.0f / std::sqrt(a); });
-        break;
-      case Opcode::Sin:
-        map1(r, op, n, scratch, [](float a) { return std::sin(a); });
-        break;
-      case Opcode::Cos:
-        map1(r, op, n, scratch, [](float a) { return std::cos(a); });
-        break;
-      case Opcode::Exp:
-        map1(r, op, n, scratch, [](float a) { return std::exp(a); });
-        break;
-      case Opcode::Log:
-        map1(r, op, n, scratch, [](float a) { return std::log(a); });
-        break;
-      case Opcode::Pow:
-        map2(r, op, n, scratch, [](float a, float b) { return std::pow(a, b); });
-        break;
-      case Opcode::Lerp:
-        map3(r, op, n, scratch, [](float a, float b, float c) { return a + (b - a) * c; });
-        break;
-      case Opcode::Smoothstep:
-        map3(r, op, n, scratch, [](float e0, float e1, float x) {
-          float t = (x - e0) / (e1 - e0);
-          t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
-          return t * t * (3.0f - 2.0f * t);
-        });
-        break;
-      case Opcode::Clamp:
-        map3(r, op, n, scratch, [](float x, float lo, float hi) {
-          const float m = x < lo ? lo : x;
-          return hi < m ? hi : m;
-        });
-        break;
-      case Opcode::Saturate:
-        map1(r, op, n, scratch, [](float x) {
-          const float m = x < 0.0f ? 0.0f : x;
-          return 1.0f < m ? 1.0f : m;
-        });
-        break;
-      case Opcode::CmpLt:
-        map2(r, op, n, scratch, [](float a, float b) { return a < b ? 1.0f : 0.0f; });
-        break;
-      case Opcode::CmpLe:
-        map2(r, op, n, scratch, [](float a, float b) { return a <= b ? 1.0f : 0.0f; });
-        break;
-      case Opcode::CmpEq:
-        map2(r, op, n, scratch, [](float a, float b) { return a == b ? 1.0f : 0.0f; });
-        break;
-      case Opcode::CmpNe:
-        map2(r, op, n, scratch, [](float a, float b) { return a != b ? 1.0f : 0.0f; });
-        break;
-      case Opcode::Select:
-        map3(r, op, n, scratch, [](float c, float a, float b) { return c != 0.0f ? a : b; });
-        break;
-      case Opcode::Dot:
-      case Opcode::Length: {
-        const bool dot = op.op == Opcode::Dot;
-        float* d = r.row(scratch);
-        const float* a0 = r.row(op.src[0].rows[0]);
-        const float* b0 = r.row(op.src[dot ? 1 : 0].rows[0]);
-        for (std::uint32_t i = 0; i < n; ++i)
-          d[i] = a0[i] * b0[i];
-        for (std::uint32_t c = 1; c < w; ++c) {
-          const float* a = r.row(op.src[0].rows[c]);
-          const float* b = r.row(op.src[dot ? 1 : 0].rows[c]);
-          for (std::uint32_t i = 0; i < n; ++i)
-            d[i] += a[i] * b[i];
-        }
-        if (!dot) {
-          for (std::uint32_t i = 0; i < n; ++i)
-            d[i] = std::sqrt(d[i]);
-        }
-        std::memcpy(r.row(op.dst), d, n * sizeof(float));
-        break;
-      }
-      case Opcode::Normalize: {
-        float* len = r.row(scratch + 3);
-        const float* a0 = r.row(op.src[0].rows[0]);
-        for (std::uint32_t i = 0; i < n; ++i)
-          len[i] = a0[i] * a0[i];
-        for (std::uint32_t c = 1; c < w; ++c) {
-          const float* a = r.row(op.src[0].rows[c]);
-          for (std::uint32_t i = 0; i < n; ++i)
-            len[i] += a[i] * a[i];
-        }
-        for (std::uint32_t i = 0; i < n; ++i)
-          len[i] = std::sqrt(len[i]);
-        const std::uint32_t out = scratch;  // w ≤ 3 rows beside len (scratch + 3)
-        if (w < 4) {
-          for (std::uint32_t c = 0; c < w; ++c) {
-            const float* a = r.row(op.src[0].rows[c]);
-            float* d = r.row(out + c);
-            for (std::uint32_t i = 0; i < n; ++i)
-              d[i] = len[i] > 0.0f ? a[i] / len[i] : 0.0f;
-          }
-          for (std::uint32_t c = 0; c < w; ++c)
-            std::memcpy(r.row(op.dst + c), r.row(out + c), n * sizeof(float));
-        } else {
-          // Four lanes: per particle, reading all four before writing.
-          for (std::uint32_t i = 0; i < n; ++i) {
-            Lanes a{};
-            for (std::uint32_t c = 0; c < 4; ++c)
-              a[c] = r.row(op.src[0].rows[c])[i];
-            for (std::uint32_t c = 0; c < 4; ++c)
-              r.row(op.dst + c)[i] = len[i] > 0.0f ? a[c] / len[i] : 0.0f;
-          }
-        }
-        break;
-      }
-      default:
-        // The rest mixes lanes in ways per-particle code reads most plainly: gather the sources
-        // of each particle, compute as the reference does, write the destination.
-        for (std::uint32_t i = 0; i < n; ++i) {
-          const auto get = [&](std::uint32_t slot, std::uint32_t lanes) {
-            Lanes v{};
-            for (std::uint32_t c = 0; c < lanes; ++c)
-              v[c] = r.row(op.src[slot].rows[c])[i];
-            return v;
-          };
-          const auto put = [&](const Lanes& v, std::uint32_t lanes) {
-            for (std::uint32_t c = 0; c < lanes; ++c)
-              r.row(op.dst + c)[i] = v[c];
-          };
-          switch (op.op) {
-            case Opcode::Cross: {
-              const Lanes a = get(0, 3);
-              const Lanes b = get(1, 3);
-              put({a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0],
-                   0.0f},
-                  3);
-              break;
-            }
-            case Opcode::RandUniform: {
-              const auto bits = random(op, i);
-              Lanes out{};
-              for (std::uint32_t c = 0; c < w; ++c)
-                out[c] = unitFloatFromU32(bits[c]);
-              put(out, w);
-              break;
-            }
-            case Opcode::RandRange: {
-              const auto bits = random(op, i);
-              const Lanes lo = get(1, w);
-              const Lanes hi = get(2, w);
-              Lanes out{};
-              for (std::uint32_t c = 0; c < w; ++c)
-                out[c] = lo[c] + (hi[c] - lo[c]) * unitFloatFromU32(bits[c]);
-              put(out, w);
-              break;
-            }
-            case Opcode::RandUnitVector:
-              put(bytecode::semantics::unitVector(random(op, i)), 3);
-              break;
-            case Opcode::RandSphere:
-              put(bytecode::semantics::ballPoint(random(op, i)), 3);
-              break;
-            case Opcode::RandDisk:
-              put(bytecode::semantics::diskPoint(random(op, i)), 3);
-              break;
-            case Opcode::RandCone:
-              put(bytecode::semantics::coneDirection(random(op, i), get(1, 1)[0]), 3);
-              break;
-            case Opcode::CurlNoise: {
-              const Lanes a = get(0, 3);
-              const float f = get(1, 1)[0];
-              const std::array<float, 3> c = bytecode::curlNoise({a[0] * f, a[1] * f, a[2] * f});
-              put({c[0], c[1], c[2], 0.0f}, 3);
-              break;
-            }
-            case Opcode::QuatFromAxisAngle: {
-              const Lanes axis = get(0, 3);
-              put(quatAxisAngle(axis[0], axis[1], axis[2], get(1, 1)[0]), 4);
-              break;
-            }
-            case Opcode::QuatMul:
-              put(quatMul(get(0, 4), get(1, 4)), 4);
-              break;
-            case Opcode::QuatRotate:
-              put(bytecode::semantics::quatRotate(get(0, 4), get(1, 3)), 3);
-              break;
-            case Opcode::QuatIntegrate: {
-              const Lanes q = get(0, 4);
-              const Lanes omega = get(1, 3);
-              const float rate =
-                  std::sqrt(omega[0] * omega[0] + omega[1] * omega[1] + omega[2] * omega[2]);
-              const float dt = ctx.builtins[static_cast<std::size_t>(Builtin::Dt)][0];
-              put(quatMul(quatAxisAngle(omega[0], omega[1], omega[2], rate * dt), q), 4);
-              break;
-            }
-            case Opcode::Kill:
-              if (get(0, 1)[0] != 0.0f) killed[i] = 1;
-              break;
-            case Opcode::SampleWind: {
-              const Lanes pos = get(0, 3);
-              std::array<float, 3> wind{0.0f, 0.0f, 0.0f};
-              if (ctx.wind != nullptr) wind = ctx.wind({pos[0], pos[1], pos[2]}, ctx.windUser);
-              put({wind[0], wind[1], wind[2], 0.0f}, 3);
-              break;
-            }
-            case Opcode::Spawn: {
-              const float spawnCount = std::floor(get(1, 1)[0]);
-              if (!(spawnCount >= 1.0f) || ctx.spawn == nullptr) break;
-              constexpr float kMaxCount = 1048576.0f;
-              const Lanes at = get(2, 3);
-              ctx.spawn(op.index,
-                        static_cast<std::uint32_t>(spawnCount < kMaxCount ? spawnCount : kMaxCount),
-                        {at[0], at[1], at[2]}, ctx.spawnUser);
-              break;
-            }
-            default:
-              MOTE_ASSERT(false, "BatchVm: an opcode without an implementation");
-              break;
-          }
-        }
-        break;
-    }
-  }
+  const vm_detail::RunArgs args{&program,      section, streams.data(),   first, count, &context,
+                                killed.data(), rows,    rowSources_.get()};
+  HWY_DYNAMIC_DISPATCH(RunBatches)(args);
 }
 
 }  // namespace mote
+#endif  // HWY_ONCE

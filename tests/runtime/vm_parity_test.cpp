@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 // Parity: the batched VM and the reference executor agree bit for bit (any NaN matching any NaN)
-// on every opcode, at every
-// legal width, with swizzled, immediate and in-place operands, over batches that are full and
-// partial, with special values (±0, ±inf, NaN, denormals) among the inputs.
+// on every opcode, at every legal width, with swizzled, immediate and in-place operands, over
+// batches that are full and partial, with special values (±0, ±inf, NaN, denormals) among the
+// inputs — on every SIMD target this CPU has, and with stream operands (fields read in place,
+// results written straight into streams) in the orders where they would be wrong.
 #include "support/isa_widths.h"
 
+#include <mote/bytecode/assembler.h>
 #include <mote/bytecode/reference.h>
 #include <mote/runtime/vm.h>
 
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 
 #include <bit>
 #include <cmath>
@@ -153,10 +156,12 @@ std::vector<std::uint32_t> widthsOf(const OpInfo& info) {
   return widths;
 }
 
-TEST(VmParity, EveryOpcodeMatchesTheReferenceBitForBit) {
+// Runs every opcode instance through the VM (on whichever SIMD target is chosen now) and the
+// reference; returns the number of cases.
+std::size_t expectEveryOpcodeMatches() {
   std::mt19937 rng(2026);
   Result<BatchVm> created = BatchVm::create();
-  ASSERT_TRUE(created.ok());
+  EXPECT_TRUE(created.ok());
   BatchVm vm = std::move(created).takeValue();
   std::size_t cases = 0;
   for (const OpInfo& info : kOpInfos) {
@@ -164,8 +169,9 @@ TEST(VmParity, EveryOpcodeMatchesTheReferenceBitForBit) {
       for (const bool inPlace : {false, true}) {
         Program program = instance(info, width, inPlace, rng);
         Result<VerifiedProgram> verified = verify(program);
-        ASSERT_TRUE(verified.ok())
+        EXPECT_TRUE(verified.ok())
             << info.mnemonic << "." << width << ": " << verified.status().toString();
+        if (!verified.ok()) return cases;
         const PreparedProgram prepared = PreparedProgram::prepare(*verified);
         ++cases;
         // Inputs, SoA for the VM and AoS for the reference.
@@ -214,18 +220,22 @@ TEST(VmParity, EveryOpcodeMatchesTheReferenceBitForBit) {
           refKilled[i] = runReference(*verified, Section::Update, aos[i], rc) ? 1 : 0;
         }
         for (std::uint32_t i = 0; i < kParticles; ++i) {
-          ASSERT_EQ(killed[i], refKilled[i]) << info.mnemonic << "." << width << " particle " << i;
+          EXPECT_EQ(killed[i], refKilled[i]) << info.mnemonic << "." << width << " particle " << i;
+          if (killed[i] != refKilled[i]) return cases;
           for (std::uint32_t w = 0; w < kWords; ++w) {
             // Bit for bit, except which NaN: x86 propagates the first NaN operand, and the
             // vectoriser may commute an addition.
             if (std::isnan(soa[w][i]) && std::isnan(aos[i][w])) continue;
-            ASSERT_EQ(std::bit_cast<std::uint32_t>(soa[w][i]),
+            EXPECT_EQ(std::bit_cast<std::uint32_t>(soa[w][i]),
                       std::bit_cast<std::uint32_t>(aos[i][w]))
                 << info.mnemonic << "." << width << (inPlace ? " in place" : "") << " particle "
                 << i << " word " << w << ": vm " << soa[w][i] << " reference " << aos[i][w];
+            if (std::bit_cast<std::uint32_t>(soa[w][i]) != std::bit_cast<std::uint32_t>(aos[i][w]))
+              return cases;
           }
         }
-        ASSERT_EQ(vmLog.records.size(), refLog.records.size()) << info.mnemonic;
+        EXPECT_EQ(vmLog.records.size(), refLog.records.size()) << info.mnemonic;
+        if (vmLog.records.size() != refLog.records.size()) return cases;
         for (std::size_t k = 0; k < vmLog.records.size(); ++k) {
           EXPECT_EQ(vmLog.records[k].target, refLog.records[k].target);
           EXPECT_EQ(vmLog.records[k].count, refLog.records[k].count);
@@ -236,7 +246,130 @@ TEST(VmParity, EveryOpcodeMatchesTheReferenceBitForBit) {
       }
     }
   }
-  EXPECT_GT(cases, 300u);
+  return cases;
+}
+
+TEST(VmParity, EveryOpcodeMatchesTheReferenceBitForBit) {
+  EXPECT_GT(expectEveryOpcodeMatches(), 300u);
+}
+
+// The same on each SIMD target the CPU supports (SSE4, AVX2, AVX-512 where present) and the
+// scalar one, forced through Highway's dispatch.
+TEST(VmParity, EveryOpcodeMatchesOnEverySimdTarget) {
+  std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  for (const std::int64_t target : targets) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    EXPECT_GT(expectEveryOpcodeMatches(), 300u);
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  EXPECT_FALSE(targets.empty());
+}
+
+// Runs `text` (UPDATE) over kParticles random particles in the VM and the reference and expects
+// identical words. Returns the prepared program for a look at its stream operands.
+PreparedProgram expectSameAsReference(std::string_view text) {
+  Result<Program> assembled = assemble(text);
+  EXPECT_TRUE(assembled.ok()) << assembled.status().toString();
+  Result<VerifiedProgram> verified = verify(*assembled);
+  EXPECT_TRUE(verified.ok()) << verified.status().toString();
+  const PreparedProgram prepared = PreparedProgram::prepare(*verified);
+  const std::uint32_t words = assembled->particleWords;
+  std::mt19937 rng(7);
+  std::vector<std::vector<float>> soa(words, std::vector<float>(kParticles));
+  for (auto& word : soa)
+    for (float& v : word)
+      v = std::uniform_real_distribution<float>(-4.0f, 4.0f)(rng);
+  std::vector<std::vector<float>> aos(kParticles, std::vector<float>(words));
+  for (std::uint32_t i = 0; i < kParticles; ++i)
+    for (std::uint32_t w = 0; w < words; ++w)
+      aos[i][w] = soa[w][i];
+  std::vector<float*> streams;
+  for (auto& word : soa)
+    streams.push_back(word.data());
+  Result<BatchVm> vm = BatchVm::create();
+  std::vector<std::uint8_t> killed(kParticles, 0);
+  vm->run(prepared, Section::Update, streams, 0, kParticles, VmContext{}, killed);
+  for (std::uint32_t i = 0; i < kParticles; ++i) {
+    runReference(*verified, Section::Update, aos[i], ReferenceContext{});
+    for (std::uint32_t w = 0; w < words; ++w) {
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(soa[w][i]), std::bit_cast<std::uint32_t>(aos[i][w]))
+          << "particle " << i << " word " << w << "\n"
+          << text;
+      if (soa[w][i] != aos[i][w]) return prepared;
+    }
+  }
+  return prepared;
+}
+
+TEST(VmStreamOperands, AreUsedWhereExact) {
+  // A load read in place, an op writing its result straight into the stream, the store skipped.
+  const PreparedProgram p = expectSameAsReference(R"(.registers 8
+.particle 6
+.update
+  ldf.3 r0, #0
+  ldf.3 r3, #3
+  fma.3 r0, r3, 0.5, r0
+  stf.3 #0, r0
+)");
+  const auto& ops = p.section(Section::Update);
+  ASSERT_EQ(ops.size(), 4u);
+  EXPECT_TRUE(ops[0].inPlace);
+  EXPECT_TRUE(ops[1].inPlace);
+  EXPECT_EQ(ops[2].directWord, 0u);
+  EXPECT_TRUE(ops[3].inPlace);
+}
+
+TEST(VmStreamOperands, KeepTheProgramsOrderOfReadsAndWrites) {
+  // A row loaded from a word the program then overwrites keeps the old value.
+  expectSameAsReference(R"(.registers 8
+.particle 4
+.update
+  ldf.1 r0, #0
+  stf.1 #0, 5
+  add.1 r1, r0, 1
+  stf.1 #1, r1
+)");
+  // A load between the op and its store reads the old value.
+  expectSameAsReference(R"(.registers 8
+.particle 4
+.update
+  ldf.1 r0, #0
+  mul.1 r1, r0, 2
+  ldf.1 r2, #0
+  stf.1 #0, r1
+  stf.1 #1, r2
+)");
+  // Swizzled lanes read words the op's earlier lanes would already have written.
+  expectSameAsReference(R"(.registers 8
+.particle 4
+.update
+  ldf.3 r0, #0
+  add.3 r4, r0.zyx, 1
+  stf.3 #0, r4
+)");
+  // A result written into a word, the word overwritten, then the result read again.
+  expectSameAsReference(R"(.registers 8
+.particle 4
+.update
+  ldf.1 r0, #1
+  add.1 r1, r0, 1
+  stf.1 #0, r1
+  stf.1 #0, 7
+  add.1 r3, r1, r1
+  stf.1 #3, r3
+)");
+  // A row stored back where it came from, and one result stored twice.
+  expectSameAsReference(R"(.registers 8
+.particle 6
+.update
+  ldf.2 r0, #0
+  stf.2 #0, r0
+  stf.2 #2, r0
+  mul.2 r2, r0.yx, r0
+  stf.2 #4, r2
+  stf.2 #0, r2
+)");
 }
 
 }  // namespace

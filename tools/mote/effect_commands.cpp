@@ -3,10 +3,15 @@
 
 #include <mote/authoring/effect_json.h>
 #include <mote/core/file.h>
+#include <mote/core/job_system.h>
+#include <mote/runtime/world.h>
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <memory>
 
 namespace mote::cli {
 namespace {
@@ -94,8 +99,9 @@ bool endsWith(const std::string& s, std::string_view suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Loads a .motefx, or compiles an effect .json; prints diagnostics. False on failure.
-bool loadCompiled(const std::string& input, bytecode::CompiledEffect& out) {
+}  // namespace
+
+bool loadCompiledEffect(const std::string& input, bytecode::CompiledEffect& out) {
   if (endsWith(input, ".motefx")) {
     Result<std::vector<std::uint8_t>> bytes = readFile(input, bytecode::kMaxMotefxBytes);
     if (!bytes.ok()) {
@@ -122,11 +128,9 @@ bool loadCompiled(const std::string& input, bytecode::CompiledEffect& out) {
   return true;
 }
 
-}  // namespace
-
 int runCompile(const std::string& input, const std::string& output) {
   bytecode::CompiledEffect effect;
-  if (!loadCompiled(input, effect)) return 1;
+  if (!loadCompiledEffect(input, effect)) return 1;
   std::string path = output;
   if (path.empty()) {
     path = endsWith(input, ".json") ? input.substr(0, input.size() - 5) : input;
@@ -145,7 +149,7 @@ int runCompile(const std::string& input, const std::string& output) {
 
 int runDisasm(const std::string& input) {
   bytecode::CompiledEffect effect;
-  if (!loadCompiled(input, effect)) return 1;
+  if (!loadCompiledEffect(input, effect)) return 1;
   for (const bytecode::CompiledEmitter& e : effect.emitters) {
     fmt::print("; emitter {} (content hash {:016x})\n{}\n", e.name,
                bytecode::contentHash(e.program), bytecode::disassemble(e.program));
@@ -155,7 +159,7 @@ int runDisasm(const std::string& input) {
 
 int runEffectInfo(const std::string& input) {
   bytecode::CompiledEffect effect;
-  if (!loadCompiled(input, effect)) return 1;
+  if (!loadCompiledEffect(input, effect)) return 1;
   const auto plural = [](std::size_t n, std::string_view word) {
     return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
   };
@@ -174,6 +178,68 @@ int runEffectInfo(const std::string& input) {
       layout += fmt::format(" {}[{}..{})", f.name, f.offset, f.offset + f.width);
     fmt::print("    layout:{}\n", layout);
   }
+  return 0;
+}
+
+int runSimulate(const SimulateOptions& options) {
+  bytecode::CompiledEffect effect;
+  if (!loadCompiledEffect(options.input, effect)) return 1;
+  std::unique_ptr<ThreadPool> pool;
+  if (options.threads > 1) {
+    Result<std::unique_ptr<ThreadPool>> created = ThreadPool::create(options.threads);
+    if (!created.ok()) {
+      fmt::print(stderr, "error: {}\n", created.status().message());
+      return 1;
+    }
+    pool = std::move(created.value());
+  }
+  const WorldDesc desc = worldDescFor(effect, pool.get());
+  Result<std::unique_ptr<ParticleWorld>> world = ParticleWorld::create(desc);
+  if (!world.ok()) {
+    fmt::print(stderr, "error: {}\n", world.status().message());
+    return 1;
+  }
+  ParticleWorld& w = *world.value();
+  EffectOptions effectOptions;
+  effectOptions.seed = options.seed;
+  Result<EffectHandle> placed = w.addEffect(effect, effectOptions);
+  if (!placed.ok()) {
+    fmt::print(stderr, "{}: error: {}\n", options.input, placed.status().message());
+    return 1;
+  }
+  const auto ticksPerSecond =
+      static_cast<std::uint32_t>(std::max(1.0, std::round(1.0 / options.dt)));
+  double simulateSeconds = 0.0;
+  for (std::uint32_t t = 1; t <= options.ticks; ++t) {
+    w.tick(static_cast<float>(options.dt));
+    const WorldStats& s = w.stats();
+    simulateSeconds += s.emitSeconds + s.simulateSeconds + s.compactSeconds;
+    if (!options.hashOnly && (t % ticksPerSecond == 0 || t == options.ticks)) {
+      fmt::print("t={:7.3f}s tick {:5}: {} live, {} spawned, {} dropped, {} died\n", s.time, t,
+                 s.live, s.spawnedTotal, s.droppedTotal, s.died);
+    }
+  }
+  if (options.hashOnly) {
+    fmt::print("{:016x}\n", w.stateHash());
+    return 0;
+  }
+  for (std::uint32_t i = 0; i < effect.emitters.size(); ++i) {
+    const Result<EmitterStats> s = w.emitterStats(w.emitter(placed.value(), i));
+    if (!s.ok()) continue;
+    const Bounds& b = s->bounds;
+    std::string bounds = "bounds unknown (empty)";
+    if (b.known) {
+      bounds = fmt::format("bounds [{:.2f}, {:.2f}, {:.2f}]..[{:.2f}, {:.2f}, {:.2f}]", b.min[0],
+                           b.min[1], b.min[2], b.max[0], b.max[1], b.max[2]);
+    }
+    fmt::print("  {}: {} / {} live, {} spawned, {} dropped, {} died, {}{}\n",
+               effect.emitters[i].name, s->live, s->capacity, s->spawned, s->dropped, s->died,
+               bounds, s->finished ? ", finished" : "");
+  }
+  fmt::print("state hash {:016x}; {:.3f} ms simulating ({:.1f} us/tick, {} thread{})\n",
+             w.stateHash(), simulateSeconds * 1e3,
+             simulateSeconds * 1e6 / std::max(1u, options.ticks), std::max(1u, options.threads),
+             options.threads > 1 ? "s" : "");
   return 0;
 }
 

@@ -2,6 +2,7 @@
 // The effect-file subcommands of the mote tool.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,14 @@ int runFormat(const std::vector<std::string>& files, bool check);
 
 }  // namespace mote::cli
 
+namespace mote::bytecode {
+struct CompiledEffect;
+}
+
 namespace mote::cli {
+
+/// Loads a .motefx, or compiles an effect .json; prints diagnostics on stderr. False on failure.
+bool loadCompiledEffect(const std::string& input, bytecode::CompiledEffect& out);
 
 /// `mote compile FILE.json [-o FILE.motefx]`: compile an effect; diagnostics on stderr.
 int runCompile(const std::string& input, const std::string& output);
@@ -30,5 +38,19 @@ int runDisasm(const std::string& input);
 
 /// `mote info FILE`: emitters, layouts, program sizes and registers of a .motefx or effect .json.
 int runEffectInfo(const std::string& input);
+
+struct SimulateOptions {
+  std::string input;
+  std::uint32_t ticks = 600;
+  double dt = 1.0 / 60.0;
+  std::uint32_t threads = 1;
+  std::uint64_t seed = 0;
+  bool hashOnly = false;  ///< `mote hash`: print the state hash and nothing else
+};
+
+/// `mote run FILE --ticks N` (stats per emitter at the end, a line per simulated second) and
+/// `mote hash FILE --ticks N` (the state hash): simulate the effect at the origin in a
+/// ParticleWorld. Returns 1 (with a message) when the file or the world cannot be made.
+int runSimulate(const SimulateOptions& options);
 
 }  // namespace mote::cli

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The mote command-line tool: entry point and subcommands.
 #include "effect_commands.h"
+#include "render_command.h"
+#include "runtime_bench.h"
 
 #include <mote/core/counter_rng.h>
 #include <mote/core/fnv1a.h>
@@ -105,7 +107,25 @@ double medianNsPerOp(const BenchCase& c, double minSeconds, int repetitions, std
   return samples[samples.size() / 2];
 }
 
-int runBench(double minSeconds, int repetitions) {
+// `mote bench --json`: one JSON array of the runtime cases on stdout (docs/performance.md).
+int printRuntimeJson(const std::vector<mote::cli::RuntimeBenchResult>& results) {
+  fmt::print("[");
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const mote::cli::RuntimeBenchResult& r = results[i];
+    fmt::print("{}\n  {{\"name\": \"{}\", \"particles\": {}, \"ns_per_particle\": {:.4f}",
+               i == 0 ? "" : ",", r.name, r.particles, r.nsPerParticle);
+    if (r.baselineNsPerParticle > 0.0) {
+      fmt::print(", \"baseline_ns_per_particle\": {:.4f}, \"ratio\": {:.4f}",
+                 r.baselineNsPerParticle, r.nsPerParticle / r.baselineNsPerParticle);
+    }
+    fmt::print("}}");
+  }
+  fmt::print("\n]\n");
+  return results.empty() ? 1 : 0;
+}
+
+int runBench(double minSeconds, int repetitions, bool json) {
+  if (json) return printRuntimeJson(mote::cli::runRuntimeBenches(minSeconds, repetitions));
   const BenchCase cases[] = {
       {"prng.nextU32", "draw", &benchPrngU32},
       {"prng.nextTap24", "draw", &benchPrngTap24},
@@ -144,7 +164,17 @@ int runBench(double minSeconds, int repetitions) {
   for (std::uint64_t s : chunkSums)
     sink += s;
   fmt::print("  (checksum {:016x})\n", sink);
-  return 0;
+  const std::vector<mote::cli::RuntimeBenchResult> runtime =
+      mote::cli::runRuntimeBenches(minSeconds, repetitions);
+  for (const mote::cli::RuntimeBenchResult& r : runtime) {
+    fmt::print("  {:<34} {:8.3f} ns/particle", r.name, r.nsPerParticle);
+    if (r.baselineNsPerParticle > 0.0) {
+      fmt::print("  (baseline {:.3f}, ratio {:.2f})", r.baselineNsPerParticle,
+                 r.nsPerParticle / r.baselineNsPerParticle);
+    }
+    fmt::print("\n");
+  }
+  return runtime.empty() ? 1 : 0;
 }
 
 }  // namespace
@@ -161,11 +191,16 @@ int main(int argc, char** argv) {
 
   double benchSeconds = 0.1;
   int benchRepetitions = 7;
-  CLI::App* bench = app.add_subcommand("bench", "Measure Mote's core primitives on this machine");
+  CLI::App* bench =
+      app.add_subcommand("bench", "Measure Mote's core primitives and the runtime on this machine");
   bench->add_option("--seconds", benchSeconds, "Minimum time of one repetition")
       ->check(CLI::Range(0.001, 60.0));
   bench->add_option("--repetitions", benchRepetitions, "Repetitions; the median is reported")
       ->check(CLI::Range(1, 1000));
+  bool benchJson = false;
+  bench->add_flag("--json", benchJson,
+                  "Print the runtime cases as one JSON array (name, particles, ns_per_particle, "
+                  "baseline_ns_per_particle, ratio)");
 
   std::vector<std::string> validateFiles;
   bool validateWerror = false;
@@ -198,6 +233,54 @@ int main(int argc, char** argv) {
       app.add_subcommand("disasm", "Print the programs of a .motefx or effect .json");
   disasm->add_option("file", disasmInput, "A .motefx or effect .json")->required();
 
+  mote::cli::SimulateOptions runOptions;
+  CLI::App* run =
+      app.add_subcommand("run", "Simulate an effect (.json or .motefx) and print its statistics");
+  mote::cli::SimulateOptions hashOptions;
+  hashOptions.hashOnly = true;
+  CLI::App* hash = app.add_subcommand(
+      "hash", "Simulate an effect and print the state hash (FNV-1a, docs/runtime.md)");
+  for (auto [command, options] : {std::pair{run, &runOptions}, std::pair{hash, &hashOptions}}) {
+    command->add_option("file", options->input, "An effect .json or a compiled .motefx")
+        ->required();
+    command->add_option("--ticks", options->ticks, "Ticks to simulate")
+        ->check(CLI::Range(0u, 10000000u));
+    command->add_option("--dt", options->dt, "Seconds per tick")->check(CLI::Range(1e-6, 1.0));
+    command->add_option("--threads", options->threads, "Worker threads (1: the calling thread)")
+        ->check(CLI::Range(1u, 256u));
+    command->add_option("--seed", options->seed, "Instance seed mixed into every emitter's");
+  }
+
+  mote::cli::RenderCommandOptions renderOptions;
+  CLI::App* renderCommand = app.add_subcommand(
+      "render", "Simulate an effect and draw it to GIF, PNG, APNG, a PNG sequence or video");
+  renderCommand->add_option("file", renderOptions.input, "An effect .json or a compiled .motefx")
+      ->required();
+  renderCommand
+      ->add_option("-o,--output", renderOptions.output,
+                   "out.gif, out.png (one frame; more: APNG), out.apng, frame_%04d.png, out.mp4, "
+                   "out.webm")
+      ->required();
+  renderCommand->add_option("--frames", renderOptions.frames, "Frames to draw")
+      ->check(CLI::Range(1u, 10000u));
+  renderCommand->add_option("--fps", renderOptions.fps, "Frames per simulated second")
+      ->check(CLI::Range(1.0, 240.0));
+  renderCommand->add_option("--size", renderOptions.size, "WIDTHxHEIGHT in pixels");
+  renderCommand->add_option("--camera", renderOptions.camera, "orbit, front, top or iso");
+  renderCommand
+      ->add_option("--distance", renderOptions.distance,
+                   "Camera distance in metres (default: frame the measured bounds)")
+      ->check(CLI::Range(0.0, 1e5));
+  renderCommand->add_option("--seed", renderOptions.seed, "Instance seed");
+  renderCommand->add_option("--threads", renderOptions.threads, "Threads (0: all cores)")
+      ->check(CLI::Range(0u, 256u));
+  renderCommand->add_option("--background", renderOptions.background, "Hex sRGB colour");
+  renderCommand->add_flag("--ground,!--no-ground", renderOptions.ground,
+                          "Draw a grid on the ground plane (default on)");
+  renderCommand->add_option("--time", renderOptions.time, "Seconds into the effect of frame 0")
+      ->check(CLI::Range(0.0, 3600.0));
+  renderCommand->add_flag("--dither", renderOptions.dither, "Dither GIF output");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -214,7 +297,10 @@ int main(int argc, char** argv) {
   if (*info) return infoFile.empty() ? runInfo() : mote::cli::runEffectInfo(infoFile);
   if (*compile) return mote::cli::runCompile(compileInput, compileOutput);
   if (*disasm) return mote::cli::runDisasm(disasmInput);
-  if (*bench) return runBench(benchSeconds, benchRepetitions);
+  if (*bench) return runBench(benchSeconds, benchRepetitions, benchJson);
+  if (*run) return mote::cli::runSimulate(runOptions);
+  if (*renderCommand) return mote::cli::runRender(renderOptions);
+  if (*hash) return mote::cli::runSimulate(hashOptions);
   if (*validate) return mote::cli::runValidate(validateFiles, validateWerror);
   if (*schema) return mote::cli::runSchema(schemaReference);
   if (*format) return mote::cli::runFormat(formatFiles, formatCheck);

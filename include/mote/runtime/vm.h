@@ -2,9 +2,11 @@
 // The batched particle VM: runs a verified program over up to kBatchLanes particles at a time,
 // one instruction at a time over the whole batch. Particle words are SoA streams (one array per
 // word); registers are SoA rows of kBatchLanes floats, so every instruction is a loop over
-// particles that the compiler vectorises. Results are bit-identical to the reference executor,
-// except which NaN a NaN result is (tests/runtime/vm_parity_test.cpp runs every opcode through
-// both).
+// particles, run with explicit SIMD (Highway, chosen at run time: SSE4, AVX2 or AVX-512; a scalar
+// path elsewhere). Operands address the particle streams directly where that is exact: a loaded
+// field is read in place, and a result that is only stored is written straight into its stream.
+// Results are bit-identical to the reference executor, except which NaN a NaN result is
+// (tests/runtime/vm_parity_test.cpp runs every opcode through both, on every SIMD target).
 //
 // Thread safety: a BatchVm owns its register file — one per thread; PreparedProgram is immutable
 // and may be shared. Allocation: create() and prepare() allocate; run() never does.
@@ -25,10 +27,13 @@ namespace mote {
 inline constexpr std::uint32_t kBatchLanes = 256;
 
 /// A verified program decoded once into the VM's execution form (operands resolved to register
-/// rows or immediates). O(instructions) to build.
+/// rows or immediates, stream operands decided). O(instructions²) to build: each candidate stream
+/// operand is checked by simulating the section once.
 class PreparedProgram {
  public:
   static PreparedProgram prepare(const bytecode::VerifiedProgram& program);
+
+  static constexpr std::uint32_t kNoWord = 0xFFFFFFFFu;  ///< Op::directWord: rows, not a stream
 
   struct Source {
     bool immediate = false;
@@ -44,6 +49,13 @@ class PreparedProgram {
     /// A later lane reads a row an earlier lane writes (mov.2 r0, r0.yx): computed through
     /// scratch rows. Decided once here, not per batch.
     bool viaScratch;
+    /// Streams as operands, each proved exact for this program when it was prepared:
+    /// LOAD_FIELD — the dst rows read the particle words in place (no copy);
+    /// STORE_FIELD — nothing to do: the op that computed the value wrote the words already;
+    /// an elementwise op — writes its result into particle words [directWord, + width) (then
+    /// read in place as its dst rows) instead of into the rows.
+    bool inPlace = false;
+    std::uint32_t directWord = kNoWord;
   };
 
   const std::vector<Op>& section(bytecode::Section s) const {
@@ -72,9 +84,11 @@ class PreparedProgram {
 struct VmContext {
   /// Builtin values the same for every particle of the batch (dt, time, the emitter's frame).
   std::array<std::array<float, 4>, bytecode::kBuiltinCount> builtins{};
-  /// Per-particle values, indexed like the streams (null: the builtins entry above).
-  const float* spawnIndex = nullptr;
-  const float* spawnFraction = nullptr;
+  /// Per-particle builtin values, indexed like the streams: when laneBuiltins[b][0] is set, lane
+  /// c of builtin b reads laneBuiltins[b][c][particle] (all of the builtin's lanes must be set)
+  /// instead of builtins[b] — spawn index and fraction, a newborn's sub-tick dt and emitter age,
+  /// the emitter position interpolated along its path. QUAT_INTEGRATE reads DT the same way.
+  std::array<std::array<const float*, 4>, bytecode::kBuiltinCount> laneBuiltins{};
   /// Per-particle ids: the random counter, and the particle_id builtin (as float).
   const std::uint32_t* particleIds = nullptr;
   std::span<const float> emitterWords;
@@ -97,22 +111,26 @@ class BatchVm {
   BatchVm& operator=(BatchVm&&) noexcept = default;
 
   /// Runs `section` over particles [first, first + count) of `streams` (one pointer per particle
-  /// word, program.particleWords() of them), in batches of kBatchLanes. killed[i - first] is set
-  /// to 1 for each particle a KILL fired for (and left alone otherwise). Requires the program's
-  /// registers to fit (asserted). O(instructions · count). Allocates: never.
+  /// word, program.particleWords() of them, not overlapping each other), in batches of
+  /// kBatchLanes. killed[i - first] is set to 1 for each particle a KILL fired for (and left alone
+  /// otherwise). Requires the program's registers to fit (asserted). O(instructions · count).
+  /// Allocates: never.
   void run(const PreparedProgram& program, bytecode::Section section,
            std::span<float* const> streams, std::uint32_t first, std::uint32_t count,
            const VmContext& context, std::span<std::uint8_t> killed);
 
  private:
   explicit BatchVm(std::uint32_t maxRows);
-  void runBatch(const PreparedProgram& program, bytecode::Section section,
-                const std::vector<PreparedProgram::Op>& code, std::span<float* const> streams,
-                std::uint32_t first, std::uint32_t lanes, const VmContext& context,
-                std::uint8_t* killed);
+
+  struct AlignedFree {
+    void operator()(float* p) const noexcept;
+  };
 
   std::uint32_t maxRows_ = 0;
-  std::unique_ptr<float[]> registers_;  // maxRegisters_ rows of kBatchLanes
+  std::unique_ptr<float[], AlignedFree> registers_;  // maxRows_ rows of kBatchLanes, 64-aligned
+  // Where each row is read from in the current batch: its own storage, or a particle stream
+  // (or a per-lane builtin) read in place.
+  std::unique_ptr<const float*[]> rowSources_;
 };
 
 }  // namespace mote

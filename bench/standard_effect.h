@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+// The benchmark workloads shared by bench/runtime_bench.cpp (Google Benchmark) and `mote bench`:
+// the "standard effect" as an effect file, on the VM alone, and as a hand-written SoA kernel doing
+// the same update; the simple sprite effect; the world-sized variants. Header-only so both binaries
+// compile the very same kernel.
+#pragma once
+
+#include <mote/bytecode/compiled_effect.h>
+#include <mote/runtime/vm.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mote::bench {
+
+inline constexpr float kBenchDt = 1.0f / 60.0f;
+
+/// Age and kill, gravity, drag, colour and size over life, spin, integration.
+inline constexpr std::string_view kStandardEffect =
+    R"({"format": "mote.effect/1", "emitters": [{"name": "standard",
+  "max_particles": 1048576, "spawn": {"rate": 1},
+  "init": {"lifetime": [2, 4], "velocity": {"kind": "sphere", "speed": [1, 2]}, "size": [0.1, 0.2],
+           "spin": [-90, 90], "color": [1, 0.5, 0.2, 1]},
+  "update": [{"type": "gravity"}, {"type": "drag", "coefficient": 0.5},
+    {"type": "color_over_life", "gradient": {"keys": [[0, [1, 1, 1, 1]], [1, [1, 0.2, 0.1, 0]]]}},
+    {"type": "size_over_life", "x": {"keys": [[0, 1], [1, 2]]}}]}]})";
+
+/// The simple sprite: position, velocity, age and a size curve (engines' "hello particles").
+inline constexpr std::string_view kSpriteEffect =
+    R"({"format": "mote.effect/1", "emitters": [{"name": "sprite",
+  "max_particles": 4096, "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 4096}]},
+  "init": {"lifetime": 4, "immortal": true, "velocity": {"kind": "sphere", "speed": [1, 2]},
+           "size": 0.1},
+  "update": [{"type": "size_over_life", "x": {"keys": [[0, 1], [1, 2]]}}]}]})";
+
+/// The standard effect for a ParticleWorld holding `n` particles: one burst of n, long-lived, so
+/// every tick updates all of them.
+inline std::string standardWorldEffect(std::uint32_t n) {
+  const std::string count = std::to_string(n);
+  return R"({"format": "mote.effect/1", "emitters": [{"name": "standard", "max_particles": )" +
+         count + R"(, "spawn": {"rate": 0, "bursts": [{"time": 0, "count": )" + count + R"(}]},
+  "init": {"lifetime": 1000, "velocity": {"kind": "sphere", "speed": [1, 2]}, "size": [0.1, 0.2],
+           "spin": [-90, 90], "color": [1, 0.5, 0.2, 1]},
+  "update": [{"type": "gravity"}, {"type": "drag", "coefficient": 0.5},
+    {"type": "color_over_life", "gradient": {"keys": [[0, [1, 1, 1, 1]], [1, [1, 0.2, 0.1, 0]]]}},
+    {"type": "size_over_life", "x": {"keys": [[0, 1], [1, 2]]}}]}]})";
+}
+
+/// Spawn cost: `n` particles born every 1/60 s tick that die within a millisecond.
+inline std::string spawnEffect(std::uint32_t n) {
+  return R"({"format": "mote.effect/1", "emitters": [{"name": "spawn", "max_particles": )" +
+         std::to_string(n) + R"(, "spawn": {"rate": )" + std::to_string(n * 60.0) + R"(},
+  "init": {"lifetime": 0.001, "velocity": {"kind": "sphere", "speed": [1, 2]}, "size": [0.1, 0.2],
+           "color": [1, 0.5, 0.2, 1]}}]})";
+}
+
+/// The standard effect's update written by hand over SoA arrays (what the VM is measured against).
+struct NativeStandard {
+  explicit NativeStandard(std::size_t n)
+      : age(n, 0.0f),
+        life(n, 3.0f),
+        px(n, 0.0f),
+        py(n, 0.0f),
+        pz(n, 0.0f),
+        vx(n, 1.0f),
+        vy(n, 1.0f),
+        vz(n, 1.0f),
+        r(n),
+        g(n),
+        b(n),
+        a(n),
+        r0(n, 1.0f),
+        g0(n, 0.5f),
+        b0(n, 0.2f),
+        a0(n, 1.0f),
+        sx(n),
+        sy(n),
+        sx0(n, 0.1f),
+        sy0(n, 0.1f),
+        rot(n, 0.0f),
+        spin(n, 1.0f),
+        killed(n, 0) {}
+  void update(float dt) {
+    const std::size_t n = age.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      const float ag = age[i] + dt;
+      age[i] = ag;
+      killed[i] = life[i] < ag ? 1 : killed[i];
+      float t = ag / life[i];
+      t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
+      float y = vy[i] + -9.81f * dt;
+      const float k = -0.5f * dt;
+      const float x = vx[i] + vx[i] * k;
+      y = y + y * k;
+      const float z = vz[i] + vz[i] * k;
+      vx[i] = x;
+      vy[i] = y;
+      vz[i] = z;
+      r[i] = r0[i] * 1.0f;
+      g[i] = g0[i] * (1.0f - 0.8f * t);
+      b[i] = b0[i] * (1.0f - 0.9f * t);
+      a[i] = a0[i] * (1.0f - t);
+      sx[i] = sx0[i] * (1.0f + t);
+      sy[i] = sy0[i] * (1.0f + t);
+      rot[i] += spin[i] * dt;
+      px[i] += x * dt;
+      py[i] += y * dt;
+      pz[i] += z * dt;
+    }
+  }
+  std::vector<float> age, life, px, py, pz, vx, vy, vz, r, g, b, a, r0, g0, b0, a0, sx, sy, sx0,
+      sy0, rot, spin;
+  std::vector<std::uint8_t> killed;
+};
+
+// The standard effect's UPDATE on the VM over n particles (no world around it).
+struct VmStandard {
+  bool setUp(const bytecode::CompiledEmitter& emitter, std::uint32_t n) {
+    Result<bytecode::VerifiedProgram> verified = bytecode::verify(emitter.program);
+    if (!verified.ok()) return false;
+    prepared = PreparedProgram::prepare(verified.value());
+    Result<BatchVm> created = BatchVm::create();
+    if (!created.ok()) return false;
+    vm.emplace(std::move(created.value()));
+    count = n;
+    words.assign(emitter.program.particleWords, std::vector<float>(n, 0.0f));
+    for (auto& w : words)
+      streams.push_back(w.data());
+    ids.resize(n);
+    for (std::uint32_t i = 0; i < n; ++i)
+      ids[i] = i;
+    killed.assign(n, 0);
+    context.particleIds = ids.data();
+    context.builtins[static_cast<std::size_t>(bytecode::Builtin::EmitterRotation)] = {0, 0, 0, 1};
+    context.builtins[static_cast<std::size_t>(bytecode::Builtin::Dt)] = {kBenchDt, 0, 0, 0};
+    vm->run(prepared, bytecode::Section::Init, streams, 0, n, context, killed);
+    return true;
+  }
+  void update() {
+    vm->run(prepared, bytecode::Section::Update, streams, 0, count, context, killed);
+  }
+  std::uint32_t count = 0;
+  PreparedProgram prepared;
+  std::optional<BatchVm> vm;
+  std::vector<std::vector<float>> words;
+  std::vector<float*> streams;
+  std::vector<std::uint32_t> ids;
+  std::vector<std::uint8_t> killed;
+  VmContext context;
+};
+
+}  // namespace mote::bench

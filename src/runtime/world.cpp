@@ -1,0 +1,1393 @@
+// SPDX-License-Identifier: MIT
+// ParticleWorld (docs/runtime.md). A tick is three phases: a serial one that schedules emission
+// and lays out the work (cheap: per emitter, not per particle, except writing the newborns' spawn
+// values), a parallel one that runs INIT and UPDATE over fixed chunks of particles, and a parallel
+// one over emitters that compacts kills and measures bounds. Every chunk writes only its own
+// particles, kill flags and spawn-request segment, so the result does not depend on which thread
+// ran which chunk.
+#include <mote/bytecode/semantics.h>
+#include <mote/core/assert.h>
+#include <mote/core/fnv1a.h>
+#include <mote/runtime/vm.h>
+#include <mote/runtime/world.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace mote {
+
+using bytecode::Builtin;
+using bytecode::CompiledEffect;
+using bytecode::CompiledEmission;
+using bytecode::CompiledEmitter;
+using bytecode::EmissionMode;
+using bytecode::Section;
+using bytecode::SimulationSpace;
+
+namespace {
+
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint32_t kMaxBindings = 8;
+constexpr std::uint32_t kSpawnRequestsPerChunk = 256;
+constexpr std::uint32_t kMaxPendingEvents = 1u << 16;
+constexpr std::uint32_t kMaxOccurrencesPerTick = 4096;  // shots/bursts/loops looked at per tick
+constexpr double kPrewarmStep = 1.0 / 30.0;
+constexpr double kSeekStep = 1.0 / 60.0;
+constexpr std::uint32_t kVmRows = 512;
+
+// Per-newborn value arrays (indexed like the particle streams).
+enum LaneArray : std::uint32_t {
+  kLaneSpawnIndex,
+  kLaneSpawnFraction,
+  kLaneEmitterAge,
+  kLanePositionX,
+  kLanePositionY,
+  kLanePositionZ,
+  kLaneDt,
+  kLaneArrays
+};
+
+std::uint64_t mix64(std::uint64_t x) {  // splitmix64's finaliser
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+using Vec3 = std::array<float, 3>;
+using Quat = std::array<float, 4>;
+
+Vec3 rotate(const Quat& q, const Vec3& v) {
+  const bytecode::semantics::Lanes r = bytecode::semantics::quatRotate(q, {v[0], v[1], v[2], 0.0f});
+  return {r[0], r[1], r[2]};
+}
+
+Quat multiply(const Quat& a, const Quat& b) {
+  return bytecode::semantics::quatMul(a, b);
+}
+
+Transform compose(const Transform& parent, const Vec3& position, const Quat& rotation) {
+  Transform t;
+  const Vec3 offset = rotate(parent.rotation, position);
+  for (std::size_t c = 0; c < 3; ++c)
+    t.position[c] = parent.position[c] + offset[c];
+  t.rotation = multiply(parent.rotation, rotation);
+  return t;
+}
+
+bool finite(const Vec3& v) {
+  return std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]);
+}
+
+// The emitter-time rate curve, evaluated as the compiler's evalKeys evaluates curves.
+float evalRate(const CompiledEmission& e, double t) {
+  if (e.rateKeys.empty()) return e.rate;
+  const float x = static_cast<float>(t);
+  float v = e.rateKeys[0][1];
+  for (std::size_t i = 0; i + 1 < e.rateKeys.size(); ++i) {
+    const float t0 = e.rateKeys[i][0];
+    const float t1 = e.rateKeys[i + 1][0];
+    float s = 0.0f;
+    if (t1 <= t0 || e.rateInterp == bytecode::CurveInterp::Step) {
+      s = t1 <= x ? 1.0f : 0.0f;
+    } else {
+      s = std::clamp((x - t0) / (t1 - t0), 0.0f, 1.0f);
+      if (e.rateInterp == bytecode::CurveInterp::Smooth) s = s * s * (3.0f - 2.0f * s);
+    }
+    v += (e.rateKeys[i + 1][1] - e.rateKeys[i][1]) * s;
+  }
+  return std::max(v, 0.0f);
+}
+
+// The emitter time after which it emits nothing more by itself (infinity: it may emit forever).
+double lastEmission(const CompiledEmission& e) {
+  constexpr double kForever = std::numeric_limits<double>::infinity();
+  if (e.loop && e.duration > 0.0f) return kForever;
+  double last = 0.0;
+  const bool rated = e.rate > 0.0f || !e.rateKeys.empty();
+  if ((e.mode == EmissionMode::Continuous || e.mode == EmissionMode::BeamContinuous) && rated) {
+    if (e.duration <= 0.0f) return kForever;
+    last = static_cast<double>(e.duration);
+  }
+  for (const bytecode::CompiledBurst& b : e.bursts) {
+    if (b.repeatInterval > 0.0f && b.repeatCount == 0) return kForever;
+    last = std::max(
+        last, static_cast<double>(b.time) + static_cast<double>(b.repeatInterval) * b.repeatCount);
+  }
+  for (const float t : e.eventTimes)
+    last = std::max(last, static_cast<double>(t) - static_cast<double>(e.delay));
+  return last;
+}
+
+struct SpawnRequest {
+  std::uint32_t target;
+  std::uint32_t count;
+  Vec3 position;
+};
+
+struct SpawnSegment {  // one chunk's SPAWN requests; one writer
+  std::uint32_t count = 0;
+  std::uint64_t overflow = 0;  // particles asked for past the segment's room
+};
+
+struct SharedProgram {
+  std::uint64_t hash = 0;
+  bytecode::Program program;  // for the equality check behind the hash
+  PreparedProgram prepared;
+  bool spawns = false;  // has a SPAWN instruction
+};
+
+struct Binding {
+  std::uint32_t offset = 0;
+  std::uint32_t width = 0;
+  EffectHandle source;
+};
+
+struct EmitterRow {
+  std::uint32_t generation = 0;
+  bool alive = false;
+  std::uint32_t effect = kNone;  // effect slot
+  std::uint32_t index = 0;       // position in the effect's emitter list
+  const CompiledEmitter* desc = nullptr;
+  std::shared_ptr<const SharedProgram> program;
+  std::uint32_t words = 0;
+  std::uint32_t capacity = 0;
+  std::uint32_t stride = 0;  // floats per stream (capacity rounded up)
+  std::vector<float> storage;
+  std::vector<float*> streams;
+  std::vector<std::uint32_t> ids;
+  std::vector<std::uint8_t> killed;
+  std::vector<float> lanes;  // kLaneArrays arrays of stride floats
+  std::vector<float> emitterWords;
+  std::array<Binding, kMaxBindings> bindings{};
+  std::uint32_t bindingCount = 0;
+  std::vector<std::uint32_t> globalSlots;  // world global per program import
+  std::vector<std::array<float, 4>> globals;
+  std::vector<SpawnRequest> requests;  // segments × kSpawnRequestsPerChunk
+  std::vector<SpawnSegment> segments;
+  std::uint32_t usedSegments = 0;
+  double lastEmission = 0.0;
+  std::uint64_t seed = 0;
+
+  // Simulation state.
+  std::uint32_t live = 0;
+  std::uint32_t newborn = 0;  // this step's, at [live, live + newborn) until the step ends
+  std::uint32_t nextId = 0;
+  std::uint64_t steps = 0;
+  double effectTime = 0.0;  // seconds since the instance started (or restarted)
+  double accumulator = 0.0;
+  std::uint32_t pendingEvents = 0;
+  double sleep = 0.0;
+  bool culled = false;
+  Transform world;
+  Transform previous;
+  Vec3 velocity{0.0f, 0.0f, 0.0f};
+  Bounds bounds;
+  std::uint64_t spawned = 0;
+  std::uint64_t dropped = 0;
+  std::uint64_t died = 0;
+  std::uint64_t stepSpawned = 0;
+  std::uint64_t stepDropped = 0;
+  std::uint64_t stepDied = 0;
+  VmContext context;
+
+  float* lane(LaneArray a) { return lanes.data() + std::size_t{a} * stride; }
+  double emitterTime() const { return effectTime - static_cast<double>(desc->emission.delay); }
+};
+
+struct EffectSlot {
+  std::uint32_t generation = 0;
+  bool alive = false;
+  std::unique_ptr<CompiledEffect> effect;
+  EffectOptions options;
+  std::vector<std::uint32_t> rows;  // per emitter index; kNone once removed
+  Transform current;
+  Transform previous;
+};
+
+struct WorkItem {
+  std::uint32_t row;
+  std::uint32_t first;
+  std::uint32_t count;
+  std::uint32_t segment;
+  bool newborn;
+};
+
+struct Global {
+  std::string name;
+  std::uint32_t width = 0;
+  std::array<float, 4> value{};
+};
+
+void sinkSpawn(std::uint32_t target, std::uint32_t count, const Vec3& position, void* user);
+
+struct SpawnSink {
+  SpawnRequest* requests;
+  SpawnSegment* segment;
+};
+
+void sinkSpawn(std::uint32_t target, std::uint32_t count, const Vec3& position, void* user) {
+  SpawnSink& sink = *static_cast<SpawnSink*>(user);
+  if (sink.segment->count < kSpawnRequestsPerChunk) {
+    sink.requests[sink.segment->count++] = {target, count, position};
+  } else {
+    sink.segment->overflow += count;
+  }
+}
+
+double seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+}  // namespace
+
+struct ParticleWorld::Impl {
+  WorldDesc desc;
+  InlineJobSystem inlineJobs;
+  JobSystem* jobs = nullptr;
+  std::vector<BatchVm> vms;
+  std::uint32_t vmRows = kVmRows;
+  std::vector<EffectSlot> effects;
+  std::vector<EmitterRow> rows;
+  std::vector<std::uint32_t> order;  // live rows, canonical order
+  std::vector<std::shared_ptr<SharedProgram>> programs;
+  std::vector<Global> globals;
+  std::vector<WorkItem> items;
+  std::vector<std::uint32_t> stepRows;  // scratch for prewarm / seek
+  std::uint64_t particlesInUse = 0;
+  WindField wind = nullptr;
+  void* windUser = nullptr;
+  WorldStats stats;
+  double time = 0.0;
+
+  EffectSlot* effectSlot(EffectHandle h) {
+    if (h.index >= effects.size()) return nullptr;
+    EffectSlot& e = effects[h.index];
+    return e.alive && e.generation == h.generation ? &e : nullptr;
+  }
+  EmitterRow* emitterRow(EmitterHandle h) {
+    if (h.index >= rows.size()) return nullptr;
+    EmitterRow& r = rows[h.index];
+    return r.alive && r.generation == h.generation ? &r : nullptr;
+  }
+
+  void rebuildOrder();
+  void reserveItems();
+  void resetRow(EmitterRow& r);
+  void freeRow(std::uint32_t row);
+  void prewarm(EffectSlot& e);
+  void step(std::span<const std::uint32_t> stepRows, double dt, const VisibilityTest* view,
+            WorldStats* out);
+  void schedule(EmitterRow& r, double dt, const VisibilityTest* view);
+  void spawnOne(EmitterRow& r, double birth, double windowStart, double span, double t0, double dt,
+                const Vec3* position);
+  void consumeRequests(EmitterRow& r, double windowStart, double span, double t0, double dt);
+  void prepareContext(EmitterRow& r, double dt);
+  void runItem(BatchVm& vm, const WorkItem& item);
+  void compact(EmitterRow& r);
+  void measureBounds(EmitterRow& r);
+};
+
+WorldDesc worldDescFor(const CompiledEffect& effect, JobSystem* jobs) noexcept {
+  WorldDesc desc;
+  desc.jobs = jobs;
+  std::uint64_t particles = 0;
+  for (const CompiledEmitter& e : effect.emitters)
+    particles += e.maxParticles;
+  desc.maxParticles = std::max<std::uint64_t>(particles, 1);
+  desc.maxEmitters = static_cast<std::uint32_t>(
+      std::clamp<std::size_t>(effect.emitters.size(), 1, std::size_t{1} << 20));
+  return desc;
+}
+
+ParticleWorld::ParticleWorld(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ParticleWorld::~ParticleWorld() = default;
+
+const WorldStats& ParticleWorld::stats() const noexcept {
+  return impl_->stats;
+}
+
+Result<std::unique_ptr<ParticleWorld>> ParticleWorld::create(const WorldDesc& desc) {
+  if (desc.maxEffects == 0 || desc.maxEmitters == 0 || desc.maxParticles == 0 ||
+      desc.maxGlobals == 0) {
+    return invalidArgument(
+        "WorldDesc: maxEffects, maxEmitters, maxParticles and maxGlobals must "
+        "be at least 1");
+  }
+  if (desc.maxEffects > (1u << 20) || desc.maxEmitters > (1u << 20) || desc.maxGlobals > 4096) {
+    return invalidArgument(
+        "WorldDesc: maxEffects and maxEmitters are at most 2^20, maxGlobals "
+        "at most 4096");
+  }
+  if (desc.chunkParticles == 0 || desc.chunkParticles % kBatchLanes != 0 ||
+      desc.chunkParticles > (1u << 24)) {
+    return invalidArgument("WorldDesc: chunkParticles must be a positive multiple of " +
+                           std::to_string(kBatchLanes) + " up to 2^24 (got " +
+                           std::to_string(desc.chunkParticles) + ")");
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->desc = desc;
+  impl->jobs = desc.jobs != nullptr ? desc.jobs : &impl->inlineJobs;
+  const std::uint32_t workers = std::max(1u, impl->jobs->concurrency());
+  for (std::uint32_t i = 0; i < workers; ++i) {
+    Result<BatchVm> vm = BatchVm::create(impl->vmRows);
+    if (!vm.ok()) return std::move(vm).status();
+    impl->vms.push_back(std::move(vm.value()));
+  }
+  impl->effects.resize(desc.maxEffects);
+  impl->rows.resize(desc.maxEmitters);
+  impl->order.reserve(desc.maxEmitters);
+  impl->stepRows.reserve(desc.maxEmitters);
+  impl->globals.reserve(desc.maxGlobals);
+  return std::unique_ptr<ParticleWorld>(new ParticleWorld(std::move(impl)));
+}
+
+void ParticleWorld::Impl::rebuildOrder() {
+  order.clear();
+  for (const EffectSlot& e : effects) {
+    if (!e.alive) continue;
+    for (const std::uint32_t row : e.rows)
+      if (row != kNone) order.push_back(row);
+  }
+}
+
+void ParticleWorld::Impl::reserveItems() {
+  std::size_t total = 0;
+  for (const std::uint32_t row : order)
+    total += rows[row].segments.size();
+  items.reserve(total);
+}
+
+void ParticleWorld::Impl::resetRow(EmitterRow& r) {
+  r.live = 0;
+  r.newborn = 0;
+  r.nextId = 0;
+  r.steps = 0;
+  r.effectTime = 0.0;
+  r.accumulator = 0.0;
+  r.pendingEvents = 0;
+  r.sleep = 0.0;
+  r.culled = false;
+  r.velocity = {0.0f, 0.0f, 0.0f};
+  r.bounds = {};
+  r.spawned = r.dropped = r.died = 0;
+  r.stepSpawned = r.stepDropped = r.stepDied = 0;
+  r.usedSegments = 0;
+  for (SpawnSegment& s : r.segments)
+    s = {};
+  const EffectSlot& e = effects[r.effect];
+  r.world = compose(e.current, r.desc->position, r.desc->rotation);
+  r.previous = r.world;
+}
+
+void ParticleWorld::Impl::freeRow(std::uint32_t row) {
+  EmitterRow& r = rows[row];
+  particlesInUse -= r.capacity;
+  const std::uint32_t generation = r.generation + 1 == 0 ? 1 : r.generation + 1;
+  r = EmitterRow{};  // frees the slabs; a later tenant starts from nothing
+  r.generation = generation;
+  // Programs nobody runs any more leave the cache.
+  std::erase_if(programs,
+                [](const std::shared_ptr<SharedProgram>& p) { return p.use_count() == 1; });
+}
+
+Result<EffectHandle> ParticleWorld::addEffect(const CompiledEffect& effect,
+                                              const EffectOptions& options) {
+  Impl& w = *impl_;
+  const auto freeEffect = std::find_if(w.effects.begin(), w.effects.end(),
+                                       [](const EffectSlot& e) { return !e.alive; });
+  if (freeEffect == w.effects.end()) {
+    return budgetExhausted("addEffect: the world holds its maximum of " +
+                           std::to_string(w.desc.maxEffects) + " effects");
+  }
+  std::uint32_t freeRows = 0;
+  for (const EmitterRow& r : w.rows)
+    freeRows += r.alive ? 0 : 1;
+  if (effect.emitters.size() > freeRows) {
+    return budgetExhausted("addEffect: '" + effect.name + "' has " +
+                           std::to_string(effect.emitters.size()) + " emitters; the world has " +
+                           std::to_string(freeRows) + " free of " +
+                           std::to_string(w.desc.maxEmitters));
+  }
+  std::uint64_t particles = 0;
+  for (const CompiledEmitter& e : effect.emitters)
+    particles += e.maxParticles;
+  if (w.particlesInUse + particles > w.desc.maxParticles) {
+    return budgetExhausted("addEffect: '" + effect.name + "' needs " + std::to_string(particles) +
+                           " particle slots; " +
+                           std::to_string(w.desc.maxParticles - w.particlesInUse) + " of " +
+                           std::to_string(w.desc.maxParticles) + " are free");
+  }
+  for (const Transform* t : {&options.transform}) {
+    if (!finite(t->position) || !std::isfinite(t->rotation[0]) || !std::isfinite(t->rotation[1]) ||
+        !std::isfinite(t->rotation[2]) || !std::isfinite(t->rotation[3])) {
+      return invalidArgument("addEffect: the transform is not finite");
+    }
+  }
+
+  // Verify, prepare and share programs; link globals. Nothing is committed until all succeed.
+  auto copy = std::make_unique<CompiledEffect>(effect);
+  std::vector<std::shared_ptr<SharedProgram>> shared(copy->emitters.size());
+  std::vector<Global> newGlobals;
+  std::vector<std::vector<std::uint32_t>> globalSlots(copy->emitters.size());
+  const auto findGlobal = [&](const std::string& name) -> std::uint32_t {
+    for (std::size_t i = 0; i < w.globals.size(); ++i)
+      if (w.globals[i].name == name) return static_cast<std::uint32_t>(i);
+    for (std::size_t i = 0; i < newGlobals.size(); ++i)
+      if (newGlobals[i].name == name) return static_cast<std::uint32_t>(w.globals.size() + i);
+    return kNone;
+  };
+  for (std::size_t i = 0; i < copy->emitters.size(); ++i) {
+    const CompiledEmitter& e = copy->emitters[i];
+    const std::string where = "addEffect: '" + copy->name + "' emitter '" + e.name + "': ";
+    if (e.maxParticles == 0 || e.maxParticles > (1u << 26)) {
+      return invalidArgument(where + "max_particles must be in [1, 2^26]");
+    }
+    if (e.emitterFieldValues.size() < e.program.emitterWords) {
+      return invalidArgument(where + "fewer emitter field values than the program's words");
+    }
+    const std::uint64_t hash = bytecode::contentHash(e.program);
+    for (const auto& p : w.programs)
+      if (p->hash == hash && p->program == e.program) shared[i] = p;
+    for (std::size_t j = 0; j < i && !shared[i]; ++j)
+      if (shared[j]->hash == hash && shared[j]->program == e.program) shared[i] = shared[j];
+    if (!shared[i]) {
+      Result<bytecode::VerifiedProgram> verified = bytecode::verify(e.program);
+      if (!verified.ok()) return invalidArgument(where + verified.status().message());
+      auto p = std::make_shared<SharedProgram>();
+      p->hash = hash;
+      p->program = e.program;
+      p->prepared = PreparedProgram::prepare(verified.value());
+      for (const auto* code :
+           {&p->prepared.section(Section::Init), &p->prepared.section(Section::Update)}) {
+        for (const PreparedProgram::Op& op : *code)
+          p->spawns = p->spawns || op.op == bytecode::Opcode::Spawn;
+      }
+      shared[i] = std::move(p);
+    }
+    for (const bytecode::GlobalImport& import : e.program.globals) {
+      std::uint32_t slot = findGlobal(import.name);
+      if (slot == kNone) {
+        if (w.globals.size() + newGlobals.size() >= w.desc.maxGlobals) {
+          return budgetExhausted(where + "global '" + import.name + "' would exceed the world's " +
+                                 std::to_string(w.desc.maxGlobals) + " globals");
+        }
+        Global g{import.name, import.width, {}};
+        for (const bytecode::GlobalFieldDecl& d : copy->globals)
+          if (d.name == import.name && d.width == import.width) g.value = d.value;
+        newGlobals.push_back(std::move(g));
+        slot = static_cast<std::uint32_t>(w.globals.size() + newGlobals.size() - 1);
+      }
+      const std::uint32_t width = slot < w.globals.size()
+                                      ? w.globals[slot].width
+                                      : newGlobals[slot - w.globals.size()].width;
+      if (width != import.width) {
+        return invalidArgument(where + "global '" + import.name + "' is " +
+                               std::to_string(import.width) + " wide; the world's is " +
+                               std::to_string(width));
+      }
+      globalSlots[i].push_back(slot);
+    }
+  }
+  std::uint32_t rowsNeeded = 0;
+  for (const auto& p : shared)
+    rowsNeeded = std::max(rowsNeeded, p->prepared.rowsNeeded());
+  if (rowsNeeded > w.vmRows) {
+    std::vector<BatchVm> vms;
+    for (std::size_t i = 0; i < w.vms.size(); ++i) {
+      Result<BatchVm> vm = BatchVm::create(rowsNeeded);
+      if (!vm.ok()) return std::move(vm).status();
+      vms.push_back(std::move(vm.value()));
+    }
+    w.vms = std::move(vms);
+    w.vmRows = rowsNeeded;
+  }
+
+  // Commit.
+  for (Global& g : newGlobals)
+    w.globals.push_back(std::move(g));
+  for (const auto& p : shared)
+    if (std::find(w.programs.begin(), w.programs.end(), p) == w.programs.end())
+      w.programs.push_back(p);
+  const auto slot = static_cast<std::uint32_t>(freeEffect - w.effects.begin());
+  EffectSlot& e = *freeEffect;
+  e.generation = e.generation + 1 == 0 ? 1 : e.generation + 1;
+  e.alive = true;
+  e.effect = std::move(copy);
+  e.options = options;
+  e.current = e.previous = options.transform;
+  e.rows.assign(e.effect->emitters.size(), kNone);
+  std::uint32_t nextRow = 0;
+  for (std::size_t i = 0; i < e.effect->emitters.size(); ++i) {
+    while (w.rows[nextRow].alive)
+      ++nextRow;
+    EmitterRow& r = w.rows[nextRow];
+    const CompiledEmitter& d = e.effect->emitters[i];
+    r.alive = true;
+    if (r.generation == 0) r.generation = 1;
+    r.effect = slot;
+    r.index = static_cast<std::uint32_t>(i);
+    r.desc = &d;
+    r.program = shared[i];
+    r.words = d.program.particleWords;
+    r.capacity = d.maxParticles;
+    r.stride = (r.capacity + 15u) & ~15u;
+    r.storage.assign(std::size_t{r.words} * r.stride, 0.0f);
+    r.streams.resize(r.words);
+    for (std::uint32_t word = 0; word < r.words; ++word)
+      r.streams[word] = r.storage.data() + std::size_t{word} * r.stride;
+    r.ids.assign(r.stride, 0);
+    r.killed.assign(r.stride, 0);
+    r.lanes.assign(std::size_t{kLaneArrays} * r.stride, 0.0f);
+    r.emitterWords.assign(d.emitterFieldValues.begin(),
+                          d.emitterFieldValues.begin() + d.program.emitterWords);
+    r.globalSlots = globalSlots[i];
+    r.globals.assign(r.globalSlots.size(), {});
+    const std::uint32_t segments =
+        (r.capacity + w.desc.chunkParticles - 1) / w.desc.chunkParticles + 1;
+    r.segments.assign(segments, {});
+    if (r.program->spawns) r.requests.resize(std::size_t{segments} * kSpawnRequestsPerChunk);
+    r.lastEmission = lastEmission(d.emission);
+    r.seed = mix64(d.seed ^ mix64(options.seed ^ mix64(i)));
+    w.particlesInUse += r.capacity;
+    w.resetRow(r);
+    e.rows[i] = nextRow;
+  }
+  w.rebuildOrder();
+  w.reserveItems();
+  const EffectHandle handle{slot, e.generation};
+  if (options.prewarm) w.prewarm(e);
+  return handle;
+}
+
+Status ParticleWorld::removeEffect(EffectHandle handle) {
+  Impl& w = *impl_;
+  EffectSlot* e = w.effectSlot(handle);
+  if (e == nullptr) return notFound("removeEffect: a stale or invalid effect handle");
+  for (const std::uint32_t row : e->rows)
+    if (row != kNone) w.freeRow(row);
+  const std::uint32_t generation = e->generation;
+  *e = EffectSlot{};
+  e->generation = generation;
+  w.rebuildOrder();
+  return {};
+}
+
+Status ParticleWorld::removeEmitter(EmitterHandle handle) {
+  Impl& w = *impl_;
+  EmitterRow* r = w.emitterRow(handle);
+  if (r == nullptr) return notFound("removeEmitter: a stale or invalid emitter handle");
+  w.effects[r->effect].rows[r->index] = kNone;
+  w.freeRow(handle.index);
+  w.rebuildOrder();
+  return {};
+}
+
+EmitterHandle ParticleWorld::emitter(EffectHandle effect, std::uint32_t index) const noexcept {
+  EffectSlot* e = impl_->effectSlot(effect);
+  if (e == nullptr || index >= e->rows.size() || e->rows[index] == kNone) return {};
+  return {e->rows[index], impl_->rows[e->rows[index]].generation};
+}
+
+Result<EmitterHandle> ParticleWorld::findEmitter(EffectHandle effect, std::string_view name) const {
+  EffectSlot* e = impl_->effectSlot(effect);
+  if (e == nullptr) return notFound("findEmitter: a stale or invalid effect handle");
+  for (std::size_t i = 0; i < e->rows.size(); ++i) {
+    if (e->rows[i] != kNone && e->effect->emitters[i].name == name)
+      return emitter(effect, static_cast<std::uint32_t>(i));
+  }
+  return notFound("findEmitter: '" + e->effect->name + "' has no emitter '" + std::string(name) +
+                  "'");
+}
+
+Status ParticleWorld::setTransform(EffectHandle effect, const Transform& transform) {
+  EffectSlot* e = impl_->effectSlot(effect);
+  if (e == nullptr) return notFound("setTransform: a stale or invalid effect handle");
+  const Quat& q = transform.rotation;
+  if (!finite(transform.position) || !std::isfinite(q[0]) || !std::isfinite(q[1]) ||
+      !std::isfinite(q[2]) || !std::isfinite(q[3])) {
+    return invalidArgument("setTransform: the transform is not finite");
+  }
+  e->current = transform;
+  return {};
+}
+
+namespace {
+// The emitter field `name` of a live emitter, or the error naming what is wrong (`who` is the
+// calling function's name).
+Result<const bytecode::FieldSlot*> findField(const EmitterRow* r, std::string_view name,
+                                             std::string_view who) {
+  if (r == nullptr) return notFound(std::string(who) + ": a stale or invalid emitter handle");
+  for (const bytecode::FieldSlot& f : r->desc->emitterFields) {
+    if (f.name == name && f.offset + f.width <= r->emitterWords.size()) return &f;
+  }
+  return invalidArgument(std::string(who) + ": emitter '" + r->desc->name + "' has no field '" +
+                         std::string(name) + "'");
+}
+}  // namespace
+
+Status ParticleWorld::setEmitterField(EmitterHandle emitter, std::string_view name,
+                                      std::span<const float> value) {
+  EmitterRow* r = impl_->emitterRow(emitter);
+  const Result<const bytecode::FieldSlot*> field = findField(r, name, "setEmitterField");
+  if (!field.ok()) return field.status();
+  const bytecode::FieldSlot* f = field.value();
+  if (value.size() != f->width) {
+    return invalidArgument("setEmitterField: '" + std::string(name) + "' is " +
+                           std::to_string(f->width) + " wide, got " + std::to_string(value.size()) +
+                           " values");
+  }
+  std::copy(value.begin(), value.end(), r->emitterWords.begin() + f->offset);
+  return {};
+}
+
+Status ParticleWorld::bindEmitterField(EmitterHandle emitter, std::string_view name,
+                                       EffectHandle source) {
+  EmitterRow* r = impl_->emitterRow(emitter);
+  const Result<const bytecode::FieldSlot*> field = findField(r, name, "bindEmitterField");
+  if (!field.ok()) return field.status();
+  const bytecode::FieldSlot* f = field.value();
+  if (f->width != 3 && f->width != 4) {
+    return invalidArgument("bindEmitterField: '" + std::string(name) +
+                           "' must be 3 wide (position) or 4 wide (rotation)");
+  }
+  auto* begin = r->bindings.begin();
+  auto* end = begin + r->bindingCount;
+  auto* it = std::find_if(begin, end, [&](const Binding& b) { return b.offset == f->offset; });
+  if (!source.valid()) {
+    if (it != end) {
+      std::move(it + 1, end, it);
+      --r->bindingCount;
+    }
+    return {};
+  }
+  if (impl_->effectSlot(source) == nullptr) {
+    return notFound("bindEmitterField: a stale or invalid source effect handle");
+  }
+  if (it == end) {
+    if (r->bindingCount == kMaxBindings) {
+      return budgetExhausted("bindEmitterField: emitter '" + r->desc->name + "' has " +
+                             std::to_string(kMaxBindings) + " bindings already");
+    }
+    ++r->bindingCount;
+  }
+  *it = {f->offset, f->width, source};
+  return {};
+}
+
+Status ParticleWorld::setGlobal(std::string_view name, std::span<const float> value) {
+  Impl& w = *impl_;
+  if (value.empty() || value.size() > 4) {
+    return invalidArgument("setGlobal: '" + std::string(name) + "' needs 1 to 4 values (got " +
+                           std::to_string(value.size()) + ")");
+  }
+  for (Global& g : w.globals) {
+    if (g.name != name) continue;
+    if (g.width != value.size()) {
+      return invalidArgument("setGlobal: '" + std::string(name) + "' is " +
+                             std::to_string(g.width) + " wide, got " +
+                             std::to_string(value.size()) + " values");
+    }
+    std::copy(value.begin(), value.end(), g.value.begin());
+    return {};
+  }
+  if (w.globals.size() >= w.desc.maxGlobals) {
+    return budgetExhausted("setGlobal: the world holds its maximum of " +
+                           std::to_string(w.desc.maxGlobals) + " globals");
+  }
+  Global g{std::string(name), static_cast<std::uint32_t>(value.size()), {}};
+  std::copy(value.begin(), value.end(), g.value.begin());
+  w.globals.push_back(std::move(g));
+  return {};
+}
+
+void ParticleWorld::setWind(WindField wind, void* user) noexcept {
+  impl_->wind = wind;
+  impl_->windUser = user;
+}
+
+Result<std::uint32_t> ParticleWorld::trigger(EffectHandle effect, std::string_view name) {
+  Impl& w = *impl_;
+  EffectSlot* e = w.effectSlot(effect);
+  if (e == nullptr) return notFound("trigger: a stale or invalid effect handle");
+  std::uint32_t fired = 0;
+  for (const std::uint32_t row : e->rows) {
+    if (row == kNone) continue;
+    EmitterRow& r = w.rows[row];
+    const CompiledEmission& em = r.desc->emission;
+    if (em.mode != EmissionMode::EventBurst || em.eventName != name) continue;
+    if (r.pendingEvents < kMaxPendingEvents) ++r.pendingEvents;
+    ++fired;
+  }
+  return fired;
+}
+
+void ParticleWorld::Impl::prewarm(EffectSlot& e) {
+  double longest = 0.0;
+  for (const std::uint32_t row : e.rows)
+    if (row != kNone) longest = std::max(longest, static_cast<double>(rows[row].desc->prewarm));
+  if (!(longest > 0.0)) return;
+  const auto steps = static_cast<std::uint32_t>(std::ceil(longest / kPrewarmStep));
+  const double h = longest / steps;
+  for (std::uint32_t k = 0; k < steps; ++k) {
+    // An emitter with a shorter prewarm joins for the last of its seconds only.
+    const double remaining = (steps - k) * h;
+    stepRows.clear();
+    for (const std::uint32_t row : e.rows)
+      if (row != kNone && remaining <= static_cast<double>(rows[row].desc->prewarm) + h * 0.5)
+        stepRows.push_back(row);
+    step(stepRows, h, nullptr, nullptr);
+  }
+}
+
+Status ParticleWorld::restart(EffectHandle effect) {
+  Impl& w = *impl_;
+  EffectSlot* e = w.effectSlot(effect);
+  if (e == nullptr) return notFound("restart: a stale or invalid effect handle");
+  e->previous = e->current;
+  for (const std::uint32_t row : e->rows)
+    if (row != kNone) w.resetRow(w.rows[row]);
+  if (e->options.prewarm) w.prewarm(*e);
+  return {};
+}
+
+Status ParticleWorld::seek(EffectHandle effect, float time) {
+  if (!std::isfinite(time) || time < 0.0f || time > 3600.0f) {
+    return invalidArgument("seek: the time must be finite and in [0, 3600] s (got " +
+                           std::to_string(time) + ")");
+  }
+  Impl& w = *impl_;
+  if (Status s = restart(effect); !s.ok()) return s;
+  EffectSlot& e = *w.effectSlot(effect);
+  const auto steps = static_cast<std::uint32_t>(std::ceil(static_cast<double>(time) / kSeekStep));
+  for (std::uint32_t k = 0; k < steps; ++k) {
+    w.stepRows.clear();
+    for (const std::uint32_t row : e.rows)
+      if (row != kNone) w.stepRows.push_back(row);
+    w.step(w.stepRows, static_cast<double>(time) / steps, nullptr, nullptr);
+  }
+  return {};
+}
+
+void ParticleWorld::tick(float dt, const VisibilityTest* view) {
+  Impl& w = *impl_;
+  const double h = std::isnan(dt) ? 0.0 : std::clamp(static_cast<double>(dt), 0.0, 1.0);
+  w.time += h;
+  WorldStats s;
+  s.tick = w.stats.tick + 1;
+  s.time = w.time;
+  s.spawnedTotal = w.stats.spawnedTotal;
+  s.droppedTotal = w.stats.droppedTotal;
+  w.step(w.order, h, view, &s);
+  for (const EffectSlot& e : w.effects)
+    s.effects += e.alive ? 1 : 0;
+  s.emitters = static_cast<std::uint32_t>(w.order.size());
+  s.spawnedTotal += s.spawned;
+  s.droppedTotal += s.dropped;
+  w.stats = s;
+}
+
+// One step of `dt` for `stepRows` (every live emitter for tick(); one effect's for prewarm and
+// seek). Allocates: never.
+void ParticleWorld::Impl::step(std::span<const std::uint32_t> stepRowList, double dt,
+                               const VisibilityTest* view, WorldStats* out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  // Effect transforms: this step moves each effect from `previous` to `current`.
+  for (const std::uint32_t row : stepRowList) {
+    EmitterRow& r = rows[row];
+    const EffectSlot& e = effects[r.effect];
+    r.previous = r.world;
+    r.world = compose(e.current, r.desc->position, r.desc->rotation);
+    for (std::size_t c = 0; c < 3; ++c) {
+      r.velocity[c] =
+          dt > 0.0 ? static_cast<float>(
+                         static_cast<double>(r.world.position[c] - r.previous.position[c]) / dt)
+                   : 0.0f;
+    }
+    for (std::uint32_t b = 0; b < r.bindingCount; ++b) {
+      const Binding& binding = r.bindings[b];
+      const EffectSlot* source =
+          binding.source.index < effects.size() ? &effects[binding.source.index] : nullptr;
+      if (source == nullptr || !source->alive || source->generation != binding.source.generation)
+        continue;
+      const float* v =
+          binding.width == 3 ? source->current.position.data() : source->current.rotation.data();
+      std::copy(v, v + binding.width, r.emitterWords.begin() + binding.offset);
+    }
+    for (std::size_t g = 0; g < r.globalSlots.size(); ++g)
+      r.globals[g] = globals[r.globalSlots[g]].value;
+  }
+  // Emission: reads the SPAWN requests the last step left, so all of it comes before any chunk
+  // runs.
+  for (const std::uint32_t row : stepRowList)
+    schedule(rows[row], dt, view);
+  items.clear();
+  for (const std::uint32_t row : stepRowList) {
+    EmitterRow& r = rows[row];
+    r.usedSegments = 0;
+    const auto add = [&](std::uint32_t first, std::uint32_t count, bool newborn) {
+      for (std::uint32_t at = 0; at < count; at += desc.chunkParticles) {
+        const std::uint32_t n = std::min(desc.chunkParticles, count - at);
+        items.push_back({row, first + at, n, r.usedSegments, newborn});
+        r.segments[r.usedSegments++] = {};
+      }
+    };
+    add(0, r.live, false);
+    add(r.live, r.newborn, true);
+  }
+  const auto t1 = std::chrono::steady_clock::now();
+  // Simulation: one task per worker pulls items until none are left.
+  std::atomic<std::size_t> next{0};
+  struct Simulate {
+    Impl* world;
+    std::atomic<std::size_t>* next;
+  } simulate{this, &next};
+  const std::size_t tasks = std::min(vms.size(), items.size());
+  jobs->dispatch(
+      tasks,
+      [](void* context, std::size_t task) {
+        Simulate& s = *static_cast<Simulate*>(context);
+        for (std::size_t k = s.next->fetch_add(1); k < s.world->items.size();
+             k = s.next->fetch_add(1)) {
+          s.world->runItem(s.world->vms[task], s.world->items[k]);
+        }
+      },
+      &simulate);
+  const auto t2 = std::chrono::steady_clock::now();
+  // Compaction and bounds, per emitter.
+  struct Finish {
+    Impl* world;
+    std::span<const std::uint32_t> rows;
+  } finish{this, stepRowList};
+  jobs->dispatch(
+      stepRowList.size(),
+      [](void* context, std::size_t k) {
+        Finish& f = *static_cast<Finish*>(context);
+        EmitterRow& r = f.world->rows[f.rows[k]];
+        f.world->compact(r);
+        f.world->measureBounds(r);
+      },
+      &finish);
+  const auto t3 = std::chrono::steady_clock::now();
+  for (const std::uint32_t row : stepRowList) {
+    EmitterRow& r = rows[row];
+    for (std::uint32_t s = 0; s < r.usedSegments; ++s)
+      r.stepDropped += r.segments[s].overflow;
+    r.spawned += r.stepSpawned;
+    r.dropped += r.stepDropped;
+    r.died += r.stepDied;
+    if (out != nullptr) {
+      out->live += r.live;
+      out->spawned += r.stepSpawned;
+      out->dropped += r.stepDropped;
+      out->died += r.stepDied;
+      out->culled += r.culled ? 1 : 0;
+    }
+    ++r.steps;
+  }
+  if (out != nullptr) {
+    out->emitSeconds = seconds(t0, t1);
+    out->simulateSeconds = seconds(t1, t2);
+    out->compactSeconds = seconds(t2, t3);
+  }
+}
+
+// Births one particle at emitter time `birth` in the window [windowStart, windowStart + span)
+// that ends at this step's end (t0 + dt). `position` null: the emitter's position, interpolated
+// along this step's path.
+void ParticleWorld::Impl::spawnOne(EmitterRow& r, double birth, double windowStart, double span,
+                                   double t0, double dt, const Vec3* position) {
+  const std::uint32_t slot = r.live + r.newborn;
+  if (slot >= r.capacity) {
+    ++r.stepDropped;
+    return;
+  }
+  const double end = t0 + dt;
+  birth = std::clamp(birth, windowStart, end);
+  r.lane(kLaneSpawnIndex)[slot] = static_cast<float>(r.newborn);
+  r.lane(kLaneSpawnFraction)[slot] =
+      span > 0.0 ? static_cast<float>((birth - windowStart) / span) : 1.0f;
+  r.lane(kLaneEmitterAge)[slot] = static_cast<float>(birth);
+  r.lane(kLaneDt)[slot] = static_cast<float>(end - birth);
+  Vec3 p;
+  if (position != nullptr) {
+    p = *position;
+  } else {
+    const double f = dt > 0.0 ? std::clamp((birth - t0) / dt, 0.0, 1.0) : 1.0;
+    for (std::size_t c = 0; c < 3; ++c) {
+      p[c] =
+          static_cast<float>(static_cast<double>(r.previous.position[c]) +
+                             static_cast<double>(r.world.position[c] - r.previous.position[c]) * f);
+    }
+  }
+  r.lane(kLanePositionX)[slot] = p[0];
+  r.lane(kLanePositionY)[slot] = p[1];
+  r.lane(kLanePositionZ)[slot] = p[2];
+  r.ids[slot] = r.nextId++;
+  ++r.newborn;
+  ++r.stepSpawned;
+}
+
+namespace {
+
+// Calls fn(time) for each occurrence first + j·interval (j = 0 .. repeats, or unbounded when
+// interval > 0 and repeats is 0) in [lo, hi), at most `budget` times.
+template <class F>
+void occurrences(double first, double interval, std::uint32_t repeats, double lo, double hi,
+                 std::uint32_t& budget, F fn) {
+  if (!(interval > 0.0)) {
+    if (first >= lo && first < hi && budget > 0) {
+      --budget;
+      fn(first);
+    }
+    return;
+  }
+  double j = std::max(0.0, std::ceil((lo - first) / interval));
+  for (; budget > 0; j += 1.0) {
+    if (repeats != 0 && j > repeats) break;
+    const double t = first + j * interval;
+    if (t >= hi) break;
+    if (t < lo) continue;
+    --budget;
+    fn(t);
+  }
+}
+
+}  // namespace
+
+// Emission for one emitter and one step (docs/runtime.md, "Emission").
+void ParticleWorld::Impl::schedule(EmitterRow& r, double dt, const VisibilityTest* view) {
+  r.newborn = 0;
+  r.stepSpawned = r.stepDropped = r.stepDied = 0;
+  const CompiledEmission& em = r.desc->emission;
+  const double t0 = r.emitterTime();
+  const double t1 = t0 + dt;
+  const double effect0 = r.effectTime;
+  r.effectTime += dt;
+  r.culled = r.desc->cull && view != nullptr && r.bounds.known && !view->visible(r.bounds);
+  if (r.culled) {
+    r.sleep += dt;
+    r.pendingEvents = 0;
+    prepareContext(r, dt);
+    return;
+  }
+  // Waking: the window reaches back over the sleep, at most max_catchup_seconds.
+  const double catchup =
+      std::min(r.sleep, static_cast<double>(std::max(0.0f, r.desc->maxCatchupSeconds)));
+  r.sleep = 0.0;
+  const double a = t0 - catchup;
+  const double span = dt + catchup;
+  const double duration = static_cast<double>(em.duration);
+  const bool looping = em.loop && duration > 0.0;
+  const double lo = std::max(a, 0.0);
+  const double hi = (duration > 0.0 && !looping) ? std::min(t1, duration) : t1;
+
+  consumeRequests(r, a, span, t0, dt);
+
+  // Continuous rates.
+  if ((em.mode == EmissionMode::Continuous || em.mode == EmissionMode::BeamContinuous) && hi > lo) {
+    double amount = 0.0;
+    double from = lo;
+    double to = hi;
+    if (em.metric == bytecode::SpawnMetric::PerSecond) {
+      const double mid = (lo + hi) * 0.5;
+      amount =
+          static_cast<double>(evalRate(em, looping ? std::fmod(mid, duration) : mid)) * (hi - lo);
+    } else {
+      double distance = 0.0;
+      for (std::size_t c = 0; c < 3; ++c) {
+        const double d =
+            static_cast<double>(r.world.position[c]) - static_cast<double>(r.previous.position[c]);
+        distance += d * d;
+      }
+      const double t = looping ? std::fmod(hi, duration) : hi;
+      amount = static_cast<double>(evalRate(em, t)) * std::sqrt(distance) *
+               std::min(1.0, (hi - lo) / dt);
+      from = std::max(lo, t0);
+    }
+    if (amount > 0.0 && std::isfinite(amount)) {
+      const double before = r.accumulator;
+      r.accumulator += amount;
+      const double whole = std::floor(r.accumulator);
+      r.accumulator -= whole;
+      const auto free = static_cast<double>(r.capacity - r.live - r.newborn);
+      const double born = std::min(whole, std::max(free, 0.0));
+      for (double k = 0; k < born; k += 1.0)
+        spawnOne(r, from + (to - from) * ((k + 1.0 - before) / amount), a, span, t0, dt, nullptr);
+      r.stepDropped += static_cast<std::uint64_t>(whole - born);
+    }
+  }
+
+  // Shots (single_shot), scheduled bursts, with loops: occurrences in emitter time.
+  std::uint32_t budget = kMaxOccurrencesPerTick;
+  const auto emitCount = [&](double t, std::uint32_t count) {
+    const std::uint32_t free = r.capacity - r.live - r.newborn;
+    const std::uint32_t born = std::min(count, free);
+    for (std::uint32_t k = 0; k < born; ++k)
+      spawnOne(r, t, a, span, t0, dt, nullptr);
+    r.stepDropped += count - born;
+  };
+  const auto shots = [&](double cycleStart, double l, double h) {
+    if (em.mode == EmissionMode::SingleShot) {
+      const auto count =
+          static_cast<std::uint32_t>(std::min(std::round(static_cast<double>(em.rate)), 1e7));
+      occurrences(0.0, 0.0, 0, l, h, budget, [&](double t) { emitCount(cycleStart + t, count); });
+    }
+    for (const bytecode::CompiledBurst& b : em.bursts) {
+      occurrences(static_cast<double>(b.time), static_cast<double>(b.repeatInterval), b.repeatCount,
+                  l, h, budget, [&](double t) { emitCount(cycleStart + t, b.count); });
+    }
+  };
+  if (hi > lo) {
+    if (looping) {
+      for (double c = std::floor(lo / duration); c * duration < hi && budget > 0; c += 1.0) {
+        const double start = c * duration;
+        shots(start, std::max(lo, start) - start, std::min(hi, start + duration) - start);
+      }
+    } else {
+      shots(0.0, lo, hi);
+    }
+  }
+
+  // Events: the host's, at the window's start; the effect's own, on the effect timeline.
+  if (em.mode == EmissionMode::EventBurst) {
+    const auto count =
+        static_cast<std::uint32_t>(std::min(std::round(static_cast<double>(em.rate)), 1e7));
+    for (; r.pendingEvents > 0; --r.pendingEvents)
+      emitCount(a, count);
+    for (const float e : em.eventTimes) {
+      const auto at = static_cast<double>(e);
+      if (at >= effect0 - catchup && at < effect0 + dt)
+        emitCount(at - static_cast<double>(em.delay), count);
+    }
+  }
+  r.pendingEvents = 0;
+  prepareContext(r, dt);
+}
+
+// SPAWN requests the effect's emitters queued for `r` in the last step, in (source emitter,
+// chunk, request) order. A request's position is the source particle's, in world space.
+void ParticleWorld::Impl::consumeRequests(EmitterRow& r, double windowStart, double span, double t0,
+                                          double dt) {
+  const EffectSlot& e = effects[r.effect];
+  for (const std::uint32_t row : e.rows) {
+    if (row == kNone) continue;
+    const EmitterRow& source = rows[row];
+    if (!source.program->spawns) continue;
+    const bool local = source.desc->space == SimulationSpace::Local ||
+                       source.desc->space == SimulationSpace::EmitterAttached;
+    for (std::uint32_t s = 0; s < source.usedSegments; ++s) {
+      const SpawnRequest* requests =
+          source.requests.data() + std::size_t{s} * kSpawnRequestsPerChunk;
+      for (std::uint32_t q = 0; q < source.segments[s].count; ++q) {
+        const SpawnRequest& request = requests[q];
+        if (request.target != r.index) continue;
+        Vec3 p = request.position;
+        if (local) {
+          const Vec3 turned = rotate(source.world.rotation, p);
+          for (std::size_t c = 0; c < 3; ++c)
+            p[c] = source.world.position[c] + turned[c];
+        }
+        const std::uint32_t free = r.capacity - r.live - r.newborn;
+        const std::uint32_t born = std::min(request.count, free);
+        for (std::uint32_t k = 0; k < born; ++k)
+          spawnOne(r, windowStart, windowStart, span, t0, dt, &p);
+        r.stepDropped += request.count - born;
+      }
+    }
+  }
+}
+
+void ParticleWorld::Impl::prepareContext(EmitterRow& r, double dt) {
+  VmContext& c = r.context;
+  const auto set = [&](Builtin b, std::initializer_list<float> v) {
+    std::copy(v.begin(), v.end(), c.builtins[static_cast<std::size_t>(b)].begin());
+  };
+  const Vec3 direction = rotate(r.world.rotation, {0.0f, 0.0f, 1.0f});
+  const Vec3 up = rotate(r.world.rotation, {0.0f, 1.0f, 0.0f});
+  set(Builtin::Dt, {static_cast<float>(dt)});
+  set(Builtin::Time, {static_cast<float>(time)});
+  set(Builtin::EmitterAge, {static_cast<float>(r.emitterTime())});
+  set(Builtin::EmitterPosition, {r.world.position[0], r.world.position[1], r.world.position[2]});
+  set(Builtin::EmitterDirection, {direction[0], direction[1], direction[2]});
+  set(Builtin::EmitterUp, {up[0], up[1], up[2]});
+  set(Builtin::EmitterRotation,
+      {r.world.rotation[0], r.world.rotation[1], r.world.rotation[2], r.world.rotation[3]});
+  set(Builtin::EmitterVelocity, {r.velocity[0], r.velocity[1], r.velocity[2]});
+  set(Builtin::SpawnIndex, {0.0f});
+  set(Builtin::SpawnFraction, {0.0f});
+  c.laneBuiltins = {};
+  c.particleIds = r.ids.data();
+  c.emitterWords = r.emitterWords;
+  c.globals = r.globals;
+  c.seed = r.seed;
+  c.tick = r.steps;
+  c.wind = wind;
+  c.windUser = windUser;
+  c.spawn = nullptr;
+  c.spawnUser = nullptr;
+}
+
+void ParticleWorld::Impl::runItem(BatchVm& vm, const WorkItem& item) {
+  EmitterRow& r = rows[item.row];
+  const PreparedProgram& program = r.program->prepared;
+  VmContext c = r.context;
+  SpawnSink sink{r.requests.data() + std::size_t{item.segment} * kSpawnRequestsPerChunk,
+                 &r.segments[item.segment]};
+  if (r.program->spawns) {
+    c.spawn = &sinkSpawn;
+    c.spawnUser = &sink;
+  }
+  std::fill_n(r.killed.data() + item.first, item.count, std::uint8_t{0});
+  const std::span<std::uint8_t> killed(r.killed.data() + item.first, item.count);
+  if (item.newborn) {
+    // A newborn's words are zero when INIT runs (the program contract).
+    for (float* stream : r.streams)
+      std::fill_n(stream + item.first, item.count, 0.0f);
+    const auto laneBuiltin = [&](Builtin b, std::initializer_list<LaneArray> arrays) {
+      std::size_t k = 0;
+      for (const LaneArray a : arrays)
+        c.laneBuiltins[static_cast<std::size_t>(b)][k++] = r.lane(a);
+    };
+    laneBuiltin(Builtin::SpawnIndex, {kLaneSpawnIndex});
+    laneBuiltin(Builtin::SpawnFraction, {kLaneSpawnFraction});
+    laneBuiltin(Builtin::EmitterAge, {kLaneEmitterAge});
+    laneBuiltin(Builtin::EmitterPosition, {kLanePositionX, kLanePositionY, kLanePositionZ});
+    vm.run(program, Section::Init, r.streams, item.first, item.count, c, killed);
+    // The first UPDATE covers the part of the step after the birth.
+    c.laneBuiltins = {};
+    laneBuiltin(Builtin::Dt, {kLaneDt});
+  }
+  vm.run(program, Section::Update, r.streams, item.first, item.count, c, killed);
+}
+
+// Removes the killed particles of [0, live + newborn): swap-removal, or order-preserving where
+// the render mode draws particles as a chain in age order.
+void ParticleWorld::Impl::compact(EmitterRow& r) {
+  std::uint32_t n = r.live + r.newborn;
+  r.newborn = 0;
+  const std::uint8_t* killed = r.killed.data();
+  const auto move = [&](std::uint32_t from, std::uint32_t to) {
+    for (float* stream : r.streams)
+      stream[to] = stream[from];
+    r.ids[to] = r.ids[from];
+  };
+  // Blocked scan: skip runs of eight survivors at a time.
+  const auto nextKilled = [&](std::uint32_t i, std::uint32_t end) {
+    while (i + 8 <= end) {
+      std::uint64_t block;
+      std::memcpy(&block, killed + i, 8);
+      if (block != 0) break;
+      i += 8;
+    }
+    while (i < end && killed[i] == 0)
+      ++i;
+    return i;
+  };
+  const bool ordered = r.desc->render.mode == bytecode::RenderMode::LinkedChain ||
+                       r.desc->render.mode == bytecode::RenderMode::Beam;
+  const std::uint32_t total = n;
+  std::uint32_t i = nextKilled(0, n);
+  if (ordered) {
+    std::uint32_t to = i;
+    for (std::uint32_t from = i; from < total; ++from) {
+      if (killed[from] != 0) continue;
+      move(from, to++);
+    }
+    n = std::min(n, to);
+  } else {
+    while (i < n) {
+      // i is killed: fill it from the last survivor.
+      --n;
+      while (n > i && killed[n] != 0)
+        --n;
+      if (n == i) break;
+      move(n, i);
+      i = nextKilled(i + 1, n);
+    }
+  }
+  r.stepDied = total - n;
+  r.live = n;
+}
+
+void ParticleWorld::Impl::measureBounds(EmitterRow& r) {
+  const bytecode::ParticleChannels& ch = r.desc->channels;
+  r.bounds = {};
+  if (r.live == 0 || ch.position < 0) return;
+  const float* px = r.streams[static_cast<std::size_t>(ch.position)];
+  const float* py = r.streams[static_cast<std::size_t>(ch.position) + 1];
+  const float* pz = r.streams[static_cast<std::size_t>(ch.position) + 2];
+  const float* sx = ch.size >= 0 ? r.streams[static_cast<std::size_t>(ch.size)] : nullptr;
+  const float* sy = ch.size >= 0 ? r.streams[static_cast<std::size_t>(ch.size) + 1] : nullptr;
+  const bytecode::RenderMode mode = r.desc->render.mode;
+  const bool stretched = ch.velocity >= 0 && (mode == bytecode::RenderMode::Stretched ||
+                                              mode == bytecode::RenderMode::VelocityAligned);
+  const float stretch = std::fabs(r.desc->render.stretchScale);
+  const float* vx = stretched ? r.streams[static_cast<std::size_t>(ch.velocity)] : nullptr;
+  const float* vy = stretched ? r.streams[static_cast<std::size_t>(ch.velocity) + 1] : nullptr;
+  const float* vz = stretched ? r.streams[static_cast<std::size_t>(ch.velocity) + 2] : nullptr;
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  // Half the quad's diagonal holds it at any roll: ½√(w² + h²) ≤ ½√2 · max(|w|, |h|), and
+  // |v| ≤ √3 · max(|vx|, |vy|, |vz|): conservative without a square root.
+  const auto extentOf = [&](std::uint32_t i) {
+    float e = sx != nullptr ? 0.70710678f * std::max(std::fabs(sx[i]), std::fabs(sy[i])) : 0.0f;
+    if (vx != nullptr)
+      e += 1.7320508f * std::max({std::fabs(vx[i]), std::fabs(vy[i]), std::fabs(vz[i])}) * stretch;
+    return e;
+  };
+  const std::array<const float*, 3> axes{px, py, pz};
+  Vec3 lo{kInf, kInf, kInf};
+  Vec3 hi{-kInf, -kInf, -kInf};
+  // Fast path: min and max of p ± extent over the particles, four lanes at a time with SSE
+  // (MINPS(l, m) returns m when l is NaN, so NaN particles are skipped). An infinity would win,
+  // so a non-finite result falls back to the exact loop below.
+  std::uint32_t i = 0;
+#if defined(__SSE2__)
+  {
+    const __m128 absMask = _mm_castsi128_ps(_mm_set1_epi32(0x7FFFFFFF));
+    const __m128 halfDiagonal = _mm_set1_ps(0.70710678f);
+    const __m128 stretchFactor = _mm_set1_ps(1.7320508f * stretch);
+    __m128 mn[3] = {_mm_set1_ps(kInf), _mm_set1_ps(kInf), _mm_set1_ps(kInf)};     // NOLINT
+    __m128 mx[3] = {_mm_set1_ps(-kInf), _mm_set1_ps(-kInf), _mm_set1_ps(-kInf)};  // NOLINT
+    for (; i + 4 <= r.live; i += 4) {
+      __m128 e = _mm_setzero_ps();
+      if (sx != nullptr) {
+        e = _mm_mul_ps(halfDiagonal, _mm_max_ps(_mm_and_ps(_mm_loadu_ps(sx + i), absMask),
+                                                _mm_and_ps(_mm_loadu_ps(sy + i), absMask)));
+      }
+      if (vx != nullptr) {
+        const __m128 v = _mm_max_ps(_mm_max_ps(_mm_and_ps(_mm_loadu_ps(vx + i), absMask),
+                                               _mm_and_ps(_mm_loadu_ps(vy + i), absMask)),
+                                    _mm_and_ps(_mm_loadu_ps(vz + i), absMask));
+        e = _mm_add_ps(e, _mm_mul_ps(v, stretchFactor));
+      }
+      for (std::size_t c = 0; c < 3; ++c) {
+        const __m128 p = _mm_loadu_ps(axes[c] + i);
+        mn[c] = _mm_min_ps(_mm_sub_ps(p, e), mn[c]);
+        mx[c] = _mm_max_ps(_mm_add_ps(p, e), mx[c]);
+      }
+    }
+    for (std::size_t c = 0; c < 3; ++c) {
+      alignas(16) std::array<float, 4> a{};
+      alignas(16) std::array<float, 4> b{};
+      _mm_store_ps(a.data(), mn[c]);
+      _mm_store_ps(b.data(), mx[c]);
+      for (std::size_t k = 0; k < 4; ++k) {
+        lo[c] = a[k] < lo[c] ? a[k] : lo[c];
+        hi[c] = b[k] > hi[c] ? b[k] : hi[c];
+      }
+    }
+  }
+#endif
+  for (; i < r.live; ++i) {
+    const float e = extentOf(i);
+    for (std::size_t c = 0; c < 3; ++c) {
+      const float l = axes[c][i] - e;
+      const float h = axes[c][i] + e;
+      lo[c] = l < lo[c] ? l : lo[c];
+      hi[c] = h > hi[c] ? h : hi[c];
+    }
+  }
+  if (!finite(lo) || !finite(hi)) {
+    // Some particle is infinite (or every one is NaN): the exact loop, skipping non-finite ones.
+    lo = {kInf, kInf, kInf};
+    hi = {-kInf, -kInf, -kInf};
+    for (std::uint32_t k = 0; k < r.live; ++k) {
+      const Vec3 p{px[k], py[k], pz[k]};
+      const float e = extentOf(k);
+      if (!finite(p) || !std::isfinite(e)) continue;
+      for (std::size_t c = 0; c < 3; ++c) {
+        lo[c] = std::min(lo[c], p[c] - e);
+        hi[c] = std::max(hi[c], p[c] + e);
+      }
+    }
+  }
+  if (!(lo[0] <= hi[0])) return;  // no finite particle
+  const SimulationSpace space = r.desc->space;
+  if (space == SimulationSpace::Local || space == SimulationSpace::EmitterAttached) {
+    // The local box's corners in world space.
+    Vec3 wlo{kInf, kInf, kInf};
+    Vec3 whi{-kInf, -kInf, -kInf};
+    for (int corner = 0; corner < 8; ++corner) {
+      const Vec3 local{(corner & 1) != 0 ? hi[0] : lo[0], (corner & 2) != 0 ? hi[1] : lo[1],
+                       (corner & 4) != 0 ? hi[2] : lo[2]};
+      const Vec3 turned = rotate(r.world.rotation, local);
+      for (std::size_t c = 0; c < 3; ++c) {
+        wlo[c] = std::min(wlo[c], r.world.position[c] + turned[c]);
+        whi[c] = std::max(whi[c], r.world.position[c] + turned[c]);
+      }
+    }
+    lo = wlo;
+    hi = whi;
+  }
+  r.bounds = {lo, hi, true};
+}
+
+Result<EmitterStats> ParticleWorld::emitterStats(EmitterHandle emitter) const {
+  const EmitterRow* r = impl_->emitterRow(emitter);
+  if (r == nullptr) return notFound("emitterStats: a stale or invalid emitter handle");
+  EmitterStats s;
+  s.live = r->live;
+  s.capacity = r->capacity;
+  s.spawned = r->spawned;
+  s.dropped = r->dropped;
+  s.died = r->died;
+  s.bounds = r->bounds;
+  s.culled = r->culled;
+  s.finished = r->live == 0 && r->pendingEvents == 0 && r->emitterTime() > r->lastEmission;
+  s.time = static_cast<float>(r->emitterTime());
+  return s;
+}
+
+Result<EmitterView> ParticleWorld::view(EmitterHandle emitter) const {
+  const EmitterRow* r = impl_->emitterRow(emitter);
+  if (r == nullptr) return notFound("view: a stale or invalid emitter handle");
+  EmitterView v;
+  v.emitter = r->desc;
+  const std::vector<bytecode::CompiledMaterial>& materials =
+      impl_->effects[r->effect].effect->materials;
+  if (r->desc->material >= 0 && static_cast<std::size_t>(r->desc->material) < materials.size())
+    v.material = &materials[static_cast<std::size_t>(r->desc->material)];
+  v.live = r->live;
+  v.streams = std::span<const float* const>(r->streams.data(), r->streams.size());
+  v.ids = r->ids.data();
+  v.transform = r->world;
+  v.bounds = r->bounds;
+  return v;
+}
+
+std::uint32_t ParticleWorld::emitters(std::span<EmitterHandle> out) const noexcept {
+  const Impl& w = *impl_;
+  for (std::size_t k = 0; k < w.order.size() && k < out.size(); ++k)
+    out[k] = {w.order[k], w.rows[w.order[k]].generation};
+  return static_cast<std::uint32_t>(w.order.size());
+}
+
+std::uint64_t ParticleWorld::stateHash() const noexcept {
+  const Impl& w = *impl_;
+  Fnv1a64 h;
+  for (const std::uint32_t row : w.order) {
+    const EmitterRow& r = w.rows[row];
+    h.updateU32(r.index);
+    h.updateU32(r.live);
+    for (std::uint32_t i = 0; i < r.live; ++i) {
+      h.updateU32(r.ids[i]);
+      for (const float* stream : r.streams)
+        h.updateU32(std::bit_cast<std::uint32_t>(stream[i]));
+    }
+  }
+  return h.value();
+}
+
+}  // namespace mote

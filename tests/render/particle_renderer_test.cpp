@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+// The software particle renderer: golden images for every billboard mode, every blend mode and a
+// blended flipbook (compared exactly: the rasterizer is deterministic IEEE float code), plus thread
+// independence and the error paths. Re-approve deliberately with scripts/approve-goldens (it runs
+// this test with MOTE_APPROVE_GOLDENS=1, which rewrites tests/golden/render/*.png).
+#include "support/compile_effect.h"
+
+#include <mote/authoring/effect_json.h>
+#include <mote/compiler/compiler.h>
+#include <mote/core/alloc_watch.h>
+#include <mote/core/file.h>
+#include <mote/core/job_system.h>
+#include <mote/render/particle_renderer.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+namespace mote::render {
+namespace {
+
+const std::filesystem::path kGoldenDir =
+    std::filesystem::path(MOTE_SOURCE_DIR) / "tests/golden/render";
+
+using test::compileJson;
+
+// Five particles on a line, moving along +X and up, rolled, sized 0.6 × 0.9.
+std::string scene(const std::string& material, const std::string& mode,
+                  const std::string& extraInit = "") {
+  return R"({"format": "mote.effect/1", "name": "golden", "materials": [)" + material +
+         R"(], "emitters": [{"name": "e", "material": "m",
+    "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 5}]},
+    "shape": {"kind": "line", "end": [2, 0, 0]},
+    "init": {"lifetime": 10, "velocity": {"kind": "direction", "direction": [1, 0.6, 0], "speed": 3},
+             "size": 0.6, "size_y": 0.9, "separate_size_y": true, "rotation": [0, 30],
+             "color": {"from": [1, 0.5, 0.2, 0.8], "to": [0.2, 0.6, 1, 0.6]})" +
+         extraInit + R"(},
+    "position": [-1, 0.5, 0],
+    "render": {"mode": ")" +
+         mode + R"(", "stretch_scale": 0.3}}]})";
+}
+
+Image renderScene(const bytecode::CompiledEffect& effect, JobSystem* jobs = nullptr) {
+  WorldDesc desc;
+  auto world = ParticleWorld::create(desc).takeValue();
+  EXPECT_TRUE(world->addEffect(effect).ok());
+  world->tick(1.0f / 30.0f);
+  RendererOptions options;
+  options.viewport = {96, 64};
+  options.jobs = jobs;
+  options.builtinSpriteSize = 32;
+  auto renderer = ParticleRenderer::create(options).takeValue();
+  Camera camera = Camera::perspective(0.9f, 1.5f, 0.1f, 100.0f).value();
+  EXPECT_TRUE(camera.lookAt({0.3f, 1.3f, 2.8f}, {0.1f, 0.7f, 0.0f}, {0.0f, 1.0f, 0.0f}).ok());
+  Image image;
+  const Status s = renderer.render(*world, camera, image);
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(renderer.stats().quads, 5u);
+  return image;
+}
+
+void expectGolden(const Image& image, const std::string& name) {
+  const std::filesystem::path path = kGoldenDir / (name + ".png");
+  if (std::getenv("MOTE_APPROVE_GOLDENS") != nullptr) {
+    std::filesystem::create_directories(kGoldenDir);
+    ASSERT_TRUE(writePng(image, path.string()).ok());
+    GTEST_SKIP() << "approved " << path;
+  }
+  Result<Image> golden = loadPng(path.string());
+  ASSERT_TRUE(golden.ok()) << golden.status().message() << " (run scripts/approve-goldens)";
+  if (golden.value() == image) return;
+  const std::filesystem::path actual =
+      std::filesystem::temp_directory_path() / ("mote-" + name + ".actual.png");
+  (void)writePng(image, actual.string());
+  ADD_FAILURE() << name << " differs from " << path << "; this build rendered " << actual
+                << ". If the change is intended, run scripts/approve-goldens.";
+}
+
+constexpr const char* kSoft = R"({"name": "m", "texture": "builtin:soft_circle"})";
+
+TEST(ParticleRenderer, BillboardModesMatchTheirGoldens) {
+  for (const char* mode :
+       {"billboard", "stretched", "vertical", "horizontal", "facing_world", "billboard_local_z",
+        "billboard_world_z", "aligned_world_z", "velocity_aligned"}) {
+    SCOPED_TRACE(mode);
+    expectGolden(
+        renderScene(compileJson(scene(R"({"name": "m", "texture": "builtin:star"})", mode))),
+        std::string("mode_") + mode);
+  }
+}
+
+TEST(ParticleRenderer, BlendModesMatchTheirGoldens) {
+  for (const char* blend : {"alpha", "additive", "premultiplied", "cutout"}) {
+    SCOPED_TRACE(blend);
+    const std::string material =
+        std::string(R"({"name": "m", "texture": "builtin:smoke", "blend": ")") + blend + "\"}";
+    expectGolden(renderScene(compileJson(scene(material, "billboard"))),
+                 std::string("blend_") + blend);
+  }
+}
+
+TEST(ParticleRenderer, BlendedFlipbookMatchesItsGolden) {
+  const std::string material =
+      R"({"name": "m", "texture": "builtin:flare", "sheet": {"columns": 2, "rows": 2, "fps": 7, "frame_blend": true, "random_start": true}})";
+  expectGolden(renderScene(compileJson(scene(material, "billboard"))), "flipbook_blend");
+}
+
+TEST(ParticleRenderer, OutputIsTheSameOnAnyThreadCount) {
+  const auto effect = compileJson(scene(kSoft, "stretched"));
+  const Image one = renderScene(effect);
+  auto pool = ThreadPool::create(3).takeValue();
+  EXPECT_EQ(renderScene(effect, pool.get()), one);
+}
+
+TEST(ParticleRenderer, RenderingAFrameAllocatesNothingOnceTexturesAreLoaded) {
+#if !defined(MOTE_TEST_ALLOC_WATCH_LINKED)
+  GTEST_SKIP() << "the allocation watch is not linked in sanitizer builds";
+#else
+  auto world = ParticleWorld::create({}).takeValue();
+  ASSERT_TRUE(world->addEffect(compileJson(scene(kSoft, "billboard"))).ok());
+  world->tick(0.03f);
+  RendererOptions options;
+  options.viewport = {64, 48};
+  auto renderer = ParticleRenderer::create(options).takeValue();
+  Camera camera = Camera::perspective(0.9f, 64.0f / 48.0f, 0.1f, 100.0f).value();
+  ASSERT_TRUE(camera.lookAt({0.0f, 1.0f, 5.0f}, {0.0f, 0.5f, 0.0f}, {0.0f, 1.0f, 0.0f}).ok());
+  Image image;
+  ASSERT_TRUE(renderer.render(*world, camera, image).ok());  // loads the texture, sizes the image
+  for (int i = 0; i < 10; ++i) {
+    world->tick(0.03f);
+    AllocationScope scope;
+    ASSERT_TRUE(renderer.render(*world, camera, image).ok());
+    EXPECT_EQ(scope.allocations(), 0u);
+  }
+#endif
+}
+
+TEST(ParticleRenderer, ParticlesBehindTheCameraAreCulledAndBadOptionsRefused) {
+  auto world = ParticleWorld::create({}).takeValue();
+  ASSERT_TRUE(world->addEffect(compileJson(scene(kSoft, "billboard"))).ok());
+  world->tick(0.03f);
+  auto renderer = ParticleRenderer::create({}).takeValue();
+  Camera camera = Camera::perspective(0.9f, 16.0f / 9.0f, 0.1f, 100.0f).value();
+  ASSERT_TRUE(camera.lookAt({0.0f, 1.0f, 5.0f}, {0.0f, 1.0f, 10.0f}, {0.0f, 1.0f, 0.0f}).ok());
+  Image image;
+  ASSERT_TRUE(renderer.render(*world, camera, image).ok());
+  EXPECT_EQ(renderer.stats().quads, 0u);
+  EXPECT_EQ(renderer.stats().culled, 5u);
+  RendererOptions bad;
+  bad.maxQuads = 0;
+  EXPECT_EQ(ParticleRenderer::create(bad).status().code(), StatusCode::InvalidArgument);
+  bad = {};
+  bad.viewport = {0, 10};
+  EXPECT_FALSE(ParticleRenderer::create(bad).ok());
+}
+
+TEST(ParticleRenderer, AMissingTextureFileIsANamedError) {
+  auto world = ParticleWorld::create({}).takeValue();
+  ASSERT_TRUE(
+      world
+          ->addEffect(compileJson(scene(R"({"name": "m", "texture": "no/such.png"})", "billboard")))
+          .ok());
+  world->tick(0.03f);
+  auto renderer = ParticleRenderer::create({}).takeValue();
+  Camera camera = Camera::perspective(0.9f, 16.0f / 9.0f, 0.1f, 100.0f).value();
+  ASSERT_TRUE(camera.lookAt({0.0f, 1.0f, 5.0f}, {0.0f, 0.5f, 0.0f}, {0.0f, 1.0f, 0.0f}).ok());
+  Image image;
+  const Status s = renderer.render(*world, camera, image);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("no/such.png"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace mote::render

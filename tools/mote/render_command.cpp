@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+#include "render_command.h"
+
+#include "effect_commands.h"
+
+#include <mote/core/job_system.h>
+#include <mote/render/particle_renderer.h>
+#include <mote/runtime/world.h>
+
+#include <fmt/core.h>
+#include <glm/geometric.hpp>
+#include <glm/gtc/quaternion.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <unistd.h>
+#include <vector>
+
+namespace mote::cli {
+namespace {
+
+constexpr double kMaxStep = 1.0 / 60.0;
+
+bool endsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool parseSize(const std::string& text, std::uint32_t& w, std::uint32_t& h) {
+  unsigned a = 0;
+  unsigned b = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%ux%u%c", &a, &b, &tail) != 2) return false;
+  if (a < 16 || b < 16 || a > 8192 || b > 8192) return false;
+  w = a;
+  h = b;
+  return true;
+}
+
+bool parseColor(const std::string& text, std::array<float, 3>& linear) {
+  std::string hex = text;
+  if (!hex.empty() && hex.front() == '#') hex.erase(0, 1);
+  if (hex.size() != 6 || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+    return false;
+  const unsigned long value = std::stoul(hex, nullptr, 16);
+  for (std::size_t c = 0; c < 3; ++c) {
+    const float s = static_cast<float>((value >> (16 - 8 * c)) & 0xFFu) / 255.0f;
+    linear[static_cast<std::size_t>(c)] =
+        s <= 0.04045f ? s / 12.92f : std::pow((s + 0.055f) / 1.055f, 2.4f);
+  }
+  return true;
+}
+
+// Advances the world by `seconds` in steps of at most 1/60 s.
+void advance(ParticleWorld& world, double seconds) {
+  if (!(seconds > 0.0)) return;
+  const auto steps = static_cast<std::uint32_t>(std::ceil(seconds / kMaxStep - 1e-9));
+  for (std::uint32_t s = 0; s < steps; ++s)
+    world.tick(static_cast<float>(seconds / steps));
+}
+
+struct Framing {
+  glm::vec3 center{0.0f, 1.0f, 0.0f};
+  float radius = 2.0f;
+};
+
+// Where the effect is over the frames to be drawn: the box between the 3rd and 97th percentile of
+// the particle positions on each axis (sampled), so a few strays do not shrink the effect to a dot.
+Framing measure(ParticleWorld& world, EffectHandle effect, const RenderCommandOptions& o,
+                std::size_t emitterCount) {
+  std::array<std::vector<float>, 3> samples;
+  const double step = 1.0 / o.fps;
+  advance(world, o.time);
+  for (std::uint32_t f = 0; f < o.frames; ++f) {
+    if (f > 0) advance(world, step);
+    for (std::uint32_t i = 0; i < emitterCount; ++i) {
+      const Result<EmitterView> v = world.view(world.emitter(effect, i));
+      if (!v.ok() || v->live == 0 || v->emitter->channels.position < 0) continue;
+      const auto p = static_cast<std::size_t>(v->emitter->channels.position);
+      const bool local = v->emitter->space == bytecode::SimulationSpace::Local ||
+                         v->emitter->space == bytecode::SimulationSpace::EmitterAttached;
+      const glm::quat q(v->transform.rotation[3], v->transform.rotation[0],
+                        v->transform.rotation[1], v->transform.rotation[2]);
+      const glm::vec3 origin(v->transform.position[0], v->transform.position[1],
+                             v->transform.position[2]);
+      const std::uint32_t stride = std::max(1u, v->live / 256);
+      for (std::uint32_t k = 0; k < v->live; k += stride) {
+        glm::vec3 pos(v->streams[p][k], v->streams[p + 1][k], v->streams[p + 2][k]);
+        if (local) pos = origin + q * pos;
+        if (!std::isfinite(pos.x) || !std::isfinite(pos.y) || !std::isfinite(pos.z)) continue;
+        for (glm::length_t c = 0; c < 3; ++c)
+          samples[static_cast<std::size_t>(c)].push_back(pos[c]);
+      }
+    }
+  }
+  Framing f;
+  if (samples[0].empty()) return f;
+  glm::vec3 lo;
+  glm::vec3 hi;
+  for (glm::length_t c = 0; c < 3; ++c) {
+    std::vector<float>& axis = samples[static_cast<std::size_t>(c)];
+    std::sort(axis.begin(), axis.end());
+    lo[c] = axis[axis.size() * 3 / 100];
+    hi[c] = axis[(axis.size() - 1) * 97 / 100];
+  }
+  f.center = (lo + hi) * 0.5f;
+  f.radius = std::max(0.5f, glm::length(hi - lo) * 0.5f * 1.15f);
+  return f;
+}
+
+Result<render::Camera> makeCamera(const RenderCommandOptions& o, const Framing& framing,
+                                  float aspect, std::uint32_t frame) {
+  const float fovY = 0.7f;  // ~40 degrees
+  const float fit = framing.radius / std::sin(fovY * 0.5f) / std::min(1.0f, aspect);
+  const float distance = o.distance > 0.0 ? static_cast<float>(o.distance) : fit * 0.95f;
+  const float farZ = distance + framing.radius * 4.0f + 10.0f;
+  const float nearZ = std::max(0.01f, distance * 0.01f);
+  if (o.camera == "iso") {
+    return render::Camera::isometric(framing.center, distance, framing.radius * 1.05f, aspect,
+                                     nearZ, farZ);
+  }
+  Result<render::Camera> camera = render::Camera::perspective(fovY, aspect, nearZ, farZ);
+  if (!camera.ok()) return camera;
+  glm::vec3 direction(0.0f, 0.18f, 1.0f);  // front: slightly above
+  if (o.camera == "top") direction = glm::vec3(0.0f, 1.0f, 0.02f);
+  if (o.camera == "orbit") {
+    const float angle = 6.2831853f * static_cast<float>(frame) / static_cast<float>(o.frames);
+    direction = glm::vec3(std::sin(angle), 0.3f, std::cos(angle));
+  }
+  const glm::vec3 eye = framing.center + glm::normalize(direction) * distance;
+  if (Status s = camera->lookAt(eye, framing.center, glm::vec3(0.0f, 1.0f, 0.0f)); !s.ok())
+    return s;
+  return camera;
+}
+
+Status writeVideo(const std::vector<render::Image>& frames, const std::string& path, double fps) {
+  if (std::system("ffmpeg -version > /dev/null 2>&1") != 0) {
+    return unsupported("writing " + path +
+                       " needs the ffmpeg program, which is not installed (apt-get install "
+                       "ffmpeg), or write .gif, .png, .apng or a %04d.png sequence");
+  }
+  if (path.find('\'') != std::string::npos) return invalidArgument("the output path holds a quote");
+  const std::string command = fmt::format(
+      "ffmpeg -loglevel error -y -f rawvideo -pix_fmt rgba -s {}x{} -r {} -i - -pix_fmt yuv420p "
+      "{} '{}'",
+      frames[0].width(), frames[0].height(), fps,
+      endsWith(path, ".webm") ? "-c:v libvpx-vp9 -b:v 0 -crf 32" : "-c:v libx264 -crf 20", path);
+  FILE* pipe = popen(command.c_str(), "w");
+  if (pipe == nullptr) return ioError("cannot start ffmpeg");
+  bool ok = true;
+  for (const render::Image& f : frames)
+    ok = ok && std::fwrite(f.pixels().data(), 1, f.pixels().size(), pipe) == f.pixels().size();
+  const int rc = pclose(pipe);
+  if (!ok || rc != 0) return ioError("ffmpeg failed writing " + path);
+  return {};
+}
+
+}  // namespace
+
+int runRender(const RenderCommandOptions& o) {
+  const auto fail = [](const std::string& message) {
+    fmt::print(stderr, "mote render: {}\n", message);
+    return 1;
+  };
+  std::uint32_t width = 0;
+  std::uint32_t height = 0;
+  if (!parseSize(o.size, width, height))
+    return fail("--size must be WxH with sides in [16, 8192] (got '" + o.size + "')");
+  std::array<float, 3> background{};
+  if (!parseColor(o.background, background))
+    return fail("--background must be a hex colour like 0b0b12 (got '" + o.background + "')");
+  if (o.camera != "orbit" && o.camera != "front" && o.camera != "top" && o.camera != "iso")
+    return fail("--camera must be orbit, front, top or iso (got '" + o.camera + "')");
+  const std::string& out = o.output;
+  enum class Kind { Gif, Png, Apng, Sequence, Video } kind = Kind::Gif;
+  if (out.find('%') != std::string::npos) {
+    kind = Kind::Sequence;
+    if (Result<std::string> p = render::formatSequencePath(out, 0); !p.ok())
+      return fail(p.status().message());
+  } else if (endsWith(out, ".gif")) {
+    kind = Kind::Gif;
+  } else if (endsWith(out, ".apng")) {
+    kind = Kind::Apng;
+  } else if (endsWith(out, ".png")) {
+    kind = o.frames == 1 ? Kind::Png : Kind::Apng;
+  } else if (endsWith(out, ".mp4") || endsWith(out, ".webm")) {
+    kind = Kind::Video;
+  } else {
+    return fail(
+        "the output must end in .gif, .png, .apng, .mp4 or .webm, or hold a %d pattern "
+        "(got '" +
+        out + "')");
+  }
+  const std::uint64_t bytes = std::uint64_t{o.frames} * width * height * 4;
+  if (bytes > (std::uint64_t{3} << 30))
+    return fail(fmt::format("{} frames of {}x{} need {} MiB; render fewer or smaller frames",
+                            o.frames, width, height, bytes >> 20));
+
+  bytecode::CompiledEffect effect;
+  if (!loadCompiledEffect(o.input, effect)) return 1;
+
+  std::unique_ptr<ThreadPool> pool;
+  {
+    Result<std::unique_ptr<ThreadPool>> created = ThreadPool::create(o.threads);
+    if (!created.ok()) return fail(created.status().message());
+    pool = std::move(created.value());
+  }
+  const WorldDesc desc = worldDescFor(effect, pool.get());
+  Result<std::unique_ptr<ParticleWorld>> created = ParticleWorld::create(desc);
+  if (!created.ok()) return fail(created.status().message());
+  ParticleWorld& world = *created.value();
+  EffectOptions placement;
+  placement.seed = o.seed;
+  const Result<EffectHandle> placed = world.addEffect(effect, placement);
+  if (!placed.ok()) return fail(o.input + ": " + placed.status().message());
+
+  // Frame the effect from its measured bounds over the whole clip, then start again.
+  const Framing framing = measure(world, placed.value(), o, effect.emitters.size());
+  if (Status s = world.restart(placed.value()); !s.ok()) return fail(s.message());
+
+  render::RendererOptions ro;
+  ro.viewport = {width, height};
+  ro.background = background;
+  ro.ground = o.ground;
+  ro.jobs = pool.get();
+  ro.textureDirectory = std::filesystem::path(o.input).parent_path().string();
+  Result<render::ParticleRenderer> renderer = render::ParticleRenderer::create(ro);
+  if (!renderer.ok()) return fail(renderer.status().message());
+
+  std::vector<render::Image> frames(o.frames);
+  const bool tty = isatty(fileno(stderr)) != 0;
+  advance(world, o.time);
+  const float aspect = static_cast<float>(width) / static_cast<float>(height);
+  for (std::uint32_t f = 0; f < o.frames; ++f) {
+    if (f > 0) advance(world, 1.0 / o.fps);
+    Result<render::Camera> camera = makeCamera(o, framing, aspect, f);
+    if (!camera.ok()) return fail(camera.status().message());
+    if (Status s = renderer->render(world, camera.value(), frames[f]); !s.ok())
+      return fail(s.message());
+    if (tty) {
+      const std::uint32_t filled = (f + 1) * 30 / o.frames;
+      fmt::print(stderr, "\rrendering [{}{}] {}/{}", std::string(filled, '#'),
+                 std::string(30 - filled, ' '), f + 1, o.frames);
+    }
+  }
+  if (tty) fmt::print(stderr, "\n");
+
+  if (const auto parent = std::filesystem::path(out).parent_path(); !parent.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    if (ec) return fail("cannot create " + parent.string() + ": " + ec.message());
+  }
+  Status written;
+  switch (kind) {
+    case Kind::Gif: {
+      render::GifOptions g;
+      g.dither = o.dither;
+      g.delayCentiseconds =
+          static_cast<std::uint16_t>(std::clamp(std::lround(100.0 / o.fps), 2L, 1000L));
+      written = render::writeGif(frames, out, g);
+      break;
+    }
+    case Kind::Png:
+      written = render::writePng(frames[0], out);
+      break;
+    case Kind::Apng: {
+      render::ApngOptions a;
+      a.delayNumerator = 1;
+      a.delayDenominator = static_cast<std::uint16_t>(std::clamp(std::lround(o.fps), 1L, 1000L));
+      written = render::writeApng(frames, out, a);
+      break;
+    }
+    case Kind::Sequence:
+      written = render::writeImageSequence(frames, out);
+      break;
+    case Kind::Video:
+      written = writeVideo(frames, out, o.fps);
+      break;
+  }
+  if (!written.ok()) return fail(written.message());
+  fmt::print("{}: {} frame{} of {}x{}, {} particles in the last\n", out, o.frames,
+             o.frames == 1 ? "" : "s", width, height, renderer->stats().quads);
+  return 0;
+}
+
+}  // namespace mote::cli

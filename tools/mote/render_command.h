@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+// `mote render`: simulate an effect and draw it with the software renderer into PNG, APNG, GIF, a
+// numbered PNG sequence or (through the ffmpeg CLI) MP4 / WebM.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace mote::cli {
+
+struct RenderCommandOptions {
+  std::string input;
+  std::string output;
+  std::uint32_t frames = 60;
+  double fps = 20.0;
+  std::string size = "640x360";
+  std::string camera = "front";  ///< orbit, front, top, iso
+  double distance = 0.0;         ///< 0: frame the effect's measured bounds
+  std::uint64_t seed = 0;
+  std::uint32_t threads = 0;  ///< 0: the machine's
+  std::string background = "0b0b12";
+  bool ground = true;
+  double time = 0.0;  ///< seconds into the effect of the first frame
+  bool dither = false;
+};
+
+/// Returns 0 on success, 1 (with a message on stderr) on any error.
+int runRender(const RenderCommandOptions& options);
+
+}  // namespace mote::cli
