@@ -187,9 +187,141 @@ std::optional<float> foldLane(Opcode op, float a, float b, float c) {
 
 }  // namespace
 
+namespace {
+
+// True when every lane of `o` the instruction reads (its width) is the literal with bit pattern
+// `bits`.
+bool literalIs(const std::vector<Node>& nodes, const Operand& o, std::uint32_t width,
+               std::uint32_t bits) {
+  const std::optional<Lanes> lanes = literalLanes(nodes, o);
+  if (!lanes) return false;
+  for (std::uint32_t i = 0; i < width; ++i)
+    if (std::bit_cast<std::uint32_t>((*lanes)[i]) != bits) return false;
+  return true;
+}
+
+bool sameOperand(const Operand& a, const Operand& b, std::uint32_t width) {
+  if (a.type != OperandType::Value || b.type != OperandType::Value || a.node != b.node)
+    return false;
+  for (std::uint32_t i = 0; i < width; ++i)
+    if (a.swizzle[i] != b.swizzle[i]) return false;
+  return true;
+}
+
+constexpr std::uint32_t kPlusZero = 0x00000000u;
+constexpr std::uint32_t kMinusZero = 0x80000000u;
+constexpr std::uint32_t kOne = 0x3F800000u;
+
+// An operand this node's value equals in every lane and every case (NaN, infinities, signed
+// zeros included), so its users can read that instead: x - (+0), x + (-0), x * 1, x / 1, a copy,
+// the saturate of a saturate, a select whose two sides are one operand or whose condition is a
+// literal all-true or all-false.
+std::optional<Operand> identity(const std::vector<Node>& nodes, const Node& n) {
+  const std::uint32_t w = n.width;
+  const std::array<Operand, 3>& s = n.src;
+  switch (n.op) {
+    case Opcode::Mov:
+      return s[0];
+    case Opcode::Sub:
+      if (literalIs(nodes, s[1], w, kPlusZero)) return s[0];
+      break;
+    case Opcode::Add:
+      if (literalIs(nodes, s[1], w, kMinusZero)) return s[0];
+      if (literalIs(nodes, s[0], w, kMinusZero)) return s[1];
+      break;
+    case Opcode::Mul:
+      if (literalIs(nodes, s[1], w, kOne)) return s[0];
+      if (literalIs(nodes, s[0], w, kOne)) return s[1];
+      break;
+    case Opcode::Div:
+      if (literalIs(nodes, s[1], w, kOne)) return s[0];
+      break;
+    case Opcode::Saturate:
+      if (s[0].type == OperandType::Value && nodes[s[0].node].op == Opcode::Saturate) {
+        const Node& inner = nodes[s[0].node];
+        // sat(sat(x)) lane i is sat(x) lane swizzle[i]: the inner node read through our swizzle.
+        bool plain = true;
+        for (std::uint32_t i = 0; i < w; ++i)
+          plain = plain && s[0].swizzle[i] < inner.resultWidth;
+        if (plain) return s[0];
+      }
+      break;
+    case Opcode::Select: {
+      if (sameOperand(s[1], s[2], w)) return s[1];
+      const std::optional<Lanes> c = literalLanes(nodes, s[0]);
+      if (!c) break;
+      bool allTrue = true;
+      bool allFalse = true;
+      for (std::uint32_t i = 0; i < w; ++i) {
+        allTrue = allTrue && (*c)[i] != 0.0f;
+        allFalse = allFalse && !((*c)[i] != 0.0f);
+      }
+      if (allTrue) return s[1];
+      if (allFalse) return s[2];
+      break;
+    }
+    default:
+      break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 void optimize(std::vector<Node>& nodes) {
-  // Constant folding, in order (a folded node can feed the next).
-  for (Node& n : nodes) {
+  // Forwarding (a node equal to one of its operands is replaced by it in its users), folding
+  // (literal operands) and store elision, in order: each rewritten node can feed the next.
+  std::vector<std::optional<Operand>> forward(nodes.size());
+  const auto resolve = [&](Operand o) {
+    while (o.type == OperandType::Value && forward[o.node]) {
+      const Operand& f = *forward[o.node];
+      Operand r = f;
+      for (std::size_t i = 0; i < 4; ++i)
+        r.swizzle[i] = f.swizzle[o.swizzle[i] & 3u];
+      o = r;
+    }
+    return o;
+  };
+  // The node index of the last store to each particle word (a load after it reads its value).
+  std::vector<std::int64_t> lastStore(bytecode::kMaxParticleWords, -1);
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    Node& n = nodes[k];
+    for (Operand& o : n.src)
+      o = resolve(o);
+    if (n.op == Opcode::StoreField) {
+      // Storing back what a load of the same words read, with no store to them in between, is a
+      // no-op.
+      const Operand& v = n.src[1];
+      const std::uint32_t word = n.src[0].index;
+      bool unchanged = v.type == OperandType::Value && nodes[v.node].op == Opcode::LoadField &&
+                       nodes[v.node].src[0].index == word && nodes[v.node].width == n.width;
+      for (std::uint32_t i = 0; unchanged && i < n.width; ++i) {
+        unchanged = v.swizzle[i] == i && word + i < lastStore.size() &&
+                    lastStore[word + i] < static_cast<std::int64_t>(v.node);
+      }
+      if (unchanged) {
+        n.op = Opcode::Nop;
+        n.src = {};
+        continue;
+      }
+      for (std::uint32_t i = 0; i < n.width && word + i < lastStore.size(); ++i)
+        lastStore[word + i] = static_cast<std::int64_t>(k);
+      continue;
+    }
+    if (n.op == Opcode::Fma) {
+      // fma(1, x, c) and fma(x, 1, c) round x + c once: an add.
+      if (literalIs(nodes, n.src[0], n.width, kOne))
+        n.src = {n.src[1], n.src[2], Operand{}};
+      else if (literalIs(nodes, n.src[1], n.width, kOne))
+        n.src = {n.src[0], n.src[2], Operand{}};
+      if (n.src[2].type == OperandType::None) n.op = Opcode::Add;
+    }
+    if (!n.isConstant && n.resultWidth != 0 && n.resultWidth == n.width) {
+      if (const std::optional<Operand> same = identity(nodes, n)) {
+        forward[k] = *same;
+        continue;
+      }
+    }
     if (n.isConstant || n.resultWidth == 0 || n.resultWidth != n.width) continue;
     const OpInfo& info = opInfo(n.op);
     std::array<Lanes, 3> in{};
