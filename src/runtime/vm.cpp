@@ -55,11 +55,17 @@ struct BatchState {
   const float** rowSources;
 };
 
-// The ops that mix lanes (quaternions, random shapes, noise, wind, spawn), one particle at a time.
+// The ops that mix lanes (quaternions, noise, wind, spawn), one particle at a time.
 // Compiled once, for the baseline target like the reference executor, not per SIMD target: GCC 12
 // turns the alternating +/- of a Hamilton product into vfmsubadd when FMA is available, despite
 // -ffp-contract=off, which breaks parity with the reference.
 void runPerParticle(const BatchState& batch, const PreparedProgram::Op& op);
+
+// RAND_UNIT_VECTOR, RAND_SPHERE, RAND_DISK and RAND_CONE from the batch's Philox words (word k of
+// particle i at bits[k * kBatchLanes + i], drawn by the per-target code): the reference's formulas
+// and libm calls, one particle at a time, compiled once like runPerParticle.
+void randomShapes(const BatchState& batch, const PreparedProgram::Op& op,
+                  const std::uint32_t* bits);
 
 // Ops that compute lane c of dst from lane c of their sources, particle by particle: they may read
 // streams in place and write their result straight into a stream.
@@ -375,6 +381,80 @@ struct PowOp {
   HWY_INLINE float operator()(float a, float b) const { return std::pow(a, b); }
 };
 
+// Philox4x32-10 with SIMD lanes as particles: counterRandom4(seed, stream, id) for the u32 ids
+// in `id`, the seed and stream the same in every lane. The 32x32->64 multiplies are MulEven of the
+// even lanes and of the odd lanes shifted down, so every target (EMU128 too) is exact.
+using TagU = hn::ScalableTag<std::uint32_t>;
+using VecU = hn::Vec<TagU>;
+
+struct Philox {
+  std::array<std::uint32_t, 10> key0{};  // the key of each round
+  std::array<std::uint32_t, 10> key1{};
+  std::uint32_t stream0 = 0;  // counter words 2 and 3: the stream's halves
+  std::uint32_t stream1 = 0;
+
+  Philox(std::uint64_t seed, std::uint64_t stream)
+      : stream0(static_cast<std::uint32_t>(stream)),
+        stream1(static_cast<std::uint32_t>(stream >> 32)) {
+    std::uint32_t k0 = static_cast<std::uint32_t>(seed);
+    std::uint32_t k1 = static_cast<std::uint32_t>(seed >> 32);
+    for (std::size_t round = 0; round < 10; ++round) {
+      key0[round] = k0;
+      key1[round] = k1;
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+  }
+
+  // hi:lo = a * m per lane (m the same in every lane).
+  static HWY_INLINE void mulWide(VecU a, VecU m, VecU& hi, VecU& lo) {
+    const TagU du;
+#if HWY_TARGET == HWY_SCALAR  // one lane: no even/odd pairs to widen into
+    const std::uint64_t p = std::uint64_t{hn::GetLane(a)} * hn::GetLane(m);
+    hi = hn::Set(du, static_cast<std::uint32_t>(p >> 32));
+    lo = hn::Set(du, static_cast<std::uint32_t>(p));
+#else
+    const hn::RepartitionToWide<TagU> dw;
+    const auto even = hn::MulEven(a, m);
+    const auto odd = hn::MulEven(hn::BitCast(du, hn::ShiftRight<32>(hn::BitCast(dw, a))), m);
+    hi = hn::OddEven(hn::BitCast(du, odd), hn::BitCast(du, hn::ShiftRight<32>(even)));
+    lo = hn::OddEven(hn::BitCast(du, hn::ShiftLeft<32>(odd)), hn::BitCast(du, even));
+#endif
+  }
+
+  // The four words of each lane's draw (the counter's high id word is 0: ids are u32).
+  HWY_INLINE std::array<VecU, 4> operator()(VecU id) const {
+    const TagU du;
+    const VecU mul0 = hn::Set(du, 0xD2511F53u);
+    const VecU mul1 = hn::Set(du, 0xCD9E8D57u);
+    VecU c0 = id;
+    VecU c1 = hn::Zero(du);
+    VecU c2 = hn::Set(du, stream0);
+    VecU c3 = hn::Set(du, stream1);
+    for (std::size_t round = 0; round < 10; ++round) {
+      VecU hi0;
+      VecU lo0;
+      VecU hi1;
+      VecU lo1;
+      mulWide(c0, mul0, hi0, lo0);
+      mulWide(c2, mul1, hi1, lo1);
+      c0 = hn::Xor(hn::Xor(hi1, c1), hn::Set(du, key0[round]));
+      c1 = lo1;
+      c2 = hn::Xor(hn::Xor(hi0, c3), hn::Set(du, key1[round]));
+      c3 = lo0;
+    }
+    return {c0, c1, c2, c3};
+  }
+};
+
+// unitFloatFromU32 per lane: the top 24 bits (exact in a float) times 2^-24.
+HWY_INLINE hn::Vec<Tag> unitFloat(VecU bits) {
+  const Tag d;
+  const hn::RebindToSigned<Tag> di;
+  return hn::Mul(hn::ConvertTo(d, hn::BitCast(di, hn::ShiftRight<8>(bits))),
+                 hn::Set(d, 1.0f / 16777216.0f));
+}
+
 class Interpreter {
  public:
   explicit Interpreter(const RunArgs& args)
@@ -390,6 +470,7 @@ class Interpreter {
     first_ = first;
     n_ = n;
     killed_ = killed;
+    idsLoaded_ = false;
     // Immediate rows keep the sources run() gave them; registers start as their own rows.
     for (std::uint32_t r = 0; r < scratch_; ++r)
       src_[r] = own(r);
@@ -477,6 +558,105 @@ class Interpreter {
     }
     for (; i < n_; ++i)
       if (a[i] != 0.0f) killed_[i] = 1;
+  }
+
+  // The batch's particle ids (the random counter; 0 without ids), zero past n to whole vectors.
+  const std::uint32_t* ids() {
+    if (!idsLoaded_) {
+      if (ctx_.particleIds != nullptr) {
+        std::memcpy(ids_.data(), ctx_.particleIds + first_, n_ * sizeof(std::uint32_t));
+        std::fill(ids_.begin() + n_, ids_.end(), 0u);
+      } else {
+        ids_.fill(0u);
+      }
+      idsLoaded_ = true;
+    }
+    return ids_.data();
+  }
+  Philox philox(const PreparedProgram::Op& op) const {
+    return Philox(ctx_.seed, bytecode::randomStream(section_, ctx_.tick, op.index));
+  }
+  // Particles rounded up to whole vectors: the draws run past n into the rows' spare lanes.
+  std::uint32_t vectorCount() const {
+    const std::uint32_t step = static_cast<std::uint32_t>(hn::Lanes(TagU()));
+    return (n_ + step - 1) / step * step;
+  }
+
+  // RAND_UNIFORM: lane c is unitFloatFromU32(word c). Written whole vectors at a time into own
+  // rows (kBatchLanes long; random ops never write streams).
+  void randUniform(const PreparedProgram::Op& op) {
+    MOTE_ASSERT(op.directWord == PreparedProgram::kNoWord, "BatchVm: a random op into a stream");
+    const TagU du;
+    const Tag d;
+    const std::uint32_t step = static_cast<std::uint32_t>(hn::Lanes(du));
+    const Philox draw = philox(op);
+    const std::uint32_t* id = ids();
+    const std::uint32_t end = vectorCount();
+    std::array<float*, 4> out{};
+    for (std::uint32_t c = 0; c < op.width; ++c)
+      out[c] = target(op, c);
+    for (std::uint32_t i = 0; i < end; i += step) {
+      const std::array<VecU, 4> bits = draw(hn::LoadU(du, id + i));
+      for (std::uint32_t c = 0; c < op.width; ++c)
+        hn::StoreU(unitFloat(bits[c]), d, out[c] + i);
+    }
+    for (std::uint32_t c = 0; c < op.width; ++c)
+      finish(op, c, out[c]);
+    finishScratch(op);
+  }
+
+  // RAND_RANGE: lo + (hi - lo) * u, as explicit vector ops (no contraction into an FMA). The
+  // sources may be streams read in place: the last partial vector is read through a copy.
+  void randRange(const PreparedProgram::Op& op) {
+    MOTE_ASSERT(op.directWord == PreparedProgram::kNoWord, "BatchVm: a random op into a stream");
+    const TagU du;
+    const Tag d;
+    const std::uint32_t step = static_cast<std::uint32_t>(hn::Lanes(du));
+    const Philox draw = philox(op);
+    const std::uint32_t* id = ids();
+    const std::uint32_t end = vectorCount();
+    const std::uint32_t w = op.width;
+    std::array<const float*, 4> lo{};
+    std::array<const float*, 4> hi{};
+    std::array<float*, 4> out{};
+    for (std::uint32_t c = 0; c < w; ++c) {
+      lo[c] = read(op.src[1], c);
+      hi[c] = read(op.src[2], c);
+      out[c] = target(op, c);
+    }
+    for (std::uint32_t i = 0; i < end; i += step) {
+      const std::array<VecU, 4> bits = draw(hn::LoadU(du, id + i));
+      const std::uint32_t valid = std::min(step, n_ - i);
+      const auto load = [&](const float* p) {
+        if (valid == step) return hn::LoadU(d, p);
+        alignas(64) std::array<float, HWY_MAX_BYTES / sizeof(float)> part{};
+        std::memcpy(part.data(), p, valid * sizeof(float));
+        return hn::LoadU(d, part.data());
+      };
+      for (std::uint32_t c = 0; c < w; ++c) {
+        const auto l = load(lo[c] + i);
+        const auto h = load(hi[c] + i);
+        hn::StoreU(hn::Add(l, hn::Mul(hn::Sub(h, l), unitFloat(bits[c]))), d, out[c] + i);
+      }
+    }
+    for (std::uint32_t c = 0; c < w; ++c)
+      finish(op, c, out[c]);
+    finishScratch(op);
+  }
+
+  // The random shapes: the draws here, the libm formulas per particle in vm_detail.
+  void randShape(const PreparedProgram::Op& op) {
+    const TagU du;
+    const std::uint32_t step = static_cast<std::uint32_t>(hn::Lanes(du));
+    const Philox draw = philox(op);
+    const std::uint32_t* id = ids();
+    const std::uint32_t end = vectorCount();
+    for (std::uint32_t i = 0; i < end; i += step) {
+      const std::array<VecU, 4> bits = draw(hn::LoadU(du, id + i));
+      for (std::uint32_t k = 0; k < 4; ++k)
+        hn::StoreU(bits[k], du, bits_.data() + std::size_t{k} * kBatchLanes + i);
+    }
+    vm_detail::randomShapes({&ctx_, section_, first_, n_, rows_, src_}, op, bits_.data());
   }
 
   // DOT and LEN: the sum in the reference's order; the last lane's pass writes dst (lane i of
@@ -717,6 +897,18 @@ class Interpreter {
       case Opcode::Kill:
         kill(read(op.src[0], 0));
         break;
+      case Opcode::RandUniform:
+        randUniform(op);
+        break;
+      case Opcode::RandRange:
+        randRange(op);
+        break;
+      case Opcode::RandUnitVector:
+      case Opcode::RandSphere:
+      case Opcode::RandDisk:
+      case Opcode::RandCone:
+        randShape(op);
+        break;
       default:
         vm_detail::runPerParticle({&ctx_, section_, first_, n_, rows_, src_}, op);
         break;
@@ -733,6 +925,9 @@ class Interpreter {
   std::uint32_t first_ = 0;
   std::uint32_t n_ = 0;
   std::uint8_t* killed_ = nullptr;
+  bool idsLoaded_ = false;
+  alignas(64) std::array<std::uint32_t, kBatchLanes> ids_{};
+  alignas(64) std::array<std::uint32_t, 4 * kBatchLanes> bits_{};  // word k at k * kBatchLanes
 };
 
 }  // namespace
@@ -761,14 +956,55 @@ using bytecode::Builtin;
 using bytecode::Opcode;
 using bytecode::semantics::Lanes;
 
-std::array<std::uint32_t, 4> draw(const BatchState& batch, const PreparedProgram::Op& op,
-                                  std::uint32_t i) {
-  const VmContext& ctx = *batch.ctx;
-  const std::uint64_t id = ctx.particleIds != nullptr ? ctx.particleIds[batch.first + i] : 0;
-  return counterRandom4(ctx.seed, bytecode::randomStream(batch.section, ctx.tick, op.index), id);
+// Runs `shape(words, i)` for each particle of the batch and writes its three lanes to dst.
+template <class F>
+void eachShape(const BatchState& batch, const PreparedProgram::Op& op, const std::uint32_t* bits,
+               F shape) {
+  std::array<float*, 3> d{};
+  for (std::uint32_t c = 0; c < 3; ++c)
+    d[c] = batch.rows + std::size_t{op.dst + c} * kBatchLanes;
+  for (std::uint32_t i = 0; i < batch.n; ++i) {
+    const std::array<std::uint32_t, 4> words{bits[i], bits[kBatchLanes + i],
+                                             bits[2 * kBatchLanes + i], bits[3 * kBatchLanes + i]};
+    const Lanes v = shape(words, i);
+    for (std::uint32_t c = 0; c < 3; ++c)
+      d[c][i] = v[c];
+  }
+  for (std::uint32_t c = 0; c < 3; ++c)
+    batch.rowSources[op.dst + c] = d[c];
 }
 
 }  // namespace
+
+void randomShapes(const BatchState& batch, const PreparedProgram::Op& op,
+                  const std::uint32_t* bits) {
+  using Words = std::array<std::uint32_t, 4>;
+  switch (op.op) {
+    case Opcode::RandUnitVector:
+      eachShape(batch, op, bits,
+                [](const Words& b, std::uint32_t) { return bytecode::semantics::unitVector(b); });
+      break;
+    case Opcode::RandSphere:
+      eachShape(batch, op, bits,
+                [](const Words& b, std::uint32_t) { return bytecode::semantics::ballPoint(b); });
+      break;
+    case Opcode::RandDisk:
+      eachShape(batch, op, bits,
+                [](const Words& b, std::uint32_t) { return bytecode::semantics::diskPoint(b); });
+      break;
+    case Opcode::RandCone: {
+      // Read before the particle's lanes are written: the angle may be a lane of dst.
+      const float* halfAngle = batch.rowSources[op.src[1].rows[0]];
+      eachShape(batch, op, bits, [halfAngle](const Words& b, std::uint32_t i) {
+        return bytecode::semantics::coneDirection(b, halfAngle[i]);
+      });
+      break;
+    }
+    default:
+      MOTE_ASSERT(false, "BatchVm: not a random shape");
+      break;
+  }
+}
 
 // The ops that mix lanes, one particle at a time: gather its sources, compute as the reference
 // does, write its destination lanes.
@@ -803,36 +1039,6 @@ void runPerParticle(const BatchState& batch, const PreparedProgram::Op& op) {
             3);
         break;
       }
-      case Opcode::RandUniform: {
-        const auto bits = draw(batch, op, i);
-        Lanes out{};
-        for (std::uint32_t c = 0; c < w; ++c)
-          out[c] = unitFloatFromU32(bits[c]);
-        put(out, w);
-        break;
-      }
-      case Opcode::RandRange: {
-        const auto bits = draw(batch, op, i);
-        const Lanes lo = get(1, w);
-        const Lanes hi = get(2, w);
-        Lanes out{};
-        for (std::uint32_t c = 0; c < w; ++c)
-          out[c] = lo[c] + (hi[c] - lo[c]) * unitFloatFromU32(bits[c]);
-        put(out, w);
-        break;
-      }
-      case Opcode::RandUnitVector:
-        put(bytecode::semantics::unitVector(draw(batch, op, i)), 3);
-        break;
-      case Opcode::RandSphere:
-        put(bytecode::semantics::ballPoint(draw(batch, op, i)), 3);
-        break;
-      case Opcode::RandDisk:
-        put(bytecode::semantics::diskPoint(draw(batch, op, i)), 3);
-        break;
-      case Opcode::RandCone:
-        put(bytecode::semantics::coneDirection(draw(batch, op, i), get(1, 1)[0]), 3);
-        break;
       case Opcode::CurlNoise: {
         const Lanes a = get(0, 3);
         const float f = get(1, 1)[0];
