@@ -11,11 +11,13 @@
 #include <mote/core/file.h>
 #include <mote/core/job_system.h>
 #include <mote/render/particle_renderer.h>
+#include <mote/render/world_culling.h>
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <string>
 
 namespace mote::render {
@@ -170,6 +172,29 @@ TEST(ParticleRenderer, AMissingTextureFileIsANamedError) {
   const Status s = renderer.render(*world, camera, image);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("no/such.png"), std::string::npos) << s.message();
+}
+
+TEST(CullViewVisibility, EmittersOutOfViewAreCulledAndInViewAreNot) {
+  auto world = ParticleWorld::create({}).takeValue();
+  const EffectHandle h = world->addEffect(compileJson(scene(kSoft, "billboard"))).value();
+  const EmitterHandle e = world->emitter(h, 0);
+  world->tick(0.03f);  // the particles exist: the bounds are known
+  const Viewport viewport{64, 48};
+  Camera camera = Camera::perspective(0.9f, 64.0f / 48.0f, 0.1f, 100.0f).value();
+  CullView view;
+  const CullViewVisibility visibility(view);
+  ASSERT_TRUE(camera.lookAt({0.0f, 1.0f, 5.0f}, {0.0f, 1.0f, 10.0f}, {0.0f, 1.0f, 0.0f}).ok());
+  view.build(camera, viewport);
+  world->tick(0.03f, &visibility);
+  EXPECT_TRUE(world->emitterStats(e).value().culled);
+  ASSERT_TRUE(camera.lookAt({0.0f, 1.0f, 5.0f}, {0.0f, 0.5f, 0.0f}, {0.0f, 1.0f, 0.0f}).ok());
+  view.build(camera, viewport);
+  world->tick(0.03f, &visibility);
+  EXPECT_FALSE(world->emitterStats(e).value().culled);
+  Bounds bad;
+  bad.known = true;
+  bad.max[0] = std::numeric_limits<float>::infinity();
+  EXPECT_TRUE(visibility.visible(bad));
 }
 
 }  // namespace

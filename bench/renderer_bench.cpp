@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+// The software particle renderer: a whole frame of the bonfire at 1280x720, frames of N small
+// particles (quads + sort + raster, per particle), and the fill rate of large blended quads on one
+// and two threads (pixels per second). docs/performance.md records the figures.
+#include <mote/authoring/effect_json.h>
+#include <mote/compiler/compiler.h>
+#include <mote/core/job_system.h>
+#include <mote/render/particle_renderer.h>
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace {
+
+using namespace mote;
+
+bytecode::CompiledEffect compile(const authoring::EffectLoadResult& loaded) {
+  compiler::CompileResult compiled = compiler::compileEffect(loaded.effect);
+  if (!loaded.ok() || !compiled.ok()) std::abort();
+  return std::move(compiled.effect);
+}
+
+// A burst of `count` particles of `size` metres in a 4 m ball, with the given texture and blend.
+std::string burst(std::uint32_t count, float size, const char* blend) {
+  return R"({"format": "mote.effect/1", "materials": [{"name": "m", "texture": "builtin:smoke", "blend": ")" +
+         std::string(blend) +
+         R"("}], "emitters": [{"name": "e", "material": "m", "max_particles": )" +
+         std::to_string(count) + R"(, "spawn": {"rate": 0, "bursts": [{"time": 0, "count": )" +
+         std::to_string(count) + R"(}]}, "shape": {"kind": "sphere", "radius": 2},
+  "init": {"lifetime": 1000, "size": )" +
+         std::to_string(size) + R"(, "color": [1, 0.6, 0.3, 0.5]}}]})";
+}
+
+struct Scene {
+  std::unique_ptr<ParticleWorld> world;
+  std::unique_ptr<ThreadPool> pool;
+  std::optional<render::ParticleRenderer> renderer;
+  render::Camera camera;
+  render::Image image;
+};
+
+Scene makeScene(const bytecode::CompiledEffect& effect, std::uint32_t threads, float seconds,
+                glm::vec3 target) {
+  Scene s;
+  if (threads > 1) s.pool = ThreadPool::create(threads).takeValue();
+  s.world = ParticleWorld::create(worldDescFor(effect, s.pool.get())).takeValue();
+  if (!s.world->addEffect(effect).ok()) std::abort();
+  for (float t = 0.0f; t < seconds; t += 1.0f / 60.0f)
+    s.world->tick(1.0f / 60.0f);
+  render::RendererOptions options;
+  options.viewport = {1280, 720};
+  options.jobs = s.pool.get();
+  s.renderer.emplace(render::ParticleRenderer::create(options).takeValue());
+  s.camera = render::Camera::perspective(0.7f, 1280.0f / 720.0f, 0.1f, 200.0f).value();
+  if (!s.camera.lookAt(target + glm::vec3(0.0f, 0.6f, 7.0f), target, {0.0f, 1.0f, 0.0f}).ok())
+    std::abort();
+  return s;
+}
+
+void BM_BonfireFrame(benchmark::State& state) {
+  Scene s = makeScene(compile(authoring::loadEffectFile(MOTE_SOURCE_DIR "/examples/bonfire.json")),
+                      1, 3.0f, {0.0f, 1.2f, 0.0f});
+  for (auto _ : state) {
+    if (!s.renderer->render(*s.world, s.camera, s.image).ok()) std::abort();
+  }
+  state.counters["quads"] = s.renderer->stats().quads;
+}
+BENCHMARK(BM_BonfireFrame)->Name("render/bonfire_1280x720")->Unit(benchmark::kMillisecond);
+
+void BM_Particles(benchmark::State& state) {
+  const auto n = static_cast<std::uint32_t>(state.range(0));
+  Scene s = makeScene(compile(authoring::parseEffect(burst(n, 0.02f, "additive"))), 1, 1.0f / 60.0f,
+                      {0.0f, 0.0f, 0.0f});
+  for (auto _ : state) {
+    if (!s.renderer->render(*s.world, s.camera, s.image).ok()) std::abort();
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_Particles)
+    ->Name("render/particles")
+    ->Arg(10000)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond);
+
+// 16 quads of 40 m, each covering the whole 1280x720 view: items are blended pixels.
+void BM_FillRate(benchmark::State& state) {
+  Scene s = makeScene(compile(authoring::parseEffect(burst(16, 40.0f, "alpha"))),
+                      static_cast<std::uint32_t>(state.range(0)), 1.0f / 60.0f, {0.0f, 0.0f, 0.0f});
+  for (auto _ : state) {
+    if (!s.renderer->render(*s.world, s.camera, s.image).ok()) std::abort();
+  }
+  state.SetItemsProcessed(state.iterations() * 16 * 1280 * 720);
+}
+BENCHMARK(BM_FillRate)
+    ->Name("render/fill")
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
