@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The software particle renderer (docs/rendering.md): quads from the billboard bases, an LSD radix
 // sort for draw order, band-parallel rasterization into premultiplied linear floats, sRGB resolve.
+#include <mote/core/counter_rng.h>
 #include <mote/render/billboard.h>
 #include <mote/render/particle_renderer.h>
 #include <mote/render/procedural_sprite.h>
 
+#include <glm/geometric.hpp>
 #include <glm/gtc/quaternion.hpp>
 #include <glm/mat4x4.hpp>
 #include <glm/vec4.hpp>
@@ -13,6 +15,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -138,6 +141,12 @@ struct ParticleRenderer::Impl {
 
   Result<std::uint32_t> texture(const bytecode::CompiledMaterial* material);
   void emitQuads(const EmitterView& v, const BillboardView& view, std::uint32_t texture);
+  bool project(const std::array<glm::vec3, 4>& corners, Quad& quad);
+  void pushStrip(std::span<const glm::vec3> points, float halfWidth,
+                 const std::array<float, 4>& color, Blend blend, std::uint32_t texture);
+  void emitChain(const EmitterView& v, Blend blend, std::uint32_t texture);
+  void emitBeams(const EmitterView& v, Blend blend, std::uint32_t texture);
+  std::vector<glm::vec3> bolt;  // a beam's points (reserved at create: 2^10 + 1)
   void rasterizeBand(std::uint32_t y0, std::uint32_t y1);
   void clearBand(std::uint32_t y0, std::uint32_t y1);
 };
@@ -173,6 +182,7 @@ Result<ParticleRenderer> ParticleRenderer::create(const RendererOptions& options
   impl->emitters.resize(4096);
   impl->emitterOrder.reserve(4096);
   impl->views.reserve(4096);
+  impl->bolt.reserve((std::size_t{1} << 10) + 1);
   for (std::size_t i = 0; i < impl->srgbLut.size(); ++i) {
     const float s =
         linearToSrgb(static_cast<float>(i) / static_cast<float>(impl->srgbLut.size() - 1));
@@ -233,8 +243,14 @@ void ParticleRenderer::Impl::emitQuads(const EmitterView& v, const BillboardView
       std::min<int>(static_cast<int>(e.render.mode), kBillboardModeCount - 1));
   BillboardView bv = view;
   bv.stretchScaleSeconds = e.render.stretchScale;
-  const float width = static_cast<float>(options.viewport.width);
-  const float height = static_cast<float>(options.viewport.height);
+  if (e.render.mode == bytecode::RenderMode::LinkedChain) {
+    emitChain(v, blend, textureIndex);
+    return;
+  }
+  if (e.render.mode == bytecode::RenderMode::Beam) {
+    emitBeams(v, blend, textureIndex);
+    return;
+  }
   const std::uint32_t first = static_cast<std::uint32_t>(quads.size());
   bytecode::ParticleSort sort = e.render.sort;
   if (sort == bytecode::ParticleSort::Auto) {
@@ -282,32 +298,7 @@ void ParticleRenderer::Impl::emitQuads(const EmitterView& v, const BillboardView
     }
     const std::array<glm::vec3, 4> corners = billboardCorners(bv, mode, in);
     Quad quad;
-    bool behind = false;
-    for (std::size_t c = 0; c < 4; ++c) {
-      const glm::vec4 clip = viewProjection * glm::vec4(corners[c], 1.0f);
-      if (!(clip.w > camera.nearZ * 0.5f) || !std::isfinite(clip.x) || !std::isfinite(clip.y)) {
-        behind = true;
-        break;
-      }
-      quad.x[c] = (clip.x / clip.w * 0.5f + 0.5f) * width;
-      quad.y[c] = (0.5f - clip.y / clip.w * 0.5f) * height;
-    }
-    if (behind) {
-      ++stats.culled;
-      continue;
-    }
-    quad.minX = std::min({quad.x[0], quad.x[1], quad.x[2], quad.x[3]});
-    quad.maxX = std::max({quad.x[0], quad.x[1], quad.x[2], quad.x[3]});
-    quad.minY = std::min({quad.y[0], quad.y[1], quad.y[2], quad.y[3]});
-    quad.maxY = std::max({quad.y[0], quad.y[1], quad.y[2], quad.y[3]});
-    if (quad.maxX < 0.0f || quad.minX >= width || quad.maxY < 0.0f || quad.minY >= height) {
-      ++stats.culled;
-      continue;
-    }
-    if (quads.size() == quads.capacity()) {
-      ++stats.dropped;
-      continue;
-    }
+    if (!project(corners, quad)) continue;
     const float r = std::max(color[0], 0.0f) * alpha;
     const float g = std::max(color[1], 0.0f) * alpha;
     const float b = std::max(color[2], 0.0f) * alpha;
@@ -351,6 +342,158 @@ void ParticleRenderer::Impl::emitQuads(const EmitterView& v, const BillboardView
   // Order within the emitter (slot order needs no sort).
   const std::uint32_t count = static_cast<std::uint32_t>(quads.size()) - first;
   if (sort != bytecode::ParticleSort::None) radixSort(keys.data() + first, scratch.data(), count);
+}
+
+// Projects a quad's world corners to the screen; false (counted) when it is behind the camera,
+// off screen, or the quad budget is spent.
+bool ParticleRenderer::Impl::project(const std::array<glm::vec3, 4>& corners, Quad& quad) {
+  const float width = static_cast<float>(options.viewport.width);
+  const float height = static_cast<float>(options.viewport.height);
+  for (std::size_t c = 0; c < 4; ++c) {
+    const glm::vec4 clip = viewProjection * glm::vec4(corners[c], 1.0f);
+    if (!(clip.w > camera.nearZ * 0.5f) || !std::isfinite(clip.x) || !std::isfinite(clip.y)) {
+      ++stats.culled;
+      return false;
+    }
+    quad.x[c] = (clip.x / clip.w * 0.5f + 0.5f) * width;
+    quad.y[c] = (0.5f - clip.y / clip.w * 0.5f) * height;
+  }
+  quad.minX = std::min({quad.x[0], quad.x[1], quad.x[2], quad.x[3]});
+  quad.maxX = std::max({quad.x[0], quad.x[1], quad.x[2], quad.x[3]});
+  quad.minY = std::min({quad.y[0], quad.y[1], quad.y[2], quad.y[3]});
+  quad.maxY = std::max({quad.y[0], quad.y[1], quad.y[2], quad.y[3]});
+  if (quad.maxX < 0.0f || quad.minX >= width || quad.maxY < 0.0f || quad.minY >= height) {
+    ++stats.culled;
+    return false;
+  }
+  if (quads.size() == quads.capacity()) {
+    ++stats.dropped;
+    return false;
+  }
+  return true;
+}
+
+// A camera-facing ribbon through `points`, `halfWidth` to each side: one quad per segment, the
+// texture's middle column stretched across it (so a soft sprite gives a soft-edged line), drawn in
+// path order.
+void ParticleRenderer::Impl::pushStrip(std::span<const glm::vec3> points, float halfWidth,
+                                       const std::array<float, 4>& color, Blend blend,
+                                       std::uint32_t texture) {
+  if (points.size() < 2 || !(halfWidth > 0.0f)) return;
+  const auto side = [&](std::size_t i) {
+    const glm::vec3 tangent =
+        points[std::min(i + 1, points.size() - 1)] - points[i > 0 ? i - 1 : 0];
+    const glm::vec3 toEye = camera.projection == Projection::Perspective
+                                ? camera.position - points[i]
+                                : -camera.forward;
+    glm::vec3 n = glm::cross(tangent, toEye);
+    const float len = glm::length(n);
+    n = len > 1e-12f && std::isfinite(len) ? n / len : camera.up;
+    return n * halfWidth;
+  };
+  const float alpha = std::clamp(color[3], 0.0f, 1.0f);
+  glm::vec3 sideA = side(0);
+  for (std::size_t i = 0; i + 1 < points.size(); ++i) {
+    const glm::vec3 sideB = side(i + 1);
+    Quad quad;
+    if (project(
+            {points[i] - sideA, points[i + 1] - sideB, points[i + 1] + sideB, points[i] + sideA},
+            quad)) {
+      quad.color = {std::max(color[0], 0.0f) * alpha, std::max(color[1], 0.0f) * alpha,
+                    std::max(color[2], 0.0f) * alpha, blend == Blend::Additive ? 0.0f : alpha};
+      quad.blend = blend;
+      quad.texture = texture;
+      quad.ua = 0.5f;  // the middle column, all along the segment
+      quad.du = 0.0f;
+      const auto index = static_cast<std::uint32_t>(quads.size());
+      quads.push_back(quad);
+      keys[index] = {index, index};
+    }
+    sideA = sideB;
+  }
+}
+
+// linked_chain: one ribbon through the emitter's particles in slot order (the world keeps chain
+// emitters in age order), `chain_width` wide, each segment in its older particle's colour.
+void ParticleRenderer::Impl::emitChain(const EmitterView& v, Blend blend, std::uint32_t texture) {
+  const bytecode::ParticleChannels& ch = v.emitter->channels;
+  const bool local = v.emitter->space == bytecode::SimulationSpace::Local ||
+                     v.emitter->space == bytecode::SimulationSpace::EmitterAttached;
+  const glm::quat rotation(v.transform.rotation[3], v.transform.rotation[0],
+                           v.transform.rotation[1], v.transform.rotation[2]);
+  const glm::vec3 origin(v.transform.position[0], v.transform.position[1], v.transform.position[2]);
+  const auto point = [&](std::uint32_t i) {
+    const auto p = static_cast<std::size_t>(ch.position);
+    const glm::vec3 q(v.streams[p][i], v.streams[p + 1][i], v.streams[p + 2][i]);
+    return local ? origin + rotation * q : q;
+  };
+  const auto colorOf = [&](std::uint32_t i) {
+    std::array<float, 4> c{1.0f, 1.0f, 1.0f, 1.0f};
+    if (ch.color >= 0) {
+      for (std::size_t k = 0; k < 4; ++k)
+        c[k] = v.streams[static_cast<std::size_t>(ch.color) + k][i];
+    }
+    return c;
+  };
+  const float halfWidth = v.emitter->render.chainWidth * 0.5f;
+  for (std::uint32_t i = 0; i + 1 < v.live; ++i) {
+    const std::array<glm::vec3, 2> segment{point(i), point(i + 1)};
+    pushStrip(segment, halfWidth, colorOf(i), blend, texture);
+  }
+}
+
+// beam: per particle a bolt from the emitter to the beam target (emitter-local, or the vec3
+// emitter field `target_field`), built by midpoint subdivision — 2^subdivisions segments, level k
+// displacing each midpoint sideways by up to radius · roughness^k — re-shaped every
+// update_interval of emitter time; the particle's colour, `width` wide.
+void ParticleRenderer::Impl::emitBeams(const EmitterView& v, Blend blend, std::uint32_t texture) {
+  const bytecode::CompiledRender& rd = v.emitter->render;
+  const bytecode::ParticleChannels& ch = v.emitter->channels;
+  const glm::quat rotation(v.transform.rotation[3], v.transform.rotation[0],
+                           v.transform.rotation[1], v.transform.rotation[2]);
+  const glm::vec3 start(v.transform.position[0], v.transform.position[1], v.transform.position[2]);
+  glm::vec3 target(rd.beamTarget[0], rd.beamTarget[1], rd.beamTarget[2]);
+  if (rd.beamTargetField >= 0 &&
+      static_cast<std::size_t>(rd.beamTargetField) + 3 <= v.emitterWords.size()) {
+    const auto f = static_cast<std::size_t>(rd.beamTargetField);
+    target = glm::vec3(v.emitterWords[f], v.emitterWords[f + 1], v.emitterWords[f + 2]);
+  }
+  const glm::vec3 end = start + rotation * target;
+  const glm::vec3 axis = end - start;
+  const float length = glm::length(axis);
+  if (!(length > 1e-6f) || !std::isfinite(length)) return;
+  const glm::vec3 dir = axis / length;
+  const glm::vec3 helper = std::abs(dir.y) < 0.9f ? glm::vec3(0, 1, 0) : glm::vec3(1, 0, 0);
+  const glm::vec3 u = glm::normalize(glm::cross(dir, helper));
+  const glm::vec3 w = glm::cross(dir, u);
+  const std::uint32_t levels = std::min(rd.beamSubdivisions, 10u);
+  const std::size_t segments = std::size_t{1} << levels;
+  const auto shape = static_cast<std::uint64_t>(
+      rd.beamUpdateInterval > 0.0f ? std::floor(std::max(v.time, 0.0f) / rd.beamUpdateInterval)
+                                   : std::floor(std::max(v.time, 0.0f) * 60.0f));
+  for (std::uint32_t i = 0; i < v.live; ++i) {
+    bolt.assign(segments + 1, start);
+    bolt[segments] = end;
+    // Midpoint subdivision, level by level: spacing halves, displacement shrinks by roughness.
+    float scale = rd.beamRadius;
+    std::uint32_t draw = 0;
+    for (std::size_t step = segments; step > 1; step /= 2) {
+      for (std::size_t at = step / 2; at < segments; at += step) {
+        const std::array<std::uint32_t, 4> bits = counterRandom4(v.ids[i], shape, draw++);
+        const float angle = unitFloatFromU32(bits[0]) * 6.2831853f;
+        const float amount = (unitFloatFromU32(bits[1]) * 2.0f - 1.0f) * scale;
+        bolt[at] = (bolt[at - step / 2] + bolt[at + step / 2]) * 0.5f +
+                   (u * std::cos(angle) + w * std::sin(angle)) * amount;
+      }
+      scale *= rd.beamRoughness;
+    }
+    std::array<float, 4> color{1.0f, 1.0f, 1.0f, 1.0f};
+    if (ch.color >= 0) {
+      for (std::size_t k = 0; k < 4; ++k)
+        color[k] = v.streams[static_cast<std::size_t>(ch.color) + k][i];
+    }
+    pushStrip(bolt, rd.beamWidth * 0.5f, color, blend, texture);
+  }
 }
 
 void ParticleRenderer::Impl::clearBand(std::uint32_t y0, std::uint32_t y1) {

@@ -1364,6 +1364,8 @@ Result<EmitterView> ParticleWorld::view(EmitterHandle emitter) const {
   v.ids = r->ids.data();
   v.transform = r->world;
   v.bounds = r->bounds;
+  v.emitterWords = r->emitterWords;
+  v.time = static_cast<float>(r->emitterTime());
   return v;
 }
 

@@ -44,7 +44,8 @@ std::string scene(const std::string& material, const std::string& mode,
          mode + R"(", "stretch_scale": 0.3}}]})";
 }
 
-Image renderScene(const bytecode::CompiledEffect& effect, JobSystem* jobs = nullptr) {
+Image renderScene(const bytecode::CompiledEffect& effect, JobSystem* jobs = nullptr,
+                  std::uint32_t expectedQuads = 5) {
   WorldDesc desc;
   auto world = ParticleWorld::create(desc).takeValue();
   EXPECT_TRUE(world->addEffect(effect).ok());
@@ -59,7 +60,7 @@ Image renderScene(const bytecode::CompiledEffect& effect, JobSystem* jobs = null
   Image image;
   const Status s = renderer.render(*world, camera, image);
   EXPECT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(renderer.stats().quads, 5u);
+  EXPECT_EQ(renderer.stats().quads, expectedQuads);
   return image;
 }
 
@@ -91,6 +92,14 @@ TEST(ParticleRenderer, BillboardModesMatchTheirGoldens) {
         renderScene(compileJson(scene(R"({"name": "m", "texture": "builtin:star"})", mode))),
         std::string("mode_") + mode);
   }
+}
+
+TEST(ParticleRenderer, ChainsAndBeamsMatchTheirGoldens) {
+  // A ribbon through the five particles: four segments.
+  expectGolden(renderScene(compileJson(scene(kSoft, "linked_chain")), nullptr, 4),
+               "mode_linked_chain");
+  // Five bolts of 2^4 segments from the emitter to its default target, 1 m up.
+  expectGolden(renderScene(compileJson(scene(kSoft, "beam")), nullptr, 5 * 16), "mode_beam");
 }
 
 TEST(ParticleRenderer, BlendModesMatchTheirGoldens) {

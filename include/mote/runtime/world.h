@@ -128,6 +128,8 @@ struct EmitterView {
   const std::uint32_t* ids = nullptr;  ///< particle ids (spawn order), live of them
   Transform transform;                 ///< the emitter's world transform this tick
   Bounds bounds;
+  std::span<const float> emitterWords;  ///< the emitter fields' current words
+  float time = 0.0f;                    ///< emitter time, s since its delay ended
 };
 
 class ParticleWorld {
