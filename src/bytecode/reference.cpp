@@ -71,6 +71,8 @@ float noise(float x, float y, float z) {
   const float fz = std::floor(z);
   // Cells far outside ±2^30 wrap (the hash only needs to be deterministic).
   const auto cell = [](float f) {
+    // fmod(f, 2^30) is f itself below 2^30 in magnitude: skip the libm call there.
+    if (std::fabs(f) < 1073741824.0f) return static_cast<std::int32_t>(f);
     return static_cast<std::int32_t>(static_cast<std::int64_t>(std::fmod(f, 1073741824.0f)));
   };
   const std::int32_t ix = cell(fx);

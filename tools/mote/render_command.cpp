@@ -55,13 +55,41 @@ bool parseColor(const std::string& text, std::array<float, 3>& linear) {
   return true;
 }
 
-// Advances the world by `seconds` in steps of at most 1/60 s.
-void advance(ParticleWorld& world, double seconds) {
-  if (!(seconds > 0.0)) return;
-  const auto steps = static_cast<std::uint32_t>(std::ceil(seconds / kMaxStep - 1e-9));
-  for (std::uint32_t s = 0; s < steps; ++s)
-    world.tick(static_cast<float>(seconds / steps));
+constexpr double kCircleSeconds = 4.0;  // one turn of --circle
+
+// The effect's transform `t` seconds into the clip: at the origin, or on the --circle path
+// (starting at (r, 0, 0), counter-clockwise seen from above, turned to face along the motion).
+Transform transformAt(const RenderCommandOptions& o, double t) {
+  Transform transform;
+  if (!(o.circle > 0.0)) return transform;
+  const double angle = 6.283185307179586 * t / kCircleSeconds;
+  transform.position = {static_cast<float>(o.circle * std::cos(angle)), 0.0f,
+                        static_cast<float>(-o.circle * std::sin(angle))};
+  // Yaw about +Y so local +Z points along the motion, (-sin, 0, -cos).
+  const double yaw = angle + 3.141592653589793;
+  transform.rotation = {0.0f, static_cast<float>(std::sin(yaw * 0.5)), 0.0f,
+                        static_cast<float>(std::cos(yaw * 0.5))};
+  return transform;
 }
+
+// The clip's clock: advances the world by `seconds` in steps of at most 1/60 s, moving the effect
+// along its path before each step.
+struct Clock {
+  ParticleWorld& world;
+  EffectHandle effect;
+  const RenderCommandOptions& options;
+  double now = 0.0;
+
+  void advance(double seconds) {
+    if (!(seconds > 0.0)) return;
+    const auto steps = static_cast<std::uint32_t>(std::ceil(seconds / kMaxStep - 1e-9));
+    for (std::uint32_t s = 0; s < steps; ++s) {
+      now += seconds / steps;
+      (void)world.setTransform(effect, transformAt(options, now));
+      world.tick(static_cast<float>(seconds / steps));
+    }
+  }
+};
 
 struct Framing {
   glm::vec3 center{0.0f, 1.0f, 0.0f};
@@ -74,9 +102,10 @@ Framing measure(ParticleWorld& world, EffectHandle effect, const RenderCommandOp
                 std::size_t emitterCount) {
   std::array<std::vector<float>, 3> samples;
   const double step = 1.0 / o.fps;
-  advance(world, o.time);
+  Clock clock{world, effect, o};
+  clock.advance(o.time);
   for (std::uint32_t f = 0; f < o.frames; ++f) {
-    if (f > 0) advance(world, step);
+    if (f > 0) clock.advance(step);
     for (std::uint32_t i = 0; i < emitterCount; ++i) {
       const Result<EmitterView> v = world.view(world.emitter(effect, i));
       if (!v.ok() || v->live == 0 || v->emitter->channels.position < 0) continue;
@@ -215,11 +244,14 @@ int runRender(const RenderCommandOptions& o) {
   ParticleWorld& world = *created.value();
   EffectOptions placement;
   placement.seed = o.seed;
+  placement.transform = transformAt(o, 0.0);
   const Result<EffectHandle> placed = world.addEffect(effect, placement);
   if (!placed.ok()) return fail(o.input + ": " + placed.status().message());
 
   // Frame the effect from its measured bounds over the whole clip, then start again.
   const Framing framing = measure(world, placed.value(), o, effect.emitters.size());
+  if (Status s = world.setTransform(placed.value(), transformAt(o, 0.0)); !s.ok())
+    return fail(s.message());
   if (Status s = world.restart(placed.value()); !s.ok()) return fail(s.message());
 
   render::RendererOptions ro;
@@ -233,10 +265,11 @@ int runRender(const RenderCommandOptions& o) {
 
   std::vector<render::Image> frames(o.frames);
   const bool tty = isatty(fileno(stderr)) != 0;
-  advance(world, o.time);
+  Clock clock{world, placed.value(), o};
+  clock.advance(o.time);
   const float aspect = static_cast<float>(width) / static_cast<float>(height);
   for (std::uint32_t f = 0; f < o.frames; ++f) {
-    if (f > 0) advance(world, 1.0 / o.fps);
+    if (f > 0) clock.advance(1.0 / o.fps);
     Result<render::Camera> camera = makeCamera(o, framing, aspect, f);
     if (!camera.ok()) return fail(camera.status().message());
     if (Status s = renderer->render(world, camera.value(), frames[f]); !s.ok())

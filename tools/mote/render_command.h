@@ -21,6 +21,9 @@ struct RenderCommandOptions {
   std::string background = "0b0b12";
   bool ground = true;
   double time = 0.0;  ///< seconds into the effect of the first frame
+  /// > 0: the effect travels a horizontal circle of this radius (m) about its start, one turn per
+  /// 4 s, facing along its motion — for trails and per-metre emitters. 0: it stands still.
+  double circle = 0.0;
   bool dither = false;
 };
 
