@@ -21,16 +21,16 @@
 
 namespace mote::render {
 
-namespace {
-
-float srgbToLinear(float c) {
+float srgbToLinear(float c) noexcept {
   return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f);
 }
 
-float linearToSrgb(float c) {
+float linearToSrgb(float c) noexcept {
   c = std::clamp(c, 0.0f, 1.0f);
   return c <= 0.0031308f ? c * 12.92f : 1.055f * std::pow(c, 1.0f / 2.4f) - 0.055f;
 }
+
+namespace {
 
 enum class Blend : std::uint8_t { Over, Additive, Cutout };
 
@@ -233,8 +233,7 @@ void ParticleRenderer::Impl::emitQuads(const EmitterView& v, const BillboardView
   const std::uint32_t columns = m != nullptr ? std::max(1u, m->columns) : 1u;
   const std::uint32_t rows = m != nullptr ? std::max(1u, m->rows) : 1u;
   const std::uint32_t cells = columns * rows;
-  const bool local = e.space == bytecode::SimulationSpace::Local ||
-                     e.space == bytecode::SimulationSpace::EmitterAttached;
+  const bool local = bytecode::movesWithEmitter(e.space);
   const glm::quat emitterRotation(v.transform.rotation[3], v.transform.rotation[0],
                                   v.transform.rotation[1], v.transform.rotation[2]);
   const glm::vec3 emitterPosition(v.transform.position[0], v.transform.position[1],
@@ -417,8 +416,7 @@ void ParticleRenderer::Impl::pushStrip(std::span<const glm::vec3> points, float 
 // emitters in age order), `chain_width` wide, each segment in its older particle's colour.
 void ParticleRenderer::Impl::emitChain(const EmitterView& v, Blend blend, std::uint32_t texture) {
   const bytecode::ParticleChannels& ch = v.emitter->channels;
-  const bool local = v.emitter->space == bytecode::SimulationSpace::Local ||
-                     v.emitter->space == bytecode::SimulationSpace::EmitterAttached;
+  const bool local = bytecode::movesWithEmitter(v.emitter->space);
   const glm::quat rotation(v.transform.rotation[3], v.transform.rotation[0],
                            v.transform.rotation[1], v.transform.rotation[2]);
   const glm::vec3 origin(v.transform.position[0], v.transform.position[1], v.transform.position[2]);

@@ -230,8 +230,6 @@ struct Global {
   std::array<float, 4> value{};
 };
 
-void sinkSpawn(std::uint32_t target, std::uint32_t count, const Vec3& position, void* user);
-
 struct SpawnSink {
   SpawnRequest* requests;
   SpawnSegment* segment;
@@ -1085,8 +1083,7 @@ void ParticleWorld::Impl::consumeRequests(EmitterRow& r, double windowStart, dou
     if (row == kNone) continue;
     const EmitterRow& source = rows[row];
     if (!source.program->spawns) continue;
-    const bool local = source.desc->space == SimulationSpace::Local ||
-                       source.desc->space == SimulationSpace::EmitterAttached;
+    const bool local = bytecode::movesWithEmitter(source.desc->space);
     for (std::uint32_t s = 0; s < source.usedSegments; ++s) {
       const SpawnRequest* requests =
           source.requests.data() + std::size_t{s} * kSpawnRequestsPerChunk;
@@ -1315,7 +1312,7 @@ void ParticleWorld::Impl::measureBounds(EmitterRow& r) {
   }
   if (!(lo[0] <= hi[0])) return;  // no finite particle
   const SimulationSpace space = r.desc->space;
-  if (space == SimulationSpace::Local || space == SimulationSpace::EmitterAttached) {
+  if (bytecode::movesWithEmitter(space)) {
     // The local box's corners in world space.
     Vec3 wlo{kInf, kInf, kInf};
     Vec3 whi{-kInf, -kInf, -kInf};

@@ -92,14 +92,12 @@ int runFormat(const std::vector<std::string>& files, bool check) {
 #include <mote/compiler/compiler.h>
 
 namespace mote::cli {
-namespace {
+namespace {}  // namespace
 
 bool endsWith(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
-
-}  // namespace
 
 bool loadCompiledEffect(const std::string& input, bytecode::CompiledEffect& out) {
   if (endsWith(input, ".motefx")) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mote::cli {
@@ -26,6 +27,9 @@ struct CompiledEffect;
 }
 
 namespace mote::cli {
+
+/// True when `s` ends with `suffix`.
+bool endsWith(const std::string& s, std::string_view suffix);
 
 /// Loads a .motefx, or compiles an effect .json; prints diagnostics on stderr. False on failure.
 bool loadCompiledEffect(const std::string& input, bytecode::CompiledEffect& out);

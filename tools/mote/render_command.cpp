@@ -25,11 +25,6 @@ namespace {
 
 constexpr double kMaxStep = 1.0 / 60.0;
 
-bool endsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 bool parseSize(const std::string& text, std::uint32_t& w, std::uint32_t& h) {
   unsigned a = 0;
   unsigned b = 0;
@@ -49,8 +44,7 @@ bool parseColor(const std::string& text, std::array<float, 3>& linear) {
   const unsigned long value = std::stoul(hex, nullptr, 16);
   for (std::size_t c = 0; c < 3; ++c) {
     const float s = static_cast<float>((value >> (16 - 8 * c)) & 0xFFu) / 255.0f;
-    linear[static_cast<std::size_t>(c)] =
-        s <= 0.04045f ? s / 12.92f : std::pow((s + 0.055f) / 1.055f, 2.4f);
+    linear[static_cast<std::size_t>(c)] = render::srgbToLinear(s);
   }
   return true;
 }
@@ -110,8 +104,7 @@ Framing measure(ParticleWorld& world, EffectHandle effect, const RenderCommandOp
       const Result<EmitterView> v = world.view(world.emitter(effect, i));
       if (!v.ok() || v->live == 0 || v->emitter->channels.position < 0) continue;
       const auto p = static_cast<std::size_t>(v->emitter->channels.position);
-      const bool local = v->emitter->space == bytecode::SimulationSpace::Local ||
-                         v->emitter->space == bytecode::SimulationSpace::EmitterAttached;
+      const bool local = bytecode::movesWithEmitter(v->emitter->space);
       const glm::quat q(v->transform.rotation[3], v->transform.rotation[0],
                         v->transform.rotation[1], v->transform.rotation[2]);
       const glm::vec3 origin(v->transform.position[0], v->transform.position[1],

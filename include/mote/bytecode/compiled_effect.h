@@ -30,6 +30,12 @@ enum class BlendMode : std::uint8_t { Alpha, Cutout, Additive, Premultiplied };
 enum class EmissionMode : std::uint8_t { Continuous, SingleShot, EventBurst, BeamContinuous };
 enum class SpawnMetric : std::uint8_t { PerSecond, PerDistance };
 enum class SimulationSpace : std::uint8_t { World, Local, EmitterAttached, SpawnAttached };
+/// Local and emitter-attached particles keep emitter-space positions (the emitter's transform
+/// carries them to the world); world and spawn-attached ones keep world positions.
+constexpr bool movesWithEmitter(SimulationSpace space) noexcept {
+  return space == SimulationSpace::Local || space == SimulationSpace::EmitterAttached;
+}
+
 enum class RenderMode : std::uint8_t {
   Billboard,
   Stretched,

@@ -32,6 +32,10 @@ struct Texture {
   std::vector<std::array<float, 4>> texels;
 };
 
+/// The sRGB transfer function and its inverse, for channel values in [0, 1] (IEC 61966-2-1).
+float srgbToLinear(float c) noexcept;
+float linearToSrgb(float c) noexcept;
+
 /// Converts an 8-bit sRGB image with straight alpha (PNG files, built-in sprites) to a Texture.
 Texture textureFromImage(const Image& image);
 
