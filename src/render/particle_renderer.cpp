@@ -46,6 +46,15 @@ struct Quad {
   Blend blend = Blend::Over;
 };
 
+// Sets the quad's screen bounds from its corners; false when they miss a width × height screen.
+bool boundOnScreen(Quad& quad, float width, float height) {
+  quad.minX = std::min({quad.x[0], quad.x[1], quad.x[2], quad.x[3]});
+  quad.maxX = std::max({quad.x[0], quad.x[1], quad.x[2], quad.x[3]});
+  quad.minY = std::min({quad.y[0], quad.y[1], quad.y[2], quad.y[3]});
+  quad.maxY = std::max({quad.y[0], quad.y[1], quad.y[2], quad.y[3]});
+  return !(quad.maxX < 0.0f || quad.minX >= width || quad.maxY < 0.0f || quad.minY >= height);
+}
+
 struct DrawKey {
   std::uint32_t key;
   std::uint32_t index;
@@ -139,7 +148,23 @@ struct ParticleRenderer::Impl {
   glm::mat4 viewProjection{1.0f};
   Camera camera;
 
+  // Sprite atlases bound by setAtlas: atlasId → texture and flipbook grid.
+  struct AtlasBinding {
+    std::uint32_t atlasId = 0;
+    std::uint32_t texture = 0;
+    std::uint32_t columns = 1;
+    std::uint32_t rows = 1;
+  };
+  std::vector<AtlasBinding> atlases;
+  bool drawGround = false;  // this frame: the 3D ground grid (render(), not renderSprites())
+
   Result<std::uint32_t> texture(const bytecode::CompiledMaterial* material);
+  Result<std::uint32_t> textureNamed(std::string_view name);
+  Status bindAtlas(std::uint32_t atlasId, std::uint32_t texture, std::uint32_t columns,
+                   std::uint32_t rows);
+  void emitSprites(const SpriteBatcher& batcher, const SpriteView& view);
+  // Rasterizes the frame's quads in key order in parallel bands and resolves them into `out`.
+  Status finish(Image& out);
   void emitQuads(const EmitterView& v, const BillboardView& view, std::uint32_t texture);
   bool project(const std::array<glm::vec3, 4>& corners, Quad& quad);
   void pushStrip(std::span<const glm::vec3> points, float halfWidth,
@@ -192,9 +217,12 @@ Result<ParticleRenderer> ParticleRenderer::create(const RendererOptions& options
 }
 
 Result<std::uint32_t> ParticleRenderer::Impl::texture(const bytecode::CompiledMaterial* material) {
-  const std::string_view name = material == nullptr || material->texture.empty()
-                                    ? std::string_view("builtin:soft_circle")
-                                    : std::string_view(material->texture);
+  return textureNamed(material == nullptr || material->texture.empty()
+                          ? std::string_view("builtin:soft_circle")
+                          : std::string_view(material->texture));
+}
+
+Result<std::uint32_t> ParticleRenderer::Impl::textureNamed(std::string_view name) {
   for (std::size_t i = 0; i < textureNames.size(); ++i)
     if (textureNames[i] == name) return static_cast<std::uint32_t>(i);
   Image image;
@@ -357,11 +385,7 @@ bool ParticleRenderer::Impl::project(const std::array<glm::vec3, 4>& corners, Qu
     quad.x[c] = (clip.x / clip.w * 0.5f + 0.5f) * width;
     quad.y[c] = (0.5f - clip.y / clip.w * 0.5f) * height;
   }
-  quad.minX = std::min({quad.x[0], quad.x[1], quad.x[2], quad.x[3]});
-  quad.maxX = std::max({quad.x[0], quad.x[1], quad.x[2], quad.x[3]});
-  quad.minY = std::min({quad.y[0], quad.y[1], quad.y[2], quad.y[3]});
-  quad.maxY = std::max({quad.y[0], quad.y[1], quad.y[2], quad.y[3]});
-  if (quad.maxX < 0.0f || quad.minX >= width || quad.maxY < 0.0f || quad.minY >= height) {
+  if (!boundOnScreen(quad, width, height)) {
     ++stats.culled;
     return false;
   }
@@ -501,7 +525,7 @@ void ParticleRenderer::Impl::clearBand(std::uint32_t y0, std::uint32_t y1) {
   for (std::uint32_t y = y0; y < y1; ++y) {
     std::array<float, 4>* row = accum.data() + std::size_t{y} * w;
     std::fill(row, row + w, bg);
-    if (!options.ground) continue;
+    if (!drawGround) continue;
     // A grid on y = 0: the view ray through each pixel centre, lines every metre.
     for (std::uint32_t x = 0; x < w; ++x) {
       const float ndcX = (static_cast<float>(x) + 0.5f) / static_cast<float>(w) * 2.0f - 1.0f;
@@ -689,27 +713,210 @@ Status ParticleRenderer::render(const ParticleWorld& world, const Camera& camera
     if (!texture.ok()) return texture.status();
     r.emitQuads(views[k], view, texture.value());
   }
-  r.stats.quads = static_cast<std::uint32_t>(r.quads.size());
+  r.drawGround = r.options.ground;
+  return r.finish(out);
+}
+
+Status ParticleRenderer::Impl::finish(Image& out) {
+  stats.quads = static_cast<std::uint32_t>(quads.size());
   // Bands of 16 rows, in parallel.
   constexpr std::uint32_t kBand = 16;
-  const std::uint32_t height = r.options.viewport.height;
-  parallelFor(*r.jobs, height, kBand, [&](std::size_t begin, std::size_t end) {
-    r.clearBand(static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end));
-    r.rasterizeBand(static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end));
+  const std::uint32_t height = options.viewport.height;
+  parallelFor(*jobs, height, kBand, [&](std::size_t begin, std::size_t end) {
+    clearBand(static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end));
+    rasterizeBand(static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end));
   });
-  if (out.width() != r.options.viewport.width || out.height() != height) {
-    Result<Image> made = Image::create(r.options.viewport.width, height);
+  if (out.width() != options.viewport.width || out.height() != height) {
+    Result<Image> made = Image::create(options.viewport.width, height);
     if (!made.ok()) return made.status();
     out = std::move(made.value());
   }
-  const float lutScale = static_cast<float>(r.srgbLut.size() - 1);
+  const float lutScale = static_cast<float>(srgbLut.size() - 1);
   std::uint8_t* px = out.pixels().data();
-  for (const std::array<float, 4>& c : r.accum) {
+  for (const std::array<float, 4>& c : accum) {
     for (std::size_t k = 0; k < 3; ++k)
-      *px++ = r.srgbLut[static_cast<std::size_t>(std::clamp(c[k], 0.0f, 1.0f) * lutScale + 0.5f)];
+      *px++ = srgbLut[static_cast<std::size_t>(std::clamp(c[k], 0.0f, 1.0f) * lutScale + 0.5f)];
     *px++ = 255;
   }
   return {};
+}
+
+// ---- SpriteBatcher frames -------------------------------------------------------------------
+
+namespace {
+
+bool finite2(const std::array<float, 2>& v) {
+  return std::isfinite(v[0]) && std::isfinite(v[1]);
+}
+
+}  // namespace
+
+SpriteView SpriteView::orthographic(Viewport viewport, std::array<float, 2> centre,
+                                    float pixelsPerUnit) noexcept {
+  SpriteView v;
+  v.axisX = {pixelsPerUnit, 0.0f};
+  v.axisY = {0.0f, -pixelsPerUnit};
+  v.origin = {0.5f * static_cast<float>(viewport.width) - centre[0] * pixelsPerUnit,
+              0.5f * static_cast<float>(viewport.height) + centre[1] * pixelsPerUnit};
+  v.pixelsPerUnit = pixelsPerUnit;
+  return v;
+}
+
+SpriteView SpriteView::isometric(Viewport viewport, std::array<float, 2> centre,
+                                 float tileWidthPixels) noexcept {
+  SpriteView v;
+  v.axisX = {0.5f * tileWidthPixels, 0.25f * tileWidthPixels};
+  v.axisY = {-0.5f * tileWidthPixels, 0.25f * tileWidthPixels};
+  v.origin = {
+      0.5f * static_cast<float>(viewport.width) - centre[0] * v.axisX[0] - centre[1] * v.axisY[0],
+      0.5f * static_cast<float>(viewport.height) - centre[0] * v.axisX[1] - centre[1] * v.axisY[1]};
+  v.pixelsPerUnit = 0.5f * tileWidthPixels;
+  return v;
+}
+
+Status SpriteView::validate() const {
+  if (!finite2(origin)) return invalidArgument("SpriteView.origin must be finite");
+  if (!finite2(axisX)) return invalidArgument("SpriteView.axisX must be finite");
+  if (!finite2(axisY)) return invalidArgument("SpriteView.axisY must be finite");
+  if (!(pixelsPerUnit > 0.0f) || !std::isfinite(pixelsPerUnit))
+    return invalidArgument("SpriteView.pixelsPerUnit must be finite and > 0");
+  const float det = axisX[0] * axisY[1] - axisX[1] * axisY[0];
+  if (!(std::abs(det) > 0.0f) || !std::isfinite(det))
+    return invalidArgument("SpriteView: axisX and axisY must span the screen (not parallel)");
+  return {};
+}
+
+Status ParticleRenderer::Impl::bindAtlas(std::uint32_t atlasId, std::uint32_t textureIndex,
+                                         std::uint32_t columns, std::uint32_t rows) {
+  constexpr std::uint32_t kMaxCells = 256;
+  if (columns == 0 || rows == 0 || columns > kMaxCells || rows > kMaxCells) {
+    return invalidArgument("SpriteAtlas " + std::to_string(atlasId) +
+                           ": columns and rows must be in [1, " + std::to_string(kMaxCells) +
+                           "] (got " + std::to_string(columns) + " x " + std::to_string(rows) +
+                           ")");
+  }
+  const AtlasBinding binding{atlasId, textureIndex, columns, rows};
+  for (AtlasBinding& a : atlases) {
+    if (a.atlasId == atlasId) {
+      a = binding;
+      return {};
+    }
+  }
+  atlases.push_back(binding);
+  return {};
+}
+
+Status ParticleRenderer::setAtlas(std::uint32_t atlasId, const SpriteAtlas& atlas) {
+  if (atlas.texture.empty())
+    return invalidArgument("SpriteAtlas " + std::to_string(atlasId) + ": texture is empty");
+  Result<std::uint32_t> texture = impl_->textureNamed(atlas.texture);
+  if (!texture.ok()) return texture.status();
+  return impl_->bindAtlas(atlasId, texture.value(), atlas.columns, atlas.rows);
+}
+
+Status ParticleRenderer::setAtlasImage(std::uint32_t atlasId, const Image& image,
+                                       std::uint32_t columns, std::uint32_t rows) {
+  if (image.width() == 0 || image.height() == 0)
+    return invalidArgument("SpriteAtlas " + std::to_string(atlasId) + ": the image is empty");
+  Impl& r = *impl_;
+  // Caller images are never shared by name: each binding gets its own texture slot.
+  r.textures.push_back(textureFromImage(image));
+  r.textureNames.emplace_back();
+  return r.bindAtlas(atlasId, static_cast<std::uint32_t>(r.textures.size() - 1), columns, rows);
+}
+
+void ParticleRenderer::Impl::emitSprites(const SpriteBatcher& batcher, const SpriteView& view) {
+  const float width = static_cast<float>(options.viewport.width);
+  const float height = static_cast<float>(options.viewport.height);
+  const std::span<const SpriteItem> sprites = batcher.sorted();
+  for (const SpriteBatch& batch : batcher.batches()) {
+    const AtlasBinding* atlas = nullptr;
+    for (const AtlasBinding& a : atlases)
+      if (a.atlasId == batch.atlasId) atlas = &a;
+    const Blend blend = batch.blend == BlendMode::Additive ? Blend::Additive
+                        : batch.blend == BlendMode::Cutout ? Blend::Cutout
+                                                           : Blend::Over;
+    const std::uint32_t cells = atlas->columns * atlas->rows;
+    for (const SpriteItem& s : sprites.subspan(batch.first, batch.count)) {
+      const float alpha = std::clamp(s.tint.a, 0.0f, 1.0f);
+      if (!(alpha > 0.0f) && blend != Blend::Additive) {
+        ++stats.culled;
+        continue;
+      }
+      const float cx = view.origin[0] + s.pos.x * view.axisX[0] + s.pos.y * view.axisY[0];
+      const float cy = view.origin[1] + s.pos.x * view.axisX[1] + s.pos.y * view.axisY[1];
+      const float hx = 0.5f * s.scale.x * view.pixelsPerUnit;
+      const float hy = 0.5f * s.scale.y * view.pixelsPerUnit;
+      if (!std::isfinite(cx) || !std::isfinite(cy) || !(hx > 0.0f) || !(hy > 0.0f) ||
+          !std::isfinite(hx) || !std::isfinite(hy) || !std::isfinite(s.rotation)) {
+        ++stats.culled;
+        continue;
+      }
+      // Billboard corner order (-1,-1), (1,-1), (1,1), (-1,1) with +y up, rotated
+      // counter-clockwise as seen on screen (screen y runs down).
+      const float c = std::cos(s.rotation);
+      const float sn = std::sin(s.rotation);
+      Quad quad;
+      static constexpr std::array<float, 4> kCx{-1.0f, 1.0f, 1.0f, -1.0f};
+      static constexpr std::array<float, 4> kCy{-1.0f, -1.0f, 1.0f, 1.0f};
+      for (std::size_t k = 0; k < 4; ++k) {
+        const float ox = kCx[k] * hx;
+        const float oy = kCy[k] * hy;
+        quad.x[k] = cx + (ox * c - oy * sn);
+        quad.y[k] = cy - (ox * sn + oy * c);
+      }
+      if (!boundOnScreen(quad, width, height)) {
+        ++stats.culled;
+        continue;
+      }
+      if (quads.size() == quads.capacity()) {
+        ++stats.dropped;
+        continue;
+      }
+      const float r = std::max(s.tint.r, 0.0f);
+      const float g = std::max(s.tint.g, 0.0f);
+      const float b = std::max(s.tint.b, 0.0f);
+      const float k = batch.blend == BlendMode::Premultiplied ? 1.0f : alpha;
+      quad.color = {r * k, g * k, b * k, blend == Blend::Additive ? 0.0f : alpha};
+      quad.cutoff = 0.5f;
+      quad.blend = blend;
+      quad.texture = atlas->texture;
+      const std::uint32_t cell = std::min(s.frameIndex, cells - 1);
+      quad.du = (s.uv.u1 - s.uv.u0) / static_cast<float>(atlas->columns);
+      quad.dv = (s.uv.v1 - s.uv.v0) / static_cast<float>(atlas->rows);
+      quad.ua = s.uv.u0 + static_cast<float>(cell % atlas->columns) * quad.du;
+      quad.va = s.uv.v0 + static_cast<float>(cell / atlas->columns) * quad.dv;
+      const auto index = static_cast<std::uint32_t>(quads.size());
+      quads.push_back(quad);
+      keys[index] = {index, index};
+    }
+  }
+}
+
+Status ParticleRenderer::renderSprites(const SpriteBatcher& batcher, const SpriteView& view,
+                                       Image& out) {
+  Impl& r = *impl_;
+  if (Status s = view.validate(); !s.ok()) return s;
+  if (batcher.valid() && batcher.frameOpen()) {
+    return invalidArgument("renderSprites: the batcher's frame is still open (call build() first)");
+  }
+  // Every batch needs an atlas; atlas 0 defaults to the soft circle.
+  for (const SpriteBatch& batch : batcher.batches()) {
+    bool bound = false;
+    for (const Impl::AtlasBinding& a : r.atlases)
+      bound = bound || a.atlasId == batch.atlasId;
+    if (bound) continue;
+    if (batch.atlasId != 0) {
+      return notFound("renderSprites: atlas " + std::to_string(batch.atlasId) +
+                      " has no texture (bind it with ParticleRenderer::setAtlas)");
+    }
+    if (Status s = setAtlas(0, SpriteAtlas{}); !s.ok()) return s;
+  }
+  r.stats = {};
+  r.quads.clear();
+  r.emitSprites(batcher, view);
+  r.drawGround = false;
+  return r.finish(out);
 }
 
 }  // namespace mote::render

@@ -4,6 +4,7 @@
 // independence and the error paths. Re-approve deliberately with scripts/approve-goldens (it runs
 // this test with MOTE_APPROVE_GOLDENS=1, which rewrites tests/golden/render/*.png).
 #include "support/compile_effect.h"
+#include "support/golden_image.h"
 
 #include <mote/authoring/effect_json.h>
 #include <mote/compiler/compiler.h>
@@ -23,10 +24,8 @@
 namespace mote::render {
 namespace {
 
-const std::filesystem::path kGoldenDir =
-    std::filesystem::path(MOTE_SOURCE_DIR) / "tests/golden/render";
-
 using test::compileJson;
+using test::expectGolden;
 
 // Five particles on a line, moving along +X and up, rolled, sized 0.6 × 0.9.
 std::string scene(const std::string& material, const std::string& mode,
@@ -62,23 +61,6 @@ Image renderScene(const bytecode::CompiledEffect& effect, JobSystem* jobs = null
   EXPECT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(renderer.stats().quads, expectedQuads);
   return image;
-}
-
-void expectGolden(const Image& image, const std::string& name) {
-  const std::filesystem::path path = kGoldenDir / (name + ".png");
-  if (std::getenv("MOTE_APPROVE_GOLDENS") != nullptr) {
-    std::filesystem::create_directories(kGoldenDir);
-    ASSERT_TRUE(writePng(image, path.string()).ok());
-    GTEST_SKIP() << "approved " << path;
-  }
-  Result<Image> golden = loadPng(path.string());
-  ASSERT_TRUE(golden.ok()) << golden.status().message() << " (run scripts/approve-goldens)";
-  if (golden.value() == image) return;
-  const std::filesystem::path actual =
-      std::filesystem::temp_directory_path() / ("mote-" + name + ".actual.png");
-  (void)writePng(image, actual.string());
-  ADD_FAILURE() << name << " differs from " << path << "; this build rendered " << actual
-                << ". If the change is intended, run scripts/approve-goldens.";
 }
 
 constexpr const char* kSoft = R"({"name": "m", "texture": "builtin:soft_circle"})";

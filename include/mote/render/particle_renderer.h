@@ -16,6 +16,7 @@
 #include <mote/core/status.h>
 #include <mote/render/camera.h>
 #include <mote/render/image.h>
+#include <mote/render/sprite_batcher.h>
 #include <mote/runtime/world.h>
 
 #include <array>
@@ -53,6 +54,43 @@ struct RendererOptions {
   JobSystem* jobs = nullptr;  ///< borrowed; null: the calling thread
 };
 
+/// How SpriteBatcher positions (world units on a 2D plane) land on the screen, in pixels:
+///   screen = origin + pos.x · axisX + pos.y · axisY
+/// and a sprite's scale (world units) is drawn at pixelsPerUnit pixels per unit, upright on screen
+/// (sprites are billboards: the axes place their centres, they do not shear them). Screen y runs
+/// down. A plain value.
+struct SpriteView {
+  std::array<float, 2> origin{0.0f, 0.0f};
+  std::array<float, 2> axisX{1.0f, 0.0f};
+  std::array<float, 2> axisY{0.0f, 1.0f};
+  float pixelsPerUnit = 1.0f;
+
+  /// A top-down 2D view: `centre` (world) at the viewport's centre, x right, y up,
+  /// `pixelsPerUnit` pixels per world unit.
+  static SpriteView orthographic(Viewport viewport, std::array<float, 2> centre,
+                                 float pixelsPerUnit) noexcept;
+  /// The classic 2:1 isometric view of a tile grid (laige's iso plane): world x runs right-down,
+  /// world y left-down, a unit tile is a diamond `tileWidthPixels` wide and half as tall, `centre`
+  /// (world) at the viewport's centre. Depth along the view is x + y, as isoDepthKey orders it.
+  /// Sprites are drawn at tileWidthPixels / √2 pixels per unit (a tile's edge length).
+  static SpriteView isometric(Viewport viewport, std::array<float, 2> centre,
+                              float tileWidthPixels) noexcept;
+
+  /// InvalidArgument naming the field when a value is not finite, pixelsPerUnit is not > 0, or
+  /// the axes are degenerate.
+  Status validate() const;
+};
+
+/// A sprite atlas as renderSprites samples it: a texture (a PNG path, relative to
+/// RendererOptions::textureDirectory, or `builtin:NAME`) divided into columns × rows flipbook
+/// cells; a SpriteItem's uv rect is divided into the same grid and frameIndex picks the cell
+/// (row-major from the top left, clamped to the last cell).
+struct SpriteAtlas {
+  std::string texture = "builtin:soft_circle";
+  std::uint32_t columns = 1;
+  std::uint32_t rows = 1;
+};
+
 struct RenderStats {
   std::uint32_t quads = 0;    ///< drawn
   std::uint32_t culled = 0;   ///< behind the camera, outside the view, or under a pixel
@@ -71,6 +109,25 @@ class ParticleRenderer {
   /// texture that cannot be loaded is an error naming it (IoError / ParseError); built-in sprites
   /// never fail. O(particles · log + covered pixels).
   Status render(const ParticleWorld& world, const Camera& camera, Image& out);
+
+  /// Binds atlasId to a texture for renderSprites, loading it now (IoError / ParseError naming the
+  /// file; NotFound for an unknown builtin sprite; InvalidArgument for an empty name or a zero or
+  /// above-256 column/row count).
+  /// Rebinding an id replaces it. Atlas 0 is bound to builtin:soft_circle until set.
+  /// Allocates: the texture.
+  Status setAtlas(std::uint32_t atlasId, const SpriteAtlas& atlas);
+  /// setAtlas with an image made by the caller (8-bit sRGB, straight alpha).
+  Status setAtlasImage(std::uint32_t atlasId, const Image& image, std::uint32_t columns = 1,
+                       std::uint32_t rows = 1);
+
+  /// Draws a built SpriteBatcher frame: batch by batch in batches() order (one draw call each, as
+  /// a GPU would), each batch's sprites in its depth order, as upright quads of size scale (world
+  /// units), rotated by `rotation` radians counter-clockwise on screen, tinted (linear, straight
+  /// alpha) and blended by the batch's BlendMode (cutout at alpha 0.5). An atlasId with no atlas
+  /// bound → NotFound naming it; a frame not built → InvalidArgument. Same threads, determinism and
+  /// allocation as render(); the ground grid is not drawn (it belongs to 3D cameras).
+  /// O(sprites + covered pixels).
+  Status renderSprites(const SpriteBatcher& batcher, const SpriteView& view, Image& out);
 
   const RenderStats& stats() const noexcept;
 
