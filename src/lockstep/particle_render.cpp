@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstring>
 
 namespace mote::lockstep {
 namespace {
@@ -18,30 +19,60 @@ constexpr std::array<float, 256> kUnitFromU8 = [] {
   return table;
 }();
 
+// The per-call constant part of every declared sprite: SpriteItem from uv to the end.
+struct SpriteTail {
+  render::SpriteUvRect uv;
+  std::uint32_t frameIndex;
+  float rotation;
+  std::uint32_t atlasId;
+  std::uint32_t materialId;
+  render::BlendMode blend;
+};
+static_assert(offsetof(render::SpriteItem, blend) - offsetof(render::SpriteItem, uv) ==
+              offsetof(SpriteTail, blend));
+constexpr std::size_t kTailBytes = offsetof(render::SpriteItem, blend) + sizeof(render::BlendMode) -
+                                   offsetof(render::SpriteItem, uv);
+
+// One particle's sprite, written field by field into `item` (the contract's table).
+template <SimScalar Backend>
+inline void declareOne(const Particle<Backend>& p, render::SpriteItem* __restrict item,
+                       std::int32_t layer, const SpriteTail& tail) {
+  const Vec2<Backend> pos = p.pos;
+  const float size = p.size.toFloat();
+  const std::uint32_t key = isoDepthKey(pos, particleDepthToStepHeight(p.depth), layer);
+  const float r = kUnitFromU8[p.tint[0]];
+  const float g = kUnitFromU8[p.tint[1]];
+  const float b = kUnitFromU8[p.tint[2]];
+  const float a = kUnitFromU8[ParticleSystem<Backend>::fadeAlpha(p)];
+  item->pos = {pos.x.toFloat(), pos.y.toFloat()};
+  item->depthKey = key;
+  item->depthOverride = false;
+  item->scale = {size, size};
+  item->tint = {r, g, b, a};
+  std::memcpy(static_cast<void*>(&item->uv), &tail, kTailBytes);
+}
+
 }  // namespace
 
 template <SimScalar Backend>
 Status declareParticles(render::SpriteBatcher& batcher, const ParticleSystem<Backend>& system,
                         const ParticleDeclareOptions& options) noexcept {
-  const render::SpriteUvRect uv = options.uv;
+  const std::span<const Particle<Backend>> live = system.liveParticles();
+  if (live.empty()) return {};
+  const SpriteTail tail{options.uv, 0, 0.0f, options.atlasId, options.materialId, options.blend};
   const std::int32_t layer = options.layer;
-  for (const Particle<Backend>& p : system.liveParticles()) {
-    // Every field written straight into the batcher's slot (see SpriteBatcher::addInPlace).
-    Status status = batcher.addInPlace([&](render::SpriteItem& item) {
-      const float size = p.size.toFloat();
-      item.pos = {p.pos.x.toFloat(), p.pos.y.toFloat()};
-      item.depthKey = isoDepthKey(p.pos, particleDepthToStepHeight(p.depth), layer);
-      item.depthOverride = false;
-      item.scale = {size, size};
-      item.tint = {kUnitFromU8[p.tint[0]], kUnitFromU8[p.tint[1]], kUnitFromU8[p.tint[2]],
-                   kUnitFromU8[ParticleSystem<Backend>::fadeAlpha(p)]};
-      item.uv = uv;
-      item.frameIndex = 0;
-      item.rotation = 0.0f;
-      item.atlasId = options.atlasId;
-      item.materialId = options.materialId;
-      item.blend = options.blend;
-    });
+  // The slots the frame has room for, filled in one tight loop (no per-sprite window checks)...
+  const std::span<render::SpriteItem> slots =
+      batcher.claim(static_cast<std::uint32_t>(live.size()));
+  render::SpriteItem* __restrict const out = slots.data();
+  const Particle<Backend>* __restrict const in = live.data();
+  const std::size_t claimed = slots.size();
+  for (std::size_t i = 0; i < claimed; ++i)
+    declareOne(in[i], out + i, layer, tail);
+  // ...and the rest one by one: the batcher's errors (stopped, closed) and its overflow policy.
+  for (std::size_t i = claimed; i < live.size(); ++i) {
+    Status status = batcher.addInPlace(
+        [&](render::SpriteItem& item) { declareOne(live[i], &item, layer, tail); });
     if (!status.ok()) return status;  // first failure wins
   }
   return {};

@@ -179,6 +179,23 @@ class SpriteBatcher {
     return addSlow(scratch);
   }
 
+  /// Bulk add() for per-element loops (declareParticles): claims up to `wanted` slots at the end
+  /// of the open window and returns them, already counted in size(), in declaration order. The
+  /// caller must fill every returned slot before the next call on the batcher (claimed slots are
+  /// not initialised). Returns fewer than `wanted` slots when the frame has less room — the rest
+  /// go through add()/addInPlace(), whose overflow policy (drop the oldest) then applies — and an
+  /// empty span when the batcher is stopped, the window closed, or the frame full: add() reports
+  /// which. Complexity: O(1). Allocates: never.
+  std::span<SpriteItem> claim(std::uint32_t wanted) noexcept {
+    detail::SpriteFrameWindow* const window = window_;
+    if (window == nullptr || !window->open) return {};
+    const std::uint32_t room = window->capacity - window->count;
+    const std::uint32_t n = wanted < room ? wanted : room;
+    SpriteItem* const first = window->ring + window->count;
+    window->count += n;
+    return {first, n};
+  }
+
   /// Closes the window, sorts and groups. Stopped → no-op success; a closed window (build() twice)
   /// → InvalidArgument. Complexity: O(n) (radix sort + one grouping pass). Allocates: never.
   Status build() noexcept;
