@@ -277,6 +277,34 @@ TEST(SpriteBatcherProtocol, AtPastSizeReadsADefaultSpriteWithAssertsOff) {
 // ---------------------------------------------------------------------------------------------
 // The radix sort
 
+TEST(SpriteBatcherProtocol, ClaimHandsOutTheRoomLeftInDeclarationOrder) {
+  SpriteBatcher batcher = makeBatcher(5);
+  ASSERT_TRUE(batcher.add(makeItem(0, 30)).ok());
+  std::span<SpriteItem> slots = batcher.claim(3);
+  ASSERT_EQ(slots.size(), 3u);
+  EXPECT_EQ(batcher.size(), 4u);
+  for (std::uint32_t i = 0; i < 3; ++i)
+    slots[i] = makeItem(i + 1, 20 - i);
+  // Only one slot is left: claim gives what there is, then nothing.
+  slots = batcher.claim(3);
+  ASSERT_EQ(slots.size(), 1u);
+  slots[0] = makeItem(4, 10);
+  EXPECT_TRUE(batcher.claim(1).empty());
+  EXPECT_EQ(batcher.size(), 5u);
+  EXPECT_EQ(batcher.at(2).frameIndex, 2u);
+  ASSERT_TRUE(batcher.build().ok());
+  std::vector<std::uint32_t> order;
+  for (const SpriteItem& item : batcher.sorted())
+    order.push_back(item.frameIndex);
+  EXPECT_EQ(order, (std::vector<std::uint32_t>{4, 3, 2, 1, 0}));
+  // Closed window and stopped batcher: nothing to claim (add() says why).
+  EXPECT_TRUE(batcher.claim(1).empty());
+  EXPECT_TRUE(SpriteBatcher{}.claim(1).empty());
+  batcher.beginFrame();
+  EXPECT_TRUE(batcher.claim(0).empty());
+  EXPECT_EQ(batcher.size(), 0u);
+}
+
 TEST(SpriteBatcherSort, EqualKeysKeepDeclarationOrder) {
   SpriteBatcher batcher = makeBatcher(8);
   declareKeysAndBuild(batcher, {5, 5, 5, 1, 5, 1, 0x0100});
