@@ -82,31 +82,101 @@ void radixSort(DrawKey* keys, DrawKey* scratch, std::size_t n) {
   }
 }
 
-std::array<float, 4> sample(const Texture& t, float u, float v) {
-  const float x = u * static_cast<float>(t.width) - 0.5f;
-  const float y = v * static_cast<float>(t.height) - 0.5f;
-  const float fx = std::floor(x);
-  const float fy = std::floor(y);
-  const float ax = x - fx;
-  const float ay = y - fy;
-  const auto clampI = [](float f, std::uint32_t size) {
-    return static_cast<std::uint32_t>(std::clamp(f, 0.0f, static_cast<float>(size - 1)));
+// One RGBA pixel or texel in a vector register: GCC/clang vector extensions compile to SSE on
+// x86-64 (and NEON elsewhere), lane by lane the same IEEE operations as four scalar floats, so the
+// output is bit-identical to the scalar formulation (fp contraction is off project-wide).
+using F4 = float __attribute__((vector_size(16)));
+
+inline F4 loadF4(const std::array<float, 4>& v) {
+  F4 r;
+  std::memcpy(&r, v.data(), sizeof r);
+  return r;
+}
+
+inline void storeF4(std::array<float, 4>& v, F4 r) {
+  std::memcpy(v.data(), &r, sizeof r);
+}
+
+// Bilinear, clamped to the edge texels. Per channel: top = a + (b − a)·ax, bottom = c + (d − c)·ax,
+// top + (bottom − top)·ay.
+inline F4 sample(const Texture& t, float u, float v) {
+  // Coordinates beyond [−1, size] sample the edge texels, as clamping them here does: the clamp
+  // keeps the float → int conversions below in range for any input.
+  const float x =
+      std::clamp(u * static_cast<float>(t.width) - 0.5f, -1.0f, static_cast<float>(t.width));
+  const float y =
+      std::clamp(v * static_cast<float>(t.height) - 0.5f, -1.0f, static_cast<float>(t.height));
+  // floor() by truncation and a correction: exact in this range, and no libm-style sequence.
+  const auto floorToInt = [](float f) {
+    const auto i = static_cast<std::int32_t>(f);
+    return i - static_cast<std::int32_t>(static_cast<float>(i) > f);
   };
-  const std::uint32_t x0 = clampI(fx, t.width);
-  const std::uint32_t x1 = clampI(fx + 1.0f, t.width);
-  const std::uint32_t y0 = clampI(fy, t.height);
-  const std::uint32_t y1 = clampI(fy + 1.0f, t.height);
-  const auto& a = t.texels[std::size_t{y0} * t.width + x0];
-  const auto& b = t.texels[std::size_t{y0} * t.width + x1];
-  const auto& c = t.texels[std::size_t{y1} * t.width + x0];
-  const auto& d = t.texels[std::size_t{y1} * t.width + x1];
-  std::array<float, 4> out{};
-  for (std::size_t k = 0; k < 4; ++k) {
-    const float top = a[k] + (b[k] - a[k]) * ax;
-    const float bottom = c[k] + (d[k] - c[k]) * ax;
-    out[k] = top + (bottom - top) * ay;
+  const std::int32_t ix = floorToInt(x);
+  const std::int32_t iy = floorToInt(y);
+  const float ax = x - static_cast<float>(ix);
+  const float ay = y - static_cast<float>(iy);
+  const auto clampI = [](std::int32_t i, std::uint32_t size) {
+    return static_cast<std::uint32_t>(std::clamp(i, 0, static_cast<std::int32_t>(size) - 1));
+  };
+  const std::uint32_t x0 = clampI(ix, t.width);
+  const std::uint32_t x1 = clampI(ix + 1, t.width);
+  const std::size_t row0 = std::size_t{clampI(iy, t.height)} * t.width;
+  const std::size_t row1 = std::size_t{clampI(iy + 1, t.height)} * t.width;
+  const F4 a = loadF4(t.texels[row0 + x0]);
+  const F4 b = loadF4(t.texels[row0 + x1]);
+  const F4 c = loadF4(t.texels[row1 + x0]);
+  const F4 d = loadF4(t.texels[row1 + x1]);
+  const F4 top = a + (b - a) * ax;
+  const F4 bottom = c + (d - c) * ax;
+  return top + (bottom - top) * ay;
+}
+
+// Where row centre py crosses a convex quad, from its four edge functions a·px + b·py + c >= 0:
+// [first, last) bounds every pixel that can be inside (widened by a pixel and a half each side),
+// and [innerFirst, innerLast) holds pixels inside every edge by a margin far above the rounding
+// of the exact per-pixel test, which that range may skip. Both lie within the given [first, last).
+struct RowSpan {
+  std::uint32_t first = 0, last = 0, innerFirst = 0, innerLast = 0;
+};
+
+inline RowSpan edgeSpan(const std::array<std::array<float, 3>, 4>& edge, float py,
+                        std::uint32_t first, std::uint32_t last) {
+  float lo = static_cast<float>(first);
+  float hi = static_cast<float>(last);
+  float innerLo = lo;
+  float innerHi = hi;
+  for (const auto& e : edge) {
+    const float rest = e[1] * py + e[2];
+    if (e[0] == 0.0f) {
+      // (0·px + b·py) + c is exactly rest: the whole row is in, or out.
+      if (!(rest >= 0.0f)) return {first, first, first, first};
+      continue;
+    }
+    const float cross = -rest / e[0];  // the edge's x at this row
+    // The exact test's rounding, in pixels: a few ulps of its largest term, over |a|.
+    const float scale = std::abs(e[0]) * std::max(hi, 1.0f) + std::abs(e[1] * py) + std::abs(e[2]);
+    const float margin = 2.0f + scale * 0x1p-20f / std::abs(e[0]);
+    if (e[0] > 0.0f) {  // inside for px >= cross
+      lo = std::max(lo, cross - 1.5f);
+      innerLo = std::max(innerLo, cross + margin);
+    } else {  // inside for px <= cross
+      hi = std::min(hi, cross + 1.5f);
+      innerHi = std::min(innerHi, cross - margin);
+    }
   }
-  return out;
+  if (!(lo < hi)) return {first, first, first, first};  // empty, or NaN
+  // Pixel x is centred at x + 0.5.
+  const float from = std::max(static_cast<float>(first), std::floor(lo - 0.5f));
+  const float to = std::max(from, std::min(static_cast<float>(last), std::ceil(hi - 0.5f) + 1.0f));
+  RowSpan span{static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to), 0, 0};
+  span.innerFirst = span.innerLast = span.first;
+  if (innerLo < innerHi) {
+    const float a = std::clamp(std::ceil(innerLo - 0.5f), from, to);
+    const float b = std::clamp(std::floor(innerHi - 0.5f) + 1.0f, a, to);
+    span.innerFirst = static_cast<std::uint32_t>(a);
+    span.innerLast = static_cast<std::uint32_t>(b);
+  }
+  return span;
 }
 
 }  // namespace
@@ -566,22 +636,21 @@ void ParticleRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
     const Quad& q = quads[keys[k].index];
     if (q.maxY < static_cast<float>(y0) || q.minY >= static_cast<float>(y1)) continue;
     const Texture& tex = textures[q.texture];
-    const auto blendPixel = [&](std::array<float, 4>& dst, std::array<float, 4> texel,
-                                float coverage) {
-      std::array<float, 4> src{texel[0] * q.color[0], texel[1] * q.color[1], texel[2] * q.color[2],
-                               texel[3] * q.color[3]};
+    const F4 color = loadF4(q.color);
+    const auto blendPixel = [&](std::array<float, 4>& dst, F4 texel, float coverage) {
+      F4 src = texel * color;
       if (q.blend == Blend::Cutout) {
         const float a = texel[3] * (q.color[3]);
         if (a < q.cutoff || texel[3] <= 0.0f) return;
         const float inv = 1.0f / texel[3];
-        src = {texel[0] * inv * q.color[0] / std::max(q.color[3], 1e-6f),
-               texel[1] * inv * q.color[1] / std::max(q.color[3], 1e-6f),
-               texel[2] * inv * q.color[2] / std::max(q.color[3], 1e-6f), 1.0f};
+        const float alpha = std::max(q.color[3], 1e-6f);
+        src = F4{texel[0] * inv * q.color[0] / alpha, texel[1] * inv * q.color[1] / alpha,
+                 texel[2] * inv * q.color[2] / alpha, 1.0f};
       }
+      // dst.rgb = src.rgb·coverage + dst.rgb·(1 − src.a·coverage); lane 3 of the accumulator is
+      // not read by the resolve.
       const float keep = 1.0f - src[3] * coverage;
-      for (std::size_t c = 0; c < 3; ++c)
-        dst[static_cast<std::size_t>(c)] =
-            src[static_cast<std::size_t>(c)] * coverage + dst[static_cast<std::size_t>(c)] * keep;
+      storeF4(dst, src * coverage + loadF4(dst) * keep);
     };
     // Under a pixel: one sample at the centre, weighted by the quad's area (energy kept).
     const float spanX = q.maxX - q.minX;
@@ -595,7 +664,7 @@ void ParticleRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
       const float area = 0.5f * std::abs((q.x[2] - q.x[0]) * (q.y[3] - q.y[1]) -
                                          (q.x[3] - q.x[1]) * (q.y[2] - q.y[0]));
       // The sprite's average texel stands in for the whole.
-      const std::array<float, 4> texel = sample(tex, q.ua + 0.5f * q.du, q.va + 0.5f * q.dv);
+      const F4 texel = sample(tex, q.ua + 0.5f * q.du, q.va + 0.5f * q.dv);
       blendPixel(accum[std::size_t(cy) * w + std::size_t(cx)], texel, std::min(area, 1.0f));
       continue;
     }
@@ -656,21 +725,23 @@ void ParticleRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
     for (std::uint32_t y = ya; y < yb; ++y) {
       const float py = static_cast<float>(y) + 0.5f;
       std::array<float, 4>* row = accum.data() + std::size_t{y} * w;
-      for (std::uint32_t x = xa; x < xb; ++x) {
+      const RowSpan span = edgeSpan(edge, py, xa, xb);
+      for (std::uint32_t x = span.first; x < span.last; ++x) {
         const float px = static_cast<float>(x) + 0.5f;
-        bool inside = true;
-        for (const auto& e : edge)
-          inside = inside && e[0] * px + e[1] * py + e[2] >= 0.0f;
-        if (!inside) continue;
+        if (x < span.innerFirst || x >= span.innerLast) {
+          bool inside = true;
+          for (const auto& e : edge)
+            inside = inside && e[0] * px + e[1] * py + e[2] >= 0.0f;
+          if (!inside) continue;
+        }
         const Affine& f = (dA * px + dB * py + dC) * side1 >= 0.0f ? lower : upper;
         const float s = std::clamp(f.s0 + f.dsdx * (px - f.ax) + f.dsdy * (py - f.ay), 0.0f, 1.0f);
         const float t = std::clamp(f.t0 + f.dtdx * (px - f.ax) + f.dtdy * (py - f.ay), 0.0f, 1.0f);
         // Image rows run top-down; the billboard's t runs bottom-up.
-        std::array<float, 4> texel = sample(tex, q.ua + s * q.du, q.va + (1.0f - t) * q.dv);
+        F4 texel = sample(tex, q.ua + s * q.du, q.va + (1.0f - t) * q.dv);
         if (q.frameBlend > 0.0f) {
-          const std::array<float, 4> other = sample(tex, q.ub + s * q.du, q.vb + (1.0f - t) * q.dv);
-          for (std::size_t c = 0; c < 4; ++c)
-            texel[c] += (other[c] - texel[c]) * q.frameBlend;
+          const F4 other = sample(tex, q.ub + s * q.du, q.vb + (1.0f - t) * q.dv);
+          texel += (other - texel) * q.frameBlend;
         }
         blendPixel(row[x], texel, 1.0f);
       }
