@@ -15,6 +15,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -40,6 +41,10 @@ struct Quad {
   float minX = 0.0f, maxX = 0.0f, minY = 0.0f, maxY = 0.0f;
   std::array<float, 4> color{};  // premultiplied linear; alpha 0 for additive
   float cutoff = 0.0f;
+  // Soft particles: the fade against the scene depth, (sceneDepth − depth) · invSoft clamped to
+  // [0, 1]; invSoft 0 draws hard.
+  float depth = 0.0f;
+  float invSoft = 0.0f;
   // Flipbook cells (texture UV origin) and the cell size; blend weight toward cell b.
   float ua = 0.0f, va = 0.0f, ub = 0.0f, vb = 0.0f, du = 1.0f, dv = 1.0f, frameBlend = 0.0f;
   std::uint32_t texture = 0;
@@ -209,6 +214,9 @@ struct ParticleRenderer::Impl {
   std::vector<DrawKey> keys;
   std::vector<DrawKey> scratch;
   std::vector<std::array<float, 4>> accum;  // premultiplied linear, viewport-sized
+  // View depth of the opaque scene (the ground plane) at each pixel centre, +inf where the view
+  // ray misses it; written by clearBand when the ground is drawn. Viewport-sized when ground is on.
+  std::vector<float> sceneDepth;
   std::vector<EmitterHandle> emitters;
   std::vector<EmitterView> views;
   std::vector<std::uint32_t> emitterOrder;
@@ -274,6 +282,8 @@ Result<ParticleRenderer> ParticleRenderer::create(const RendererOptions& options
   impl->keys.resize(options.maxQuads);
   impl->scratch.resize(options.maxQuads);
   impl->accum.resize(std::size_t{options.viewport.width} * options.viewport.height);
+  if (options.ground)
+    impl->sceneDepth.resize(std::size_t{options.viewport.width} * options.viewport.height);
   impl->emitters.resize(4096);
   impl->emitterOrder.reserve(4096);
   impl->views.reserve(4096);
@@ -401,6 +411,10 @@ void ParticleRenderer::Impl::emitQuads(const EmitterView& v, const BillboardView
     const float b = std::max(color[2], 0.0f) * alpha;
     quad.color = {r, g, b, blend == Blend::Additive ? 0.0f : alpha};
     quad.cutoff = m != nullptr ? m->alphaCutoff : 0.5f;
+    if (drawGround && m != nullptr && m->softDistance > 0.0f) {
+      quad.depth = glm::dot(in.position - camera.position, camera.forward);
+      quad.invSoft = 1.0f / m->softDistance;
+    }
     quad.blend = blend;
     quad.texture = textureIndex;
     quad.du = 1.0f / static_cast<float>(columns);
@@ -596,6 +610,8 @@ void ParticleRenderer::Impl::clearBand(std::uint32_t y0, std::uint32_t y1) {
     std::array<float, 4>* row = accum.data() + std::size_t{y} * w;
     std::fill(row, row + w, bg);
     if (!drawGround) continue;
+    float* depthRow = sceneDepth.data() + std::size_t{y} * w;
+    std::fill(depthRow, depthRow + w, std::numeric_limits<float>::infinity());
     // A grid on y = 0: the view ray through each pixel centre, lines every metre.
     for (std::uint32_t x = 0; x < w; ++x) {
       const float ndcX = (static_cast<float>(x) + 0.5f) / static_cast<float>(w) * 2.0f - 1.0f;
@@ -612,6 +628,10 @@ void ParticleRenderer::Impl::clearBand(std::uint32_t y0, std::uint32_t y1) {
       }
       if (!(dir.y < -1e-4f)) continue;
       const float t = -origin.y / dir.y;
+      if (!(t > 0.0f)) continue;
+      // dir is forward plus a sideways part (perspective) or forward (orthographic): t is the
+      // ground point's view depth either way.
+      depthRow[x] = t;
       const float gx = origin.x + dir.x * t;
       const float gz = origin.z + dir.z * t;
       const float dist = t * glm::length(dir);
@@ -652,6 +672,11 @@ void ParticleRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
       const float keep = 1.0f - src[3] * coverage;
       storeF4(dst, src * coverage + loadF4(dst) * keep);
     };
+    // Soft particles: how much of the quad shows in front of the scene at pixel `at`.
+    const auto softFade = [&](std::size_t at) {
+      if (q.invSoft == 0.0f) return 1.0f;
+      return std::clamp((sceneDepth[at] - q.depth) * q.invSoft, 0.0f, 1.0f);
+    };
     // Under a pixel: one sample at the centre, weighted by the quad's area (energy kept).
     const float spanX = q.maxX - q.minX;
     const float spanY = q.maxY - q.minY;
@@ -664,8 +689,11 @@ void ParticleRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
       const float area = 0.5f * std::abs((q.x[2] - q.x[0]) * (q.y[3] - q.y[1]) -
                                          (q.x[3] - q.x[1]) * (q.y[2] - q.y[0]));
       // The sprite's average texel stands in for the whole.
+      const std::size_t at = std::size_t(cy) * w + std::size_t(cx);
+      const float fade = softFade(at);
+      if (!(fade > 0.0f)) continue;
       const F4 texel = sample(tex, q.ua + 0.5f * q.du, q.va + 0.5f * q.dv);
-      blendPixel(accum[std::size_t(cy) * w + std::size_t(cx)], texel, std::min(area, 1.0f));
+      blendPixel(accum[at], texel, std::min(area, 1.0f) * fade);
       continue;
     }
     // Edges, oriented so the inside is positive.
@@ -734,6 +762,8 @@ void ParticleRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
             inside = inside && e[0] * px + e[1] * py + e[2] >= 0.0f;
           if (!inside) continue;
         }
+        const float fade = softFade(std::size_t{y} * w + x);
+        if (!(fade > 0.0f)) continue;
         const Affine& f = (dA * px + dB * py + dC) * side1 >= 0.0f ? lower : upper;
         const float s = std::clamp(f.s0 + f.dsdx * (px - f.ax) + f.dsdy * (py - f.ay), 0.0f, 1.0f);
         const float t = std::clamp(f.t0 + f.dtdx * (px - f.ax) + f.dtdy * (py - f.ay), 0.0f, 1.0f);
@@ -743,7 +773,7 @@ void ParticleRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
           const F4 other = sample(tex, q.ub + s * q.du, q.vb + (1.0f - t) * q.dv);
           texel += (other - texel) * q.frameBlend;
         }
-        blendPixel(row[x], texel, 1.0f);
+        blendPixel(row[x], texel, fade);
       }
     }
   }
@@ -753,6 +783,7 @@ Status ParticleRenderer::render(const ParticleWorld& world, const Camera& camera
   Impl& r = *impl_;
   if (Status s = camera.validate(); !s.ok()) return s;
   r.stats = {};
+  r.drawGround = r.options.ground;
   r.camera = camera;
   r.viewProjection = camera.projectionMatrix() * camera.viewMatrix();
   const BillboardView view = BillboardView::fromCamera(camera);
@@ -784,7 +815,6 @@ Status ParticleRenderer::render(const ParticleWorld& world, const Camera& camera
     if (!texture.ok()) return texture.status();
     r.emitQuads(views[k], view, texture.value());
   }
-  r.drawGround = r.options.ground;
   return r.finish(out);
 }
 

@@ -100,6 +100,52 @@ TEST(ParticleRenderer, BlendedFlipbookMatchesItsGolden) {
   expectGolden(renderScene(compileJson(scene(material, "billboard"))), "flipbook_blend");
 }
 
+// Five still particles on the ground line, half below it, seen from above the ground plane.
+Image renderOnGround(float softDistance) {
+  const std::string json =
+      R"({"format": "mote.effect/1", "name": "soft", "materials": [{"name": "m", "texture": "builtin:soft_circle", "blend": "additive", "soft_distance": )" +
+      std::to_string(softDistance) + R"(}], "emitters": [{"name": "e", "material": "m",
+    "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 5}]},
+    "shape": {"kind": "line", "end": [2, 0, 0]},
+    "init": {"lifetime": 10, "size": 0.9, "color": [1, 0.5, 0.2, 1]},
+    "position": [-1, 0.1, 0]}]})";
+  auto world = ParticleWorld::create({}).takeValue();
+  EXPECT_TRUE(world->addEffect(compileJson(json)).ok());
+  world->tick(1.0f / 30.0f);
+  RendererOptions options;
+  options.viewport = {96, 64};
+  options.builtinSpriteSize = 32;
+  options.ground = true;
+  auto renderer = ParticleRenderer::create(options).takeValue();
+  Camera camera = Camera::perspective(0.9f, 1.5f, 0.1f, 100.0f).value();
+  EXPECT_TRUE(camera.lookAt({0.0f, 1.2f, 3.0f}, {0.0f, 0.1f, 0.0f}, {0.0f, 1.0f, 0.0f}).ok());
+  Image image;
+  const Status s = renderer.render(*world, camera, image);
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(renderer.stats().quads, 5u);
+  return image;
+}
+
+TEST(ParticleRenderer, SoftParticlesFadeIntoTheGroundAndMatchTheirGolden) {
+  const Image soft = renderOnGround(0.3f);
+  const Image hard = renderOnGround(0.0f);
+  expectGolden(soft, "soft_fade");
+  // Additive over the ground: the fade only ever removes light, and it removes it where the
+  // quads meet or pass below the ground.
+  std::uint32_t dimmer = 0;
+  for (std::uint32_t y = 0; y < soft.height(); ++y) {
+    for (std::uint32_t x = 0; x < soft.width(); ++x) {
+      const Rgba8 s = soft.pixel(x, y);
+      const Rgba8 h = hard.pixel(x, y);
+      ASSERT_LE(s.r, h.r);
+      ASSERT_LE(s.g, h.g);
+      ASSERT_LE(s.b, h.b);
+      dimmer += s.r < h.r ? 1u : 0u;
+    }
+  }
+  EXPECT_GT(dimmer, 200u);
+}
+
 TEST(ParticleRenderer, OutputIsTheSameOnAnyThreadCount) {
   const auto effect = compileJson(scene(kSoft, "stretched"));
   const Image one = renderScene(effect);
