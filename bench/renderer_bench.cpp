@@ -86,6 +86,19 @@ BENCHMARK(BM_Particles)
     ->Arg(1000000)
     ->Unit(benchmark::kMillisecond);
 
+// Render prep: packets, camera-facing quads and the back-to-front sort (alpha blend), no raster.
+void BM_Prep(benchmark::State& state) {
+  const auto n = static_cast<std::uint32_t>(state.range(0));
+  Scene s = makeScene(compile(authoring::parseEffect(burst(n, 0.02f, "alpha"))), 1, 1.0f / 60.0f,
+                      {0.0f, 0.0f, 0.0f});
+  for (auto _ : state) {
+    if (!s.renderer->prepare(*s.world, s.camera).ok()) std::abort();
+  }
+  state.counters["quads"] = s.renderer->stats().quads;
+  state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_Prep)->Name("render/prep")->Arg(10000)->Arg(1000000)->Unit(benchmark::kMicrosecond);
+
 // 16 quads of 40 m, each covering the whole 1280x720 view: items are blended pixels.
 void BM_FillRate(benchmark::State& state) {
   Scene s = makeScene(compile(authoring::parseEffect(burst(16, 40.0f, "alpha"))),

@@ -5,6 +5,7 @@
 #include <mote/render/billboard.h>
 #include <mote/render/particle_renderer.h>
 #include <mote/render/procedural_sprite.h>
+#include <mote/render/render_packet.h>
 
 #include <glm/geometric.hpp>
 #include <glm/gtc/quaternion.hpp>
@@ -217,9 +218,7 @@ struct ParticleRenderer::Impl {
   // View depth of the opaque scene (the ground plane) at each pixel centre, +inf where the view
   // ray misses it; written by clearBand when the ground is drawn. Viewport-sized when ground is on.
   std::vector<float> sceneDepth;
-  std::vector<EmitterHandle> emitters;
-  std::vector<EmitterView> views;
-  std::vector<std::uint32_t> emitterOrder;
+  RenderPacketBuilder packets;
   std::array<std::uint8_t, 4096> srgbLut{};
   RenderStats stats;
   // Per-frame view.
@@ -234,6 +233,7 @@ struct ParticleRenderer::Impl {
     std::uint32_t rows = 1;
   };
   std::vector<AtlasBinding> atlases;
+  bool prepared = false;    // a draw list is ready for rasterize()
   bool drawGround = false;  // this frame: the 3D ground grid (render(), not renderSprites())
 
   Result<std::uint32_t> texture(const bytecode::CompiledMaterial* material);
@@ -243,12 +243,12 @@ struct ParticleRenderer::Impl {
   void emitSprites(const SpriteBatcher& batcher, const SpriteView& view);
   // Rasterizes the frame's quads in key order in parallel bands and resolves them into `out`.
   Status finish(Image& out);
-  void emitQuads(const EmitterView& v, const BillboardView& view, std::uint32_t texture);
+  void emitQuads(const RenderPacket& p, const BillboardView& view, std::uint32_t texture);
   bool project(const std::array<glm::vec3, 4>& corners, Quad& quad);
   void pushStrip(std::span<const glm::vec3> points, float halfWidth,
                  const std::array<float, 4>& color, Blend blend, std::uint32_t texture);
-  void emitChain(const EmitterView& v, Blend blend, std::uint32_t texture);
-  void emitBeams(const EmitterView& v, Blend blend, std::uint32_t texture);
+  void emitChain(const RenderPacket& p, Blend blend, std::uint32_t texture);
+  void emitBeams(const RenderPacket& p, Blend blend, std::uint32_t texture);
   std::vector<glm::vec3> bolt;  // a beam's points (reserved at create: 2^10 + 1)
   void rasterizeBand(std::uint32_t y0, std::uint32_t y1);
   void clearBand(std::uint32_t y0, std::uint32_t y1);
@@ -284,9 +284,7 @@ Result<ParticleRenderer> ParticleRenderer::create(const RendererOptions& options
   impl->accum.resize(std::size_t{options.viewport.width} * options.viewport.height);
   if (options.ground)
     impl->sceneDepth.resize(std::size_t{options.viewport.width} * options.viewport.height);
-  impl->emitters.resize(4096);
-  impl->emitterOrder.reserve(4096);
-  impl->views.reserve(4096);
+  impl->packets = RenderPacketBuilder::create(4096).takeValue();
   impl->bolt.reserve((std::size_t{1} << 10) + 1);
   for (std::size_t i = 0; i < impl->srgbLut.size(); ++i) {
     const float s =
@@ -325,73 +323,64 @@ Result<std::uint32_t> ParticleRenderer::Impl::textureNamed(std::string_view name
   return static_cast<std::uint32_t>(textures.size() - 1);
 }
 
-void ParticleRenderer::Impl::emitQuads(const EmitterView& v, const BillboardView& view,
+void ParticleRenderer::Impl::emitQuads(const RenderPacket& p, const BillboardView& view,
                                        std::uint32_t textureIndex) {
-  const bytecode::CompiledEmitter& e = *v.emitter;
-  const bytecode::ParticleChannels& ch = e.channels;
-  if (ch.position < 0) return;
-  const auto stream = [&](std::int32_t channel, std::size_t lane) -> const float* {
-    return channel < 0 ? nullptr : v.streams[static_cast<std::size_t>(channel) + lane];
-  };
-  const bytecode::CompiledMaterial* m = v.material;
-  const bytecode::BlendMode materialBlend = m != nullptr ? m->blend : bytecode::BlendMode::Alpha;
-  const Blend blend = materialBlend == bytecode::BlendMode::Additive ? Blend::Additive
-                      : materialBlend == bytecode::BlendMode::Cutout ? Blend::Cutout
-                                                                     : Blend::Over;
-  const std::uint32_t columns = m != nullptr ? std::max(1u, m->columns) : 1u;
-  const std::uint32_t rows = m != nullptr ? std::max(1u, m->rows) : 1u;
+  if (!p.position.present()) return;
+  const bytecode::CompiledMaterial* m = p.material;
+  const Blend blend = p.blend == bytecode::BlendMode::Additive ? Blend::Additive
+                      : p.blend == bytecode::BlendMode::Cutout ? Blend::Cutout
+                                                               : Blend::Over;
+  const std::uint32_t columns = p.sheet.columns;
+  const std::uint32_t rows = p.sheet.rows;
   const std::uint32_t cells = columns * rows;
-  const bool local = bytecode::movesWithEmitter(e.space);
-  const glm::quat emitterRotation(v.transform.rotation[3], v.transform.rotation[0],
-                                  v.transform.rotation[1], v.transform.rotation[2]);
-  const glm::vec3 emitterPosition(v.transform.position[0], v.transform.position[1],
-                                  v.transform.position[2]);
-  const auto mode = static_cast<BillboardMode>(
-      std::min<int>(static_cast<int>(e.render.mode), kBillboardModeCount - 1));
+  const bool local = p.local;
+  const glm::quat emitterRotation(p.transform.rotation[3], p.transform.rotation[0],
+                                  p.transform.rotation[1], p.transform.rotation[2]);
+  const glm::vec3 emitterPosition(p.transform.position[0], p.transform.position[1],
+                                  p.transform.position[2]);
+  const bytecode::CompiledRender& rd = p.description->render;
+  const auto mode =
+      static_cast<BillboardMode>(std::min<int>(static_cast<int>(p.mode), kBillboardModeCount - 1));
   BillboardView bv = view;
-  bv.stretchScaleSeconds = e.render.stretchScale;
-  if (e.render.mode == bytecode::RenderMode::LinkedChain) {
-    emitChain(v, blend, textureIndex);
+  bv.stretchScaleSeconds = rd.stretchScale;
+  if (p.mode == bytecode::RenderMode::LinkedChain) {
+    emitChain(p, blend, textureIndex);
     return;
   }
-  if (e.render.mode == bytecode::RenderMode::Beam) {
-    emitBeams(v, blend, textureIndex);
+  if (p.mode == bytecode::RenderMode::Beam) {
+    emitBeams(p, blend, textureIndex);
     return;
   }
   const std::uint32_t first = static_cast<std::uint32_t>(quads.size());
-  bytecode::ParticleSort sort = e.render.sort;
-  if (sort == bytecode::ParticleSort::Auto) {
-    sort = blend == Blend::Additive ? bytecode::ParticleSort::None
-                                    : bytecode::ParticleSort::BackToFront;
-  }
-  for (std::uint32_t i = 0; i < v.live; ++i) {
-    std::array<float, 4> color{1.0f, 1.0f, 1.0f, 1.0f};
-    if (ch.color >= 0) {
-      for (std::size_t c = 0; c < 4; ++c)
-        color[c] = stream(ch.color, c)[i];
-    }
+  const bytecode::ParticleSort sort = p.sort;
+  for (std::uint32_t i = 0; i < p.count; ++i) {
+    const std::array<float, 4> color =
+        p.color.uniform ? p.color.value
+                        : std::array<float, 4>{p.color.streams[0][i], p.color.streams[1][i],
+                                               p.color.streams[2][i], p.color.streams[3][i]};
     const float alpha = std::clamp(color[3], 0.0f, 1.0f);
     if (!(alpha > 0.0f) && blend != Blend::Additive) continue;
     BillboardInput in;
     in.position =
-        glm::vec3(stream(ch.position, 0)[i], stream(ch.position, 1)[i], stream(ch.position, 2)[i]);
-    if (ch.velocity >= 0) {
-      in.velocity = glm::vec3(stream(ch.velocity, 0)[i], stream(ch.velocity, 1)[i],
-                              stream(ch.velocity, 2)[i]);
+        glm::vec3(p.position.streams[0][i], p.position.streams[1][i], p.position.streams[2][i]);
+    if (p.velocity.present()) {
+      in.velocity =
+          glm::vec3(p.velocity.streams[0][i], p.velocity.streams[1][i], p.velocity.streams[2][i]);
     }
     if (local) {
       in.position = emitterPosition + emitterRotation * in.position;
       in.velocity = emitterRotation * in.velocity;
     }
-    if (ch.size >= 0) in.halfSize = glm::vec2(stream(ch.size, 0)[i], stream(ch.size, 1)[i]) * 0.5f;
+    if (p.size.present())
+      in.halfSize = glm::vec2(p.size.streams[0][i], p.size.streams[1][i]) * 0.5f;
     if (!(in.halfSize.x > 0.0f) || !(in.halfSize.y > 0.0f)) continue;
     glm::quat q(1.0f, 0.0f, 0.0f, 0.0f);
-    if (ch.orientation >= 0) {
-      q = normalizedOrientation(
-          glm::quat(stream(ch.orientation, 3)[i], stream(ch.orientation, 0)[i],
-                    stream(ch.orientation, 1)[i], stream(ch.orientation, 2)[i]));
+    if (p.orientation.present()) {
+      q = normalizedOrientation(glm::quat(p.orientation.streams[3][i], p.orientation.streams[0][i],
+                                          p.orientation.streams[1][i],
+                                          p.orientation.streams[2][i]));
     }
-    if (ch.rotation >= 0) q = q * glm::angleAxis(stream(ch.rotation, 0)[i], glm::vec3(0, 0, 1));
+    if (p.rotation.present()) q = q * glm::angleAxis(p.rotation.at(0, i), glm::vec3(0, 0, 1));
     in.orientation = q;
     in.emitterRotation = emitterRotation;
     if (mode == BillboardMode::Stretched) {
@@ -401,7 +390,7 @@ void ParticleRenderer::Impl::emitQuads(const EmitterView& v, const BillboardView
       const float metresPerHeight =
           2.0f * camera.halfHeightExtent() *
           (camera.projection == Projection::Perspective ? std::max(depth, camera.nearZ) : 1.0f);
-      bv.stretchScaleSeconds = e.render.stretchScale * metresPerHeight / (2.0f * in.halfSize.y);
+      bv.stretchScaleSeconds = rd.stretchScale * metresPerHeight / (2.0f * in.halfSize.y);
     }
     const std::array<glm::vec3, 4> corners = billboardCorners(bv, mode, in);
     Quad quad;
@@ -419,8 +408,8 @@ void ParticleRenderer::Impl::emitQuads(const EmitterView& v, const BillboardView
     quad.texture = textureIndex;
     quad.du = 1.0f / static_cast<float>(columns);
     quad.dv = 1.0f / static_cast<float>(rows);
-    if (cells > 1 && ch.frame >= 0) {
-      const float frame = stream(ch.frame, 0)[i];
+    if (cells > 1 && p.frame.present()) {
+      const float frame = p.frame.at(0, i);
       const float whole = std::floor(frame);
       const auto cellOf = [&](float f) {
         const auto k =
@@ -431,19 +420,19 @@ void ParticleRenderer::Impl::emitQuads(const EmitterView& v, const BillboardView
       const auto a = cellOf(whole);
       const float next = whole + 1.0f < static_cast<float>(cells)
                              ? whole + 1.0f
-                             : static_cast<float>(m != nullptr ? m->frameBegin : 0);
+                             : static_cast<float>(p.sheet.frameBegin);
       const auto nb = cellOf(next);
       quad.ua = a[0];
       quad.va = a[1];
       quad.ub = nb[0];
       quad.vb = nb[1];
-      quad.frameBlend = m != nullptr && m->frameBlend ? frame - whole : 0.0f;
+      quad.frameBlend = p.sheet.frameBlend ? frame - whole : 0.0f;
     }
     const glm::vec4 center = viewProjection * glm::vec4(in.position, 1.0f);
     const auto index = static_cast<std::uint32_t>(quads.size());
     quads.push_back(quad);
     // Back to front: larger depth first. Oldest first: smaller id (spawn order) first.
-    const std::uint32_t id = v.ids[i];
+    const std::uint32_t id = p.ids[i];
     std::uint32_t key = ~orderedBits(center.w);
     if (sort == bytecode::ParticleSort::FrontToBack) key = orderedBits(center.w);
     if (sort == bytecode::ParticleSort::OldestFirst) key = id;
@@ -522,27 +511,20 @@ void ParticleRenderer::Impl::pushStrip(std::span<const glm::vec3> points, float 
 
 // linked_chain: one ribbon through the emitter's particles in slot order (the world keeps chain
 // emitters in age order), `chain_width` wide, each segment in its older particle's colour.
-void ParticleRenderer::Impl::emitChain(const EmitterView& v, Blend blend, std::uint32_t texture) {
-  const bytecode::ParticleChannels& ch = v.emitter->channels;
-  const bool local = bytecode::movesWithEmitter(v.emitter->space);
-  const glm::quat rotation(v.transform.rotation[3], v.transform.rotation[0],
-                           v.transform.rotation[1], v.transform.rotation[2]);
-  const glm::vec3 origin(v.transform.position[0], v.transform.position[1], v.transform.position[2]);
+void ParticleRenderer::Impl::emitChain(const RenderPacket& p, Blend blend, std::uint32_t texture) {
+  const glm::quat rotation(p.transform.rotation[3], p.transform.rotation[0],
+                           p.transform.rotation[1], p.transform.rotation[2]);
+  const glm::vec3 origin(p.transform.position[0], p.transform.position[1], p.transform.position[2]);
   const auto point = [&](std::uint32_t i) {
-    const auto p = static_cast<std::size_t>(ch.position);
-    const glm::vec3 q(v.streams[p][i], v.streams[p + 1][i], v.streams[p + 2][i]);
-    return local ? origin + rotation * q : q;
+    const glm::vec3 q(p.position.streams[0][i], p.position.streams[1][i], p.position.streams[2][i]);
+    return p.local ? origin + rotation * q : q;
   };
   const auto colorOf = [&](std::uint32_t i) {
-    std::array<float, 4> c{1.0f, 1.0f, 1.0f, 1.0f};
-    if (ch.color >= 0) {
-      for (std::size_t k = 0; k < 4; ++k)
-        c[k] = v.streams[static_cast<std::size_t>(ch.color) + k][i];
-    }
-    return c;
+    return std::array<float, 4>{p.color.at(0, i), p.color.at(1, i), p.color.at(2, i),
+                                p.color.at(3, i)};
   };
-  const float halfWidth = v.emitter->render.chainWidth * 0.5f;
-  for (std::uint32_t i = 0; i + 1 < v.live; ++i) {
+  const float halfWidth = p.description->render.chainWidth * 0.5f;
+  for (std::uint32_t i = 0; i + 1 < p.count; ++i) {
     const std::array<glm::vec3, 2> segment{point(i), point(i + 1)};
     pushStrip(segment, halfWidth, colorOf(i), blend, texture);
   }
@@ -552,17 +534,16 @@ void ParticleRenderer::Impl::emitChain(const EmitterView& v, Blend blend, std::u
 // emitter field `target_field`), built by midpoint subdivision — 2^subdivisions segments, level k
 // displacing each midpoint sideways by up to radius · roughness^k — re-shaped every
 // update_interval of emitter time; the particle's colour, `width` wide.
-void ParticleRenderer::Impl::emitBeams(const EmitterView& v, Blend blend, std::uint32_t texture) {
-  const bytecode::CompiledRender& rd = v.emitter->render;
-  const bytecode::ParticleChannels& ch = v.emitter->channels;
-  const glm::quat rotation(v.transform.rotation[3], v.transform.rotation[0],
-                           v.transform.rotation[1], v.transform.rotation[2]);
-  const glm::vec3 start(v.transform.position[0], v.transform.position[1], v.transform.position[2]);
+void ParticleRenderer::Impl::emitBeams(const RenderPacket& p, Blend blend, std::uint32_t texture) {
+  const bytecode::CompiledRender& rd = p.description->render;
+  const glm::quat rotation(p.transform.rotation[3], p.transform.rotation[0],
+                           p.transform.rotation[1], p.transform.rotation[2]);
+  const glm::vec3 start(p.transform.position[0], p.transform.position[1], p.transform.position[2]);
   glm::vec3 target(rd.beamTarget[0], rd.beamTarget[1], rd.beamTarget[2]);
   if (rd.beamTargetField >= 0 &&
-      static_cast<std::size_t>(rd.beamTargetField) + 3 <= v.emitterWords.size()) {
+      static_cast<std::size_t>(rd.beamTargetField) + 3 <= p.emitterWords.size()) {
     const auto f = static_cast<std::size_t>(rd.beamTargetField);
-    target = glm::vec3(v.emitterWords[f], v.emitterWords[f + 1], v.emitterWords[f + 2]);
+    target = glm::vec3(p.emitterWords[f], p.emitterWords[f + 1], p.emitterWords[f + 2]);
   }
   const glm::vec3 end = start + rotation * target;
   const glm::vec3 axis = end - start;
@@ -575,9 +556,9 @@ void ParticleRenderer::Impl::emitBeams(const EmitterView& v, Blend blend, std::u
   const std::uint32_t levels = std::min(rd.beamSubdivisions, 10u);
   const std::size_t segments = std::size_t{1} << levels;
   const auto shape = static_cast<std::uint64_t>(
-      rd.beamUpdateInterval > 0.0f ? std::floor(std::max(v.time, 0.0f) / rd.beamUpdateInterval)
-                                   : std::floor(std::max(v.time, 0.0f) * 60.0f));
-  for (std::uint32_t i = 0; i < v.live; ++i) {
+      rd.beamUpdateInterval > 0.0f ? std::floor(std::max(p.time, 0.0f) / rd.beamUpdateInterval)
+                                   : std::floor(std::max(p.time, 0.0f) * 60.0f));
+  for (std::uint32_t i = 0; i < p.count; ++i) {
     bolt.assign(segments + 1, start);
     bolt[segments] = end;
     // Midpoint subdivision, level by level: spacing halves, displacement shrinks by roughness.
@@ -585,7 +566,7 @@ void ParticleRenderer::Impl::emitBeams(const EmitterView& v, Blend blend, std::u
     std::uint32_t draw = 0;
     for (std::size_t step = segments; step > 1; step /= 2) {
       for (std::size_t at = step / 2; at < segments; at += step) {
-        const std::array<std::uint32_t, 4> bits = counterRandom4(v.ids[i], shape, draw++);
+        const std::array<std::uint32_t, 4> bits = counterRandom4(p.ids[i], shape, draw++);
         const float angle = unitFloatFromU32(bits[0]) * 6.2831853f;
         const float amount = (unitFloatFromU32(bits[1]) * 2.0f - 1.0f) * scale;
         bolt[at] = (bolt[at - step / 2] + bolt[at + step / 2]) * 0.5f +
@@ -593,11 +574,8 @@ void ParticleRenderer::Impl::emitBeams(const EmitterView& v, Blend blend, std::u
       }
       scale *= rd.beamRoughness;
     }
-    std::array<float, 4> color{1.0f, 1.0f, 1.0f, 1.0f};
-    if (ch.color >= 0) {
-      for (std::size_t k = 0; k < 4; ++k)
-        color[k] = v.streams[static_cast<std::size_t>(ch.color) + k][i];
-    }
+    const std::array<float, 4> color{p.color.at(0, i), p.color.at(1, i), p.color.at(2, i),
+                                     p.color.at(3, i)};
     pushStrip(bolt, rd.beamWidth * 0.5f, color, blend, texture);
   }
 }
@@ -779,47 +757,41 @@ void ParticleRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
   }
 }
 
-Status ParticleRenderer::render(const ParticleWorld& world, const Camera& camera, Image& out) {
+Status ParticleRenderer::prepare(const ParticleWorld& world, const Camera& camera) {
   Impl& r = *impl_;
+  r.prepared = false;
   if (Status s = camera.validate(); !s.ok()) return s;
   r.stats = {};
   r.drawGround = r.options.ground;
   r.camera = camera;
   r.viewProjection = camera.projectionMatrix() * camera.viewMatrix();
   const BillboardView view = BillboardView::fromCamera(camera);
-  const std::uint32_t count = world.emitters(r.emitters);
-  const std::uint32_t shown =
-      std::min<std::uint32_t>(count, static_cast<std::uint32_t>(r.emitters.size()));
   // Emitters by sort_order (stable: equal orders keep the effect's order).
-  r.emitterOrder.clear();
-  std::vector<EmitterView>& views = r.views;
-  views.clear();
-  for (std::uint32_t i = 0; i < shown; ++i) {
-    Result<EmitterView> v = world.view(r.emitters[i]);
-    if (!v.ok()) continue;
-    views.push_back(v.value());
-    r.emitterOrder.push_back(static_cast<std::uint32_t>(views.size() - 1));
-  }
-  // Insertion sort: stable, allocation-free, and emitters are few.
-  for (std::size_t i = 1; i < r.emitterOrder.size(); ++i) {
-    const std::uint32_t moving = r.emitterOrder[i];
-    const std::int32_t order = views[moving].emitter->render.sortOrder;
-    std::size_t at = i;
-    for (; at > 0 && views[r.emitterOrder[at - 1]].emitter->render.sortOrder > order; --at)
-      r.emitterOrder[at] = r.emitterOrder[at - 1];
-    r.emitterOrder[at] = moving;
-  }
+  r.packets.build(world);
   r.quads.clear();
-  for (const std::uint32_t k : r.emitterOrder) {
-    Result<std::uint32_t> texture = r.texture(views[k].material);
+  for (const RenderPacket& packet : r.packets.packets()) {
+    Result<std::uint32_t> texture = r.texture(packet.material);
     if (!texture.ok()) return texture.status();
-    r.emitQuads(views[k], view, texture.value());
+    r.emitQuads(packet, view, texture.value());
   }
-  return r.finish(out);
+  r.stats.quads = static_cast<std::uint32_t>(r.quads.size());
+  r.prepared = true;
+  return {};
+}
+
+Status ParticleRenderer::rasterize(Image& out) {
+  if (!impl_->prepared) {
+    return invalidArgument("ParticleRenderer::rasterize: no frame prepared (call prepare() first)");
+  }
+  return impl_->finish(out);
+}
+
+Status ParticleRenderer::render(const ParticleWorld& world, const Camera& camera, Image& out) {
+  if (Status s = prepare(world, camera); !s.ok()) return s;
+  return impl_->finish(out);
 }
 
 Status ParticleRenderer::Impl::finish(Image& out) {
-  stats.quads = static_cast<std::uint32_t>(quads.size());
   // Bands of 16 rows, in parallel.
   constexpr std::uint32_t kBand = 16;
   const std::uint32_t height = options.viewport.height;
@@ -997,6 +969,7 @@ void ParticleRenderer::Impl::emitSprites(const SpriteBatcher& batcher, const Spr
 Status ParticleRenderer::renderSprites(const SpriteBatcher& batcher, const SpriteView& view,
                                        Image& out) {
   Impl& r = *impl_;
+  r.prepared = false;
   if (Status s = view.validate(); !s.ok()) return s;
   if (batcher.valid() && batcher.frameOpen()) {
     return invalidArgument("renderSprites: the batcher's frame is still open (call build() first)");
@@ -1016,7 +989,9 @@ Status ParticleRenderer::renderSprites(const SpriteBatcher& batcher, const Sprit
   r.stats = {};
   r.quads.clear();
   r.emitSprites(batcher, view);
+  r.stats.quads = static_cast<std::uint32_t>(r.quads.size());
   r.drawGround = false;
+  r.prepared = true;
   return r.finish(out);
 }
 

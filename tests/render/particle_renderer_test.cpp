@@ -146,6 +146,34 @@ TEST(ParticleRenderer, SoftParticlesFadeIntoTheGroundAndMatchTheirGolden) {
   EXPECT_GT(dimmer, 200u);
 }
 
+TEST(ParticleRenderer, PrepareThenRasterizeIsRenderAndOutlivesTheWorldsChanges) {
+  auto world = ParticleWorld::create({}).takeValue();
+  ASSERT_TRUE(world->addEffect(compileJson(scene(kSoft, "billboard"))).ok());
+  world->tick(1.0f / 30.0f);
+  RendererOptions options;
+  options.viewport = {96, 64};
+  options.builtinSpriteSize = 32;
+  auto renderer = ParticleRenderer::create(options).takeValue();
+  Image image;
+  EXPECT_EQ(renderer.rasterize(image).code(), StatusCode::InvalidArgument);  // nothing prepared
+  Camera camera = Camera::perspective(0.9f, 1.5f, 0.1f, 100.0f).value();
+  ASSERT_TRUE(camera.lookAt({0.3f, 1.3f, 2.8f}, {0.1f, 0.7f, 0.0f}, {0.0f, 1.0f, 0.0f}).ok());
+  Image rendered;
+  ASSERT_TRUE(renderer.render(*world, camera, rendered).ok());
+  ASSERT_TRUE(renderer.prepare(*world, camera).ok());
+  EXPECT_EQ(renderer.stats().quads, 5u);
+  world->tick(0.5f);  // the prepared list no longer reads the world
+  ASSERT_TRUE(renderer.rasterize(image).ok());
+  EXPECT_EQ(image, rendered);
+  ASSERT_TRUE(renderer.rasterize(image).ok());  // again: the same list
+  EXPECT_EQ(image, rendered);
+  // A failed prepare leaves nothing to rasterize.
+  Camera bad = camera;
+  bad.nearZ = -1.0f;
+  EXPECT_FALSE(renderer.prepare(*world, bad).ok());
+  EXPECT_EQ(renderer.rasterize(image).code(), StatusCode::InvalidArgument);
+}
+
 TEST(ParticleRenderer, OutputIsTheSameOnAnyThreadCount) {
   const auto effect = compileJson(scene(kSoft, "stretched"));
   const Image one = renderScene(effect);

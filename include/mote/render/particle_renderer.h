@@ -110,6 +110,14 @@ class ParticleRenderer {
   /// never fail. O(particles · log + covered pixels).
   Status render(const ParticleWorld& world, const Camera& camera, Image& out);
 
+  /// render() in two steps. prepare() builds the frame's draw list from the world — render
+  /// packets, camera-facing quads, per-emitter order (the "render prep"); the world may change
+  /// afterwards. rasterize() draws the last prepared list (again, if called twice) into `out`;
+  /// InvalidArgument before any prepare(), or after a prepare() that failed. stats() describe the
+  /// prepared list. Same errors, threads and allocation as render().
+  Status prepare(const ParticleWorld& world, const Camera& camera);
+  Status rasterize(Image& out);
+
   /// Binds atlasId to a texture for renderSprites, loading it now (IoError / ParseError naming the
   /// file; NotFound for an unknown builtin sprite; InvalidArgument for an empty name or a zero or
   /// above-256 column/row count).

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+// Render packets from a ParticleWorld (render_packet.h).
+#include <mote/render/render_packet.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace mote::render {
+namespace {
+
+// Points the channel at `words` consecutive particle words from `first`; absent (first < 0) keeps
+// the default value and uniform.
+template <std::size_t N>
+void bind(ParticleChannel<N>& channel, const EmitterView& v, std::int32_t first,
+          std::array<float, N> defaults) {
+  channel.value = defaults;
+  channel.uniform = true;
+  if (first < 0 || static_cast<std::size_t>(first) + N > v.streams.size()) return;
+  for (std::size_t c = 0; c < N; ++c)
+    channel.streams[c] = v.streams[static_cast<std::size_t>(first) + c];
+  channel.uniform = false;
+}
+
+// Uniformity: every particle's components equal particle 0's, bit for bit (so −0 ≠ +0 and a NaN
+// equals only itself). Stops at the first difference.
+template <std::size_t N>
+void scanUniform(ParticleChannel<N>& channel, std::uint32_t count) {
+  if (!channel.present() || count == 0) return;
+  for (std::size_t c = 0; c < N; ++c) {
+    const float* s = channel.streams[c];
+    std::uint32_t first = 0;
+    std::memcpy(&first, s, sizeof first);
+    for (std::uint32_t i = 1; i < count; ++i) {
+      std::uint32_t bits = 0;
+      std::memcpy(&bits, s + i, sizeof bits);
+      if (bits != first) return;
+    }
+  }
+  for (std::size_t c = 0; c < N; ++c)
+    channel.value[c] = channel.streams[c][0];
+  channel.uniform = true;
+}
+
+}  // namespace
+
+RenderPacket makeRenderPacket(EmitterHandle handle, const EmitterView& v) noexcept {
+  RenderPacket p;
+  p.emitter = handle;
+  p.description = v.emitter;
+  p.material = v.material;
+  p.count = v.live;
+  p.ids = v.ids;
+  p.transform = v.transform;
+  p.time = v.time;
+  p.emitterWords = v.emitterWords;
+  if (v.material != nullptr) {
+    p.blend = v.material->blend;
+    p.sheet.columns = std::max(1u, v.material->columns);
+    p.sheet.rows = std::max(1u, v.material->rows);
+    p.sheet.frameBegin = v.material->frameBegin;
+    p.sheet.frameBlend = v.material->frameBlend;
+  }
+  if (v.emitter == nullptr) return p;
+  const bytecode::CompiledEmitter& e = *v.emitter;
+  p.mode = e.render.mode;
+  p.sortOrder = e.render.sortOrder;
+  p.sort = e.render.sort;
+  if (p.sort == bytecode::ParticleSort::Auto) {
+    p.sort = p.blend == bytecode::BlendMode::Additive ? bytecode::ParticleSort::None
+                                                      : bytecode::ParticleSort::BackToFront;
+  }
+  p.local = bytecode::movesWithEmitter(e.space);
+  const bytecode::ParticleChannels& ch = e.channels;
+  bind<3>(p.position, v, ch.position, {0.0f, 0.0f, 0.0f});
+  bind<3>(p.velocity, v, ch.velocity, {0.0f, 0.0f, 0.0f});
+  bind<2>(p.size, v, ch.size, {0.0f, 0.0f});
+  bind<4>(p.color, v, ch.color, {1.0f, 1.0f, 1.0f, 1.0f});
+  bind<4>(p.orientation, v, ch.orientation, {0.0f, 0.0f, 0.0f, 1.0f});
+  bind<1>(p.rotation, v, ch.rotation, {0.0f});
+  bind<1>(p.frame, v, ch.frame, {0.0f});
+  scanUniform(p.color, p.count);
+  scanUniform(p.frame, p.count);
+  scanUniform(p.rotation, p.count);
+  return p;
+}
+
+struct RenderPacketBuilder::Storage {
+  std::vector<EmitterHandle> handles;
+  std::vector<RenderPacket> packets;
+  std::uint32_t used = 0;
+  std::uint32_t dropped = 0;
+};
+
+RenderPacketBuilder::RenderPacketBuilder() noexcept = default;
+RenderPacketBuilder::RenderPacketBuilder(std::unique_ptr<Storage> storage) noexcept
+    : storage_(std::move(storage)) {}
+RenderPacketBuilder::RenderPacketBuilder(RenderPacketBuilder&&) noexcept = default;
+RenderPacketBuilder& RenderPacketBuilder::operator=(RenderPacketBuilder&&) noexcept = default;
+RenderPacketBuilder::~RenderPacketBuilder() = default;
+
+Result<RenderPacketBuilder> RenderPacketBuilder::create(std::uint32_t maxEmitters) {
+  if (maxEmitters == 0 || maxEmitters > (1u << 20)) {
+    return invalidArgument("RenderPacketBuilder: maxEmitters must be in [1, 2^20] (got " +
+                           std::to_string(maxEmitters) + ")");
+  }
+  auto storage = std::make_unique<Storage>();
+  storage->handles.resize(maxEmitters);
+  storage->packets.resize(maxEmitters);
+  return RenderPacketBuilder(std::move(storage));
+}
+
+void RenderPacketBuilder::build(const ParticleWorld& world) noexcept {
+  if (!storage_) return;
+  Storage& s = *storage_;
+  s.used = 0;
+  s.dropped = 0;
+  const std::uint32_t total = world.emitters(s.handles);
+  const auto room = static_cast<std::uint32_t>(s.handles.size());
+  const std::uint32_t listed = std::min(total, room);
+  for (std::uint32_t i = 0; i < listed; ++i) {
+    Result<EmitterView> v = world.view(s.handles[i]);
+    if (!v.ok() || v.value().live == 0) continue;
+    const RenderPacket packet = makeRenderPacket(s.handles[i], v.value());
+    // Insertion by sort order, after equal orders: stable, allocation-free, O(n) when the orders
+    // are already in order (the usual case: most effects leave sort_order at 0).
+    std::uint32_t at = s.used;
+    while (at > 0 && s.packets[at - 1].sortOrder > packet.sortOrder) {
+      s.packets[at] = s.packets[at - 1];
+      --at;
+    }
+    s.packets[at] = packet;
+    ++s.used;
+  }
+  s.dropped = total - listed;
+}
+
+std::span<const RenderPacket> RenderPacketBuilder::packets() const noexcept {
+  if (!storage_) return {};
+  return {storage_->packets.data(), storage_->used};
+}
+
+std::uint32_t RenderPacketBuilder::dropped() const noexcept {
+  return storage_ ? storage_->dropped : 0;
+}
+
+}  // namespace mote::render
