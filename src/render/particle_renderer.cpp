@@ -233,7 +233,16 @@ struct ParticleRenderer::Impl {
     std::uint32_t rows = 1;
   };
   std::vector<AtlasBinding> atlases;
-  bool prepared = false;    // a draw list is ready for rasterize()
+  bool prepared = false;  // a draw list is ready for rasterize()
+  // Per 16-row band, the draw positions (into keys) of the quads that touch it, in draw order:
+  // band b's are bandQuads[bandStart[b], bandStart[b + 1]). `binned` false when the frame's
+  // entries did not fit bandQuads: every band then scans every quad.
+  static constexpr std::uint32_t kBand = 16;
+  std::vector<std::uint32_t> bandStart;
+  std::vector<std::uint32_t> bandCursor;
+  std::vector<std::uint32_t> bandQuads;
+  bool binned = false;
+  void binQuads();
   bool drawGround = false;  // this frame: the 3D ground grid (render(), not renderSprites())
 
   Result<std::uint32_t> texture(const bytecode::CompiledMaterial* material);
@@ -285,6 +294,11 @@ Result<ParticleRenderer> ParticleRenderer::create(const RendererOptions& options
   if (options.ground)
     impl->sceneDepth.resize(std::size_t{options.viewport.width} * options.viewport.height);
   impl->packets = RenderPacketBuilder::create(4096).takeValue();
+  const std::uint32_t bands = (options.viewport.height + Impl::kBand - 1) / Impl::kBand;
+  impl->bandStart.resize(std::size_t{bands} + 1);
+  impl->bandCursor.resize(bands);
+  // Room for every quad to touch two bands on average; a frame that needs more scans all quads.
+  impl->bandQuads.resize(std::size_t{options.maxQuads} * 2);
   impl->bolt.reserve((std::size_t{1} << 10) + 1);
   for (std::size_t i = 0; i < impl->srgbLut.size(); ++i) {
     const float s =
@@ -629,9 +643,12 @@ void ParticleRenderer::Impl::clearBand(std::uint32_t y0, std::uint32_t y1) {
 
 void ParticleRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
   const std::uint32_t w = options.viewport.width;
-  const auto quadCount = static_cast<std::uint32_t>(quads.size());
-  for (std::uint32_t k = 0; k < quadCount; ++k) {
-    const Quad& q = quads[keys[k].index];
+  // finish() cuts bands at multiples of kBand, so [y0, y1) is one band.
+  const std::uint32_t band = y0 / kBand;
+  const std::uint32_t from = binned ? bandStart[band] : 0;
+  const auto to = binned ? bandStart[band + 1] : static_cast<std::uint32_t>(quads.size());
+  for (std::uint32_t entry = from; entry < to; ++entry) {
+    const Quad& q = quads[keys[binned ? bandQuads[entry] : entry].index];
     if (q.maxY < static_cast<float>(y0) || q.minY >= static_cast<float>(y1)) continue;
     const Texture& tex = textures[q.texture];
     const F4 color = loadF4(q.color);
@@ -791,9 +808,45 @@ Status ParticleRenderer::render(const ParticleWorld& world, const Camera& camera
   return impl_->finish(out);
 }
 
+// The quad's bands [first, last] (first > last: none), from its screen bounds.
+static std::array<std::uint32_t, 2> bandRange(float minY, float maxY, std::uint32_t height,
+                                              std::uint32_t band) {
+  if (!(maxY >= 0.0f) || !(minY < static_cast<float>(height))) return {1, 0};
+  const auto first = minY <= 0.0f ? 0u : static_cast<std::uint32_t>(minY) / band;
+  const auto last =
+      static_cast<std::uint32_t>(std::min(maxY, static_cast<float>(height - 1))) / band;
+  return {first, last};
+}
+
+void ParticleRenderer::Impl::binQuads() {
+  const std::uint32_t height = options.viewport.height;
+  const std::size_t bands = bandCursor.size();
+  std::fill(bandStart.begin(), bandStart.end(), 0u);
+  std::size_t total = 0;
+  for (std::size_t k = 0; k < quads.size(); ++k) {
+    const Quad& q = quads[keys[k].index];
+    const auto [first, last] = bandRange(q.minY, q.maxY, height, kBand);
+    for (std::uint32_t b = first; b <= last; ++b)
+      ++bandStart[b + 1];
+    total += last >= first ? last - first + 1 : 0;
+  }
+  binned = total <= bandQuads.size();
+  if (!binned) return;
+  for (std::size_t b = 0; b < bands; ++b) {
+    bandStart[b + 1] += bandStart[b];
+    bandCursor[b] = bandStart[b];
+  }
+  for (std::size_t k = 0; k < quads.size(); ++k) {
+    const Quad& q = quads[keys[k].index];
+    const auto [first, last] = bandRange(q.minY, q.maxY, height, kBand);
+    for (std::uint32_t b = first; b <= last; ++b)
+      bandQuads[bandCursor[b]++] = static_cast<std::uint32_t>(k);
+  }
+}
+
 Status ParticleRenderer::Impl::finish(Image& out) {
-  // Bands of 16 rows, in parallel.
-  constexpr std::uint32_t kBand = 16;
+  // Bands of kBand rows, in parallel, each drawing only the quads binned to it.
+  binQuads();
   const std::uint32_t height = options.viewport.height;
   parallelFor(*jobs, height, kBand, [&](std::size_t begin, std::size_t end) {
     clearBand(static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end));
@@ -804,12 +857,23 @@ Status ParticleRenderer::Impl::finish(Image& out) {
     if (!made.ok()) return made.status();
     out = std::move(made.value());
   }
+  // Resolve: linear [0, 1] (a NaN from a bad particle colour counts as 0) → the sRGB table.
   const float lutScale = static_cast<float>(srgbLut.size() - 1);
   std::uint8_t* px = out.pixels().data();
-  for (const std::array<float, 4>& c : accum) {
-    for (std::size_t k = 0; k < 3; ++k)
-      *px++ = srgbLut[static_cast<std::size_t>(std::clamp(c[k], 0.0f, 1.0f) * lutScale + 0.5f)];
-    *px++ = 255;
+  using I4 = std::int32_t __attribute__((vector_size(16)));
+  const F4 one{1.0f, 1.0f, 1.0f, 1.0f};
+  for (const std::array<float, 4>& pixel : accum) {
+    // Lane-wise: c > 0 ? (c < 1 ? c : 1) : 0, then the table index c · scale + 0.5, truncated.
+    const F4 c = loadF4(pixel);
+    const I4 positive = c > F4{};
+    const I4 below = c < one;
+    const I4 bits = ((std::bit_cast<I4>(c) & below) | (std::bit_cast<I4>(one) & ~below)) & positive;
+    const I4 index = __builtin_convertvector(std::bit_cast<F4>(bits) * lutScale + 0.5f, I4);
+    px[0] = srgbLut[static_cast<std::uint32_t>(index[0])];
+    px[1] = srgbLut[static_cast<std::uint32_t>(index[1])];
+    px[2] = srgbLut[static_cast<std::uint32_t>(index[2])];
+    px[3] = 255;
+    px += 4;
   }
   return {};
 }

@@ -239,6 +239,26 @@ TEST(SpriteRenderer, DrawingAFrameAllocatesNothingOnceAtlasesAreBound) {
 #endif
 }
 
+TEST(SpriteRenderer, ABandListTooSmallForTheFrameFallsBackToTheSameImage) {
+  // One sprite over the whole 64-row view touches 4 bands; a renderer with maxQuads 1 keeps band
+  // lists for 2 entries, so it draws every band from the full quad list instead.
+  const SpriteView view = SpriteView::orthographic({32, 64}, {0.0f, 0.0f}, 4.0f);
+  SpriteItem item = sprite(0, 0, 20, {0.8f, 0.4f, 0.2f, 0.7f}, BlendMode::Alpha, 0);
+  item.rotation = 0.3f;
+  const auto draw = [&](std::uint32_t maxQuads) {
+    RendererOptions options;
+    options.viewport = {32, 64};
+    options.maxQuads = maxQuads;
+    options.builtinSpriteSize = 32;
+    ParticleRenderer renderer = ParticleRenderer::create(options).takeValue();
+    Image image;
+    EXPECT_TRUE(renderer.renderSprites(built({item}), view, image).ok());
+    EXPECT_EQ(renderer.stats().quads, 1u);
+    return image;
+  };
+  EXPECT_EQ(draw(1), draw(64));
+}
+
 TEST(SpriteRenderer, MisuseIsANamedError) {
   ParticleRenderer renderer = blackRenderer({16, 16});
   const SpriteView view = SpriteView::orthographic({16, 16}, {0.0f, 0.0f}, 4.0f);
