@@ -55,6 +55,12 @@ enum LaneArray : std::uint32_t {
   kLanePositionY,
   kLanePositionZ,
   kLaneDt,
+  // A SPAWN request's point in a local-space target's frame, added to the position INIT makes
+  // (which is emitter-relative in those spaces) when kLaneLocalSet is 1.
+  kLaneLocalX,
+  kLaneLocalY,
+  kLaneLocalZ,
+  kLaneLocalSet,
   kLaneArrays
 };
 
@@ -268,6 +274,22 @@ struct ParticleWorld::Impl {
   void* windUser = nullptr;
   WorldStats stats;
   double time = 0.0;
+  // Force events (an emitter's `force_event`, raised with its events during tick()): wind bursts
+  // added to the host's wind for SAMPLE_WIND. A fixed table; when it is full the burst that ends
+  // first makes room.
+  struct Blast {
+    std::array<float, 3> centre{};
+    float radius = 0.0f;
+    float strength = 0.0f;
+    double end = 0.0;  // world time the burst stops
+  };
+  static constexpr std::size_t kMaxBlasts = 64;
+  std::array<Blast, kMaxBlasts> blasts{};
+  std::uint32_t blastCount = 0;
+  bool raisingBlasts = false;  // true while tick() steps: prewarm and seek raise none
+
+  void raiseBlast(const EmitterRow& r);
+  static std::array<float, 3> windWithBlasts(const std::array<float, 3>& position, void* user);
 
   EffectSlot* effectSlot(EffectHandle h) {
     if (h.index >= effects.size()) return nullptr;
@@ -289,7 +311,7 @@ struct ParticleWorld::Impl {
             WorldStats* out);
   void schedule(EmitterRow& r, double dt, const VisibilityTest* view);
   void spawnOne(EmitterRow& r, double birth, double windowStart, double span, double t0, double dt,
-                const Vec3* position);
+                const Vec3* position, const Vec3* localOffset = nullptr);
   void consumeRequests(EmitterRow& r, double windowStart, double span, double t0, double dt);
   void prepareContext(EmitterRow& r, double dt);
   void runItem(BatchVm& vm, const WorkItem& item);
@@ -782,12 +804,19 @@ void ParticleWorld::tick(float dt, const VisibilityTest* view) {
   Impl& w = *impl_;
   const double h = std::isnan(dt) ? 0.0 : std::clamp(static_cast<double>(dt), 0.0, 1.0);
   w.time += h;
+  // Bursts that ended by this tick's start stop blowing.
+  std::uint32_t kept = 0;
+  for (std::uint32_t b = 0; b < w.blastCount; ++b)
+    if (w.blasts[b].end > w.time - h) w.blasts[kept++] = w.blasts[b];
+  w.blastCount = kept;
   WorldStats s;
   s.tick = w.stats.tick + 1;
   s.time = w.time;
   s.spawnedTotal = w.stats.spawnedTotal;
   s.droppedTotal = w.stats.droppedTotal;
+  w.raisingBlasts = true;
   w.step(w.order, h, view, &s);
+  w.raisingBlasts = false;
   for (const EffectSlot& e : w.effects)
     s.effects += e.alive ? 1 : 0;
   s.emitters = static_cast<std::uint32_t>(w.order.size());
@@ -905,7 +934,8 @@ void ParticleWorld::Impl::step(std::span<const std::uint32_t> stepRowList, doubl
 // that ends at this step's end (t0 + dt). `position` null: the emitter's position, interpolated
 // along this step's path.
 void ParticleWorld::Impl::spawnOne(EmitterRow& r, double birth, double windowStart, double span,
-                                   double t0, double dt, const Vec3* position) {
+                                   double t0, double dt, const Vec3* position,
+                                   const Vec3* localOffset) {
   const std::uint32_t slot = r.live + r.newborn;
   if (slot >= r.capacity) {
     ++r.stepDropped;
@@ -932,6 +962,11 @@ void ParticleWorld::Impl::spawnOne(EmitterRow& r, double birth, double windowSta
   r.lane(kLanePositionX)[slot] = p[0];
   r.lane(kLanePositionY)[slot] = p[1];
   r.lane(kLanePositionZ)[slot] = p[2];
+  const Vec3 offset = localOffset != nullptr ? *localOffset : Vec3{0.0f, 0.0f, 0.0f};
+  r.lane(kLaneLocalX)[slot] = offset[0];
+  r.lane(kLaneLocalY)[slot] = offset[1];
+  r.lane(kLaneLocalZ)[slot] = offset[2];
+  r.lane(kLaneLocalSet)[slot] = localOffset != nullptr ? 1.0f : 0.0f;
   r.ids[slot] = r.nextId++;
   ++r.newborn;
   ++r.stepSpawned;
@@ -1062,16 +1097,62 @@ void ParticleWorld::Impl::schedule(EmitterRow& r, double dt, const VisibilityTes
   if (em.mode == EmissionMode::EventBurst) {
     const auto count =
         static_cast<std::uint32_t>(std::min(std::round(static_cast<double>(em.rate)), 1e7));
-    for (; r.pendingEvents > 0; --r.pendingEvents)
+    for (; r.pendingEvents > 0; --r.pendingEvents) {
       emitCount(a, count);
+      raiseBlast(r);
+    }
     for (const float e : em.eventTimes) {
       const auto at = static_cast<double>(e);
-      if (at >= effect0 - catchup && at < effect0 + dt)
+      if (at >= effect0 - catchup && at < effect0 + dt) {
         emitCount(at - static_cast<double>(em.delay), count);
+        raiseBlast(r);
+      }
     }
   }
   r.pendingEvents = 0;
   prepareContext(r, dt);
+}
+
+// A force event of `r` starts now at the emitter's position (tick() only).
+void ParticleWorld::Impl::raiseBlast(const EmitterRow& r) {
+  const std::array<float, 3>& f = r.desc->forceEvent;  // radius, duration, strength
+  if (!raisingBlasts || !(f[0] > 0.0f) || !(f[1] > 0.0f)) return;
+  const Blast blast{r.world.position, f[0], f[2], time + static_cast<double>(f[1])};
+  if (blastCount < kMaxBlasts) {
+    blasts[blastCount++] = blast;
+    return;
+  }
+  std::uint32_t first = 0;
+  for (std::uint32_t b = 1; b < blastCount; ++b)
+    if (blasts[b].end < blasts[first].end) first = b;
+  blasts[first] = blast;
+}
+
+// SAMPLE_WIND with bursts: the host's wind plus, for each burst within its radius, `strength`
+// m/s straight away from its centre, falling linearly to 0 at the radius (up at the centre).
+// Read-only during the simulation phase, so safe from every worker.
+std::array<float, 3> ParticleWorld::Impl::windWithBlasts(const std::array<float, 3>& position,
+                                                         void* user) {
+  const Impl& w = *static_cast<const Impl*>(user);
+  std::array<float, 3> out{0.0f, 0.0f, 0.0f};
+  if (w.wind != nullptr) out = w.wind(position, w.windUser);
+  for (std::uint32_t b = 0; b < w.blastCount; ++b) {
+    const Blast& blast = w.blasts[b];
+    const float dx = position[0] - blast.centre[0];
+    const float dy = position[1] - blast.centre[1];
+    const float dz = position[2] - blast.centre[2];
+    const float distance = std::sqrt(dx * dx + dy * dy + dz * dz);
+    if (!(distance < blast.radius)) continue;
+    const float push = blast.strength * (1.0f - distance / blast.radius);
+    if (distance > 1e-6f) {
+      out[0] += dx / distance * push;
+      out[1] += dy / distance * push;
+      out[2] += dz / distance * push;
+    } else {
+      out[1] += push;
+    }
+  }
+  return out;
 }
 
 // SPAWN requests the effect's emitters queued for `r` in the last step, in (source emitter,
@@ -1079,6 +1160,7 @@ void ParticleWorld::Impl::schedule(EmitterRow& r, double dt, const VisibilityTes
 void ParticleWorld::Impl::consumeRequests(EmitterRow& r, double windowStart, double span, double t0,
                                           double dt) {
   const EffectSlot& e = effects[r.effect];
+  const bool targetLocal = bytecode::movesWithEmitter(r.desc->space);
   for (const std::uint32_t row : e.rows) {
     if (row == kNone) continue;
     const EmitterRow& source = rows[row];
@@ -1096,10 +1178,18 @@ void ParticleWorld::Impl::consumeRequests(EmitterRow& r, double windowStart, dou
           for (std::size_t c = 0; c < 3; ++c)
             p[c] = source.world.position[c] + turned[c];
         }
+        // A target simulating in its emitter's frame gets the point in that frame.
+        Vec3 offset{};
+        if (targetLocal) {
+          const Quat& turn = r.world.rotation;
+          const Quat inverse{-turn[0], -turn[1], -turn[2], turn[3]};
+          offset = rotate(inverse, {p[0] - r.world.position[0], p[1] - r.world.position[1],
+                                    p[2] - r.world.position[2]});
+        }
         const std::uint32_t free = r.capacity - r.live - r.newborn;
         const std::uint32_t born = std::min(request.count, free);
         for (std::uint32_t k = 0; k < born; ++k)
-          spawnOne(r, windowStart, windowStart, span, t0, dt, &p);
+          spawnOne(r, windowStart, windowStart, span, t0, dt, &p, targetLocal ? &offset : nullptr);
         r.stepDropped += request.count - born;
       }
     }
@@ -1130,8 +1220,9 @@ void ParticleWorld::Impl::prepareContext(EmitterRow& r, double dt) {
   c.globals = r.globals;
   c.seed = r.seed;
   c.tick = r.steps;
-  c.wind = wind;
-  c.windUser = windUser;
+  // With bursts blowing, SAMPLE_WIND reads the host's wind plus theirs.
+  c.wind = blastCount > 0 ? &Impl::windWithBlasts : wind;
+  c.windUser = blastCount > 0 ? static_cast<void*>(this) : windUser;
   c.spawn = nullptr;
   c.spawnUser = nullptr;
 }
@@ -1162,6 +1253,17 @@ void ParticleWorld::Impl::runItem(BatchVm& vm, const WorkItem& item) {
     laneBuiltin(Builtin::EmitterAge, {kLaneEmitterAge});
     laneBuiltin(Builtin::EmitterPosition, {kLanePositionX, kLanePositionY, kLanePositionZ});
     vm.run(program, Section::Init, r.streams, item.first, item.count, c, killed);
+    const std::int32_t position = r.desc->channels.position;
+    if (position >= 0 && bytecode::movesWithEmitter(r.desc->space)) {
+      const float* set = r.lane(kLaneLocalSet);
+      for (std::uint32_t i = item.first; i < item.first + item.count; ++i) {
+        if (set[i] == 0.0f) continue;
+        for (std::uint32_t k = 0; k < 3; ++k) {
+          r.streams[static_cast<std::size_t>(position) + k][i] +=
+              r.lane(static_cast<LaneArray>(kLaneLocalX + k))[i];
+        }
+      }
+    }
     // The first UPDATE covers the part of the step after the birth.
     c.laneBuiltins = {};
     laneBuiltin(Builtin::Dt, {kLaneDt});

@@ -146,6 +146,54 @@ TEST(ParticleWorld, EventBurstsFireOnTriggerAndOnTheTimeline) {
   EXPECT_EQ(statsOf(*world, e).spawned, 14u);  // the timeline's event at 0.5 s
 }
 
+// A blast emitter at the origin and still "leaves" 2 m away on +x that follow the wind fully.
+std::string blastEffect(const std::string& forceEvent) {
+  return R"({"format": "mote.effect/1", "name": "blast", "materials": [{"name": "m"}],
+    "emitters": [
+      {"name": "blast", "material": "m",
+       "spawn": {"mode": "event_burst", "rate": 1, "event_name": "boom"},
+       "init": {"lifetime": 100}, )" +
+         forceEvent + R"(},
+      {"name": "leaves", "material": "m", "position": [2, 0, 0],
+       "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 3}]},
+       "init": {"lifetime": 100},
+       "update": [{"type": "wind", "response": 1000}]}]})";
+}
+
+TEST(ParticleWorld, ForceEventsBlowParticlesThatSampleTheWindForTheirDuration) {
+  const auto velocityX = [](const ParticleWorld& world, EmitterHandle e) {
+    const EmitterView v = world.view(e).value();
+    return word(v, v.emitter->channels.velocity, 0, 0);
+  };
+  auto world = makeWorld();
+  const EffectHandle h =
+      world
+          ->addEffect(compileJson(
+              blastEffect(R"("force_event": {"radius": 4, "duration": 0.25, "strength": 12})")))
+          .value();
+  const EmitterHandle leaves = world->emitter(h, 1);
+  world->tick(kDt);
+  EXPECT_EQ(velocityX(*world, leaves), 0.0f);  // still air
+  ASSERT_EQ(world->trigger(h, "boom").value(), 1u);
+  world->tick(kDt);
+  world->tick(kDt);
+  // 2 m from the centre of a 4 m, 12 m/s burst: 6 m/s away from it (+x), and the leaves follow.
+  const float blown = velocityX(*world, leaves);
+  EXPECT_NEAR(blown, 6.0f, 0.3f);
+  // After the duration the burst stops: the wind goes back to still air and the leaves slow.
+  for (int i = 0; i < 32; ++i)
+    world->tick(kDt);
+  EXPECT_LT(std::abs(velocityX(*world, leaves)), 0.01f);
+  // Without a force event the same trigger moves nothing.
+  auto calm = makeWorld();
+  const EffectHandle c = calm->addEffect(compileJson(blastEffect(R"("render": {})"))).value();
+  calm->tick(kDt);
+  ASSERT_EQ(calm->trigger(c, "boom").value(), 1u);
+  calm->tick(kDt);
+  calm->tick(kDt);
+  EXPECT_EQ(velocityX(*calm, calm->emitter(c, 1)), 0.0f);
+}
+
 TEST(ParticleWorld, StaleHandlesAreNotFoundAndReusedRowsStartEmpty) {
   auto world = makeWorld();
   const auto effect =
@@ -382,6 +430,33 @@ TEST(ParticleWorld, SpawnRequestsFeedTheTargetEmitter) {
 }
 
 // The same effect under 1, 2, 4 and 8 threads, in chunks small enough to split every emitter.
+TEST(ParticleWorld, SpawnRequestsIntoALocalSpaceTargetLandAtTheSourcePoint) {
+  // The splash emitter sits at (3, 1, 0), turned 90° about Y, and simulates in its own frame:
+  // a drop hitting the ground at the world origin must start its splash there, which in the
+  // splash's frame is R⁻¹ · ((0, 0, 0) − (3, 1, 0)) = (0, −1, −3).
+  auto world = makeWorld();
+  const auto effect = compileJson(R"({"format": "mote.effect/1", "name": "t",
+    "materials": [{"name": "m"}],
+    "emitters": [
+      {"name": "drops", "material": "m", "position": [0, 2, 0], "spawn": {"rate": 64},
+       "init": {"lifetime": 10},
+       "update": [{"type": "gravity"},
+                  {"type": "collision", "colliders": [{"kind": "plane"}], "response": "kill",
+                   "spawn_emitter": "splash", "spawn_count": 2}]},
+      {"name": "splash", "material": "m", "position": [3, 1, 0], "rotation": [0, 90, 0],
+       "space": "local", "spawn": {"rate": 0}, "init": {"lifetime": 10}}]})");
+  const EffectHandle h = world->addEffect(effect).value();
+  for (int i = 0; i < 128; ++i)
+    world->tick(kDt);
+  const EmitterView v = world->view(world->emitter(h, 1)).value();
+  ASSERT_GT(v.live, 10u);
+  for (std::uint32_t i = 0; i < v.live; ++i) {
+    EXPECT_NEAR(word(v, v.emitter->channels.position, 0, i), 0.0f, 1e-4f);
+    EXPECT_NEAR(word(v, v.emitter->channels.position, 1, i), -1.0f, 0.25f);
+    EXPECT_NEAR(word(v, v.emitter->channels.position, 2, i), -3.0f, 1e-4f);
+  }
+}
+
 TEST(ParticleWorld, StateIsBitIdenticalForAnyThreadCount) {
   const auto effect = compileFile(std::filesystem::path(MOTE_SOURCE_DIR) / "examples/rain.json");
   std::uint64_t expected = 0;
