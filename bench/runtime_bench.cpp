@@ -12,8 +12,11 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -48,6 +51,74 @@ void BM_StandardNative(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_StandardNative)->Name("standard/native")->Arg(10000)->Arg(100000)->Arg(1000000);
+
+// Curves: how an over-life curve of K keys costs per particle on the VM (lowered to arithmetic:
+// v0 + Σ Δv · ramp, one term per segment, SIMD across lanes) against what a keyed-table opcode
+// would do per lane (a branch-free binary search for the segment, then one lerp — native scalar
+// code here, the lower bound of such an opcode in the VM's per-lane path). K = 0 is the same
+// update without the curve: subtract it for the curve's own cost. docs/compiler.md, "Curves".
+std::string curveEffect(int keys) {
+  std::string curve;
+  for (int k = 0; k < keys; ++k) {
+    curve += (k > 0 ? ", [" : "[") + std::to_string(static_cast<double>(k) / (keys - 1)) + ", " +
+             (k % 2 == 0 ? "0.25" : "1") + "]";
+  }
+  return R"({"format": "mote.effect/1", "emitters": [{"name": "curve",
+  "max_particles": 1048576, "spawn": {"rate": 1}, "init": {"lifetime": [1, 3]}, "update": [)" +
+         (keys > 0
+              ? R"({"type": "alpha_over_life", "mode": "set", "curve": {"keys": [)" + curve + "]}}"
+              : std::string()) +
+         "]}]}";
+}
+
+constexpr std::uint32_t kCurveParticles = 100000;
+
+void BM_CurveVm(benchmark::State& state) {
+  mote::bench::VmStandard f;
+  if (!f.setUp(compile(curveEffect(static_cast<int>(state.range(0)))).emitters[0], kCurveParticles))
+    std::abort();
+  for (auto _ : state) {
+    f.update();
+    benchmark::DoNotOptimize(f.words[0].data());
+  }
+  state.SetItemsProcessed(state.iterations() * kCurveParticles);
+}
+BENCHMARK(BM_CurveVm)->Name("curve/vm")->Arg(0)->Arg(2)->Arg(4)->Arg(8)->Arg(16)->Arg(32);
+
+void BM_CurveTable(benchmark::State& state) {
+  const auto keys = static_cast<std::size_t>(state.range(0));
+  std::vector<float> age(kCurveParticles, 0.0f);
+  std::vector<float> life(kCurveParticles);
+  std::vector<float> alpha(kCurveParticles, 1.0f);
+  for (std::size_t i = 0; i < life.size(); ++i)
+    life[i] = 1.0f + 2.0f * static_cast<float>(i % 997) / 997.0f;
+  std::vector<float> kt(keys);
+  std::vector<float> kv(keys);
+  for (std::size_t k = 0; k < keys; ++k) {
+    kt[k] = static_cast<float>(k) / static_cast<float>(keys - 1);
+    kv[k] = k % 2 == 0 ? 0.25f : 1.0f;
+  }
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < age.size(); ++i) {
+      const float a = age[i] + mote::bench::kBenchDt;
+      age[i] = a;
+      const float t = std::clamp(a / life[i], 0.0f, 1.0f);
+      if (keys == 0) continue;
+      std::size_t lo = 0;
+      for (std::size_t n = keys - 1; n > 1;) {  // segments [lo, lo + n)
+        const std::size_t half = n / 2;
+        lo = kt[lo + half] <= t ? lo + half : lo;
+        n -= half;
+      }
+      const float f = std::clamp((t - kt[lo]) / (kt[lo + 1] - kt[lo]), 0.0f, 1.0f);
+      alpha[i] = kv[lo] + (kv[lo + 1] - kv[lo]) * f;
+    }
+    benchmark::DoNotOptimize(alpha.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * kCurveParticles);
+}
+BENCHMARK(BM_CurveTable)->Name("curve/table")->Arg(0)->Arg(2)->Arg(4)->Arg(8)->Arg(16)->Arg(32);
 
 // A world holding `effect`, ticked once (its bursts) before timing.
 std::unique_ptr<mote::ParticleWorld> world(const mote::bytecode::CompiledEffect& effect,
