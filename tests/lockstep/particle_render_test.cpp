@@ -6,13 +6,16 @@
 
 #include <mote/core/alloc_watch.h>
 #include <mote/core/fnv1a.h>
+#include <mote/core/prng.h>
 #include <mote/lockstep/particle_render.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 #include <limits>
+#include <vector>
 
 namespace mote::lockstep {
 namespace {
@@ -86,6 +89,40 @@ TEST(ParticleRender, IsoDepthKeyIsExactAcrossTheWholeFpxRange) {
   EXPECT_EQ(isoDepthKey(far, 0, 0), 0x80000000u | (0x200000u + 1048576u));
   const Vec2<Fx> near{Fx::min(), Fx::min()};
   EXPECT_EQ(isoDepthKey(near, 0, 0), 0x80000000u | (0x200000u - 1048576u));
+}
+
+TEST(ParticleRender, Fp32IsoDepthKeyMatchesTheToInt32DefinitionEverywhere) {
+  // The key's fp32 path clamps (x + y)·16 to ±2^23 before rounding instead of saturating in
+  // toInt32; the field clamp makes the two agree. Checked against the definition on edge values
+  // (NaN, infinities, the float range, ties, the clamp points) and random bit patterns.
+  const auto reference = [](float x, float y, std::int32_t z, std::int32_t layer) {
+    const std::int64_t xy16 =
+        ((Fp32::fromFloat(x) + Fp32::fromFloat(y)) * Fp32::fromInt(16)).toInt32();
+    const std::int64_t zc = std::clamp(z, -kIsoDepthMaxStepHeight, kIsoDepthMaxStepHeight);
+    const std::int64_t field =
+        std::clamp<std::int64_t>(xy16 - zc * 16 + (1 << 21), 0, (1 << 22) - 1);
+    const std::int32_t lc = std::clamp(layer, -512, 511);
+    return (static_cast<std::uint32_t>(lc + 512) << 22) | static_cast<std::uint32_t>(field);
+  };
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const float big = std::numeric_limits<float>::max();
+  std::vector<float> values{0.0f,  -0.0f,     0.03125f,      0.09375f,   -0.03125f, 1.5f,
+                            -2.5f, 131072.0f, 131072.03125f, -131072.0f, 262144.0f, 524288.0f,
+                            1e9f,  -1e9f,     big,           -big,       inf,       -inf,
+                            nan,   65535.97f, 8388608.0f,    -8388607.5f};
+  Prng rng(7);
+  for (int i = 0; i < 4000; ++i)
+    values.push_back(std::bit_cast<float>(rng.nextU32()));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const float x = values[i];
+    const float y = values[(i * 7 + 3) % values.size()];
+    for (const std::int32_t z : {0, 2047, -2047}) {
+      const std::uint32_t got =
+          isoDepthKey(Vec2<Fp32>{Fp32::fromFloat(x), Fp32::fromFloat(y)}, z, 0);
+      ASSERT_EQ(got, reference(x, y, z, 0)) << x << " + " << y << ", z " << z;
+    }
+  }
 }
 
 TEST(ParticleRender, OptionDefaults) {

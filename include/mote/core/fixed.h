@@ -24,6 +24,16 @@ constexpr std::int64_t roundShiftTiesEven(std::int64_t value, int shift) noexcep
   return (value + (half - 1) + ((value >> shift) & 1)) >> shift;  // >> is floor division (C++20)
 }
 
+/// Rounds a float with |v| <= 2^23 (not NaN) to the nearest integer, ties to even, in float:
+/// adding and subtracting 2^23 leaves the nearest integer in the default rounding mode
+/// (ARCHITECTURE §8 pins it). Fp32::toInt32 without its NaN and saturation checks, for callers
+/// that clamped already. Branch-free.
+constexpr std::int32_t roundSmallTiesEven(float v) noexcept {
+  const float magnitude = v < 0.0f ? -v : v;
+  const auto rounded = static_cast<std::int32_t>((magnitude + 0x1p23f) - 0x1p23f);
+  return v < 0.0f ? -rounded : rounded;
+}
+
 /// Rounds num / den (den > 0) to the nearest integer, ties to even. Exact integer arithmetic.
 constexpr std::int64_t divRoundTiesEven(std::int64_t num, std::int64_t den) noexcept {
   const bool negative = num < 0;
@@ -183,13 +193,10 @@ class Fp32 {
     if (std::isnan(value_)) return 0;
     if (value_ >= 2147483647.0f) return std::numeric_limits<std::int32_t>::max();
     if (value_ <= -2147483648.0f) return std::numeric_limits<std::int32_t>::min();
-    // Round to nearest, ties to even, in float: below 2^23, adding and subtracting 2^23 leaves
-    // the nearest integer (the default rounding mode ARCHITECTURE §8 pins); from 2^23 up every
-    // float is an integer already. No libm call (std::nearbyint is one on baseline x86-64) and no
-    // branch on the (random) fraction.
-    const float magnitude = std::fabs(value_);
-    const float rounded = magnitude < 0x1p23f ? (magnitude + 0x1p23f) - 0x1p23f : magnitude;
-    return static_cast<std::int32_t>(std::copysign(rounded, value_));
+    // Round to nearest, ties to even, in float: no libm call (std::nearbyint is one on baseline
+    // x86-64) and no branch on the (random) fraction.
+    if (std::fabs(value_) < 0x1p23f) return detail::roundSmallTiesEven(value_);
+    return static_cast<std::int32_t>(value_);  // from 2^23 up every float is an integer
   }
   constexpr float toFloat() const noexcept { return value_; }
   bool isFinite() const noexcept { return std::isfinite(value_); }

@@ -8,6 +8,7 @@
 #include <mote/render/sprite_batcher.h>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace mote::lockstep {
 
@@ -26,7 +27,11 @@ template <SimScalar Backend>
 constexpr std::int32_t particleDepthToStepHeight(Backend depth) noexcept {
   if (!(depth <= Backend::fromInt(kIsoDepthMaxStepHeight))) return kIsoDepthMaxStepHeight;
   if (depth < Backend::fromInt(-kIsoDepthMaxStepHeight)) return -kIsoDepthMaxStepHeight;
-  return depth.toInt32();
+  if constexpr (std::is_same_v<Backend, Fp32>) {
+    return detail::roundSmallTiesEven(depth.toFloat());  // clamped above: toInt32's checks hold
+  } else {
+    return depth.toInt32();
+  }
 }
 
 /// An emitter set's shared render attributes: one ParticleSystem = one (atlasId, materialId, blend)
