@@ -3,6 +3,7 @@
 // sort for draw order, band-parallel rasterization into premultiplied linear floats, sRGB resolve.
 #include <mote/core/counter_rng.h>
 #include <mote/render/billboard.h>
+#include <mote/render/depth_key.h>
 #include <mote/render/particle_renderer.h>
 #include <mote/render/procedural_sprite.h>
 #include <mote/render/render_packet.h>
@@ -65,12 +66,6 @@ struct DrawKey {
   std::uint32_t key;
   std::uint32_t index;
 };
-
-// An order-preserving map of floats to u32 (for radix sorting by depth).
-std::uint32_t orderedBits(float f) {
-  const auto u = std::bit_cast<std::uint32_t>(f);
-  return (u & 0x80000000u) != 0 ? ~u : u | 0x80000000u;
-}
 
 // Stable LSD radix sort of keys[0, n) (8-bit digits; uniform digits skip their pass).
 void radixSort(DrawKey* keys, DrawKey* scratch, std::size_t n) {
@@ -447,8 +442,8 @@ void ParticleRenderer::Impl::emitQuads(const RenderPacket& p, const BillboardVie
     quads.push_back(quad);
     // Back to front: larger depth first. Oldest first: smaller id (spawn order) first.
     const std::uint32_t id = p.ids[i];
-    std::uint32_t key = ~orderedBits(center.w);
-    if (sort == bytecode::ParticleSort::FrontToBack) key = orderedBits(center.w);
+    std::uint32_t key = viewDepthKey(center.w);
+    if (sort == bytecode::ParticleSort::FrontToBack) key = viewDepthKeyFrontToBack(center.w);
     if (sort == bytecode::ParticleSort::OldestFirst) key = id;
     if (sort == bytecode::ParticleSort::NewestFirst) key = ~id;
     keys[index] = {key, index};

@@ -6,11 +6,13 @@
 #include <mote/core/alloc_watch.h>
 #include <mote/core/log.h>
 #include <mote/core/prng.h>
+#include <mote/render/depth_key.h>
 #include <mote/render/sprite_batcher.h>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -303,6 +305,26 @@ TEST(SpriteBatcherProtocol, ClaimHandsOutTheRoomLeftInDeclarationOrder) {
   batcher.beginFrame();
   EXPECT_TRUE(batcher.claim(0).empty());
   EXPECT_EQ(batcher.size(), 0u);
+}
+
+TEST(SpriteBatcherSort, ViewDepthKeysDrawThreeDSpritesBackToFront) {
+  // Hand-checked bit maps: +0 → 0x80000000, 1.0 → 0xBF800000, −1.0 → ~0xBF800000 = 0x407FFFFF.
+  static_assert(orderedFloatBits(0.0f) == 0x80000000u);
+  static_assert(orderedFloatBits(1.0f) == 0xBF800000u);
+  static_assert(orderedFloatBits(-1.0f) == 0x407FFFFFu);
+  static_assert(orderedFloatBits(-0.0f) == 0x7FFFFFFFu);  // −0 just below +0
+  static_assert(viewDepthKey(10.0f) < viewDepthKey(2.0f));
+  static_assert(viewDepthKeyFrontToBack(2.0f) < viewDepthKeyFrontToBack(10.0f));
+  SpriteBatcher batcher = makeBatcher(8);
+  const std::array<float, 5> depths{3.0f, 40.0f, 0.5f, 3.0f, 12.0f};
+  for (std::uint32_t i = 0; i < depths.size(); ++i)
+    ASSERT_TRUE(batcher.add(makeItem(i, viewDepthKey(depths[i]))).ok());
+  ASSERT_TRUE(batcher.build().ok());
+  std::vector<std::uint32_t> order;
+  for (const SpriteItem& item : batcher.sorted())
+    order.push_back(item.frameIndex);
+  // Farthest first; the two at 3 m keep their declaration order.
+  EXPECT_EQ(order, (std::vector<std::uint32_t>{1, 4, 0, 3, 2}));
 }
 
 TEST(SpriteBatcherSort, EqualKeysKeepDeclarationOrder) {

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Depth keys for the sprite batcher: laige's isometric 2.5D key (M2-ISO-01).
+// Depth keys for the sprite batcher: laige's isometric 2.5D key (M2-ISO-01) and the view-depth
+// keys of 3D sprites.
 #pragma once
 
 #include <mote/core/fixed.h>
 
+#include <bit>
 #include <cstdint>
 #include <type_traits>
 
@@ -48,6 +50,26 @@ constexpr std::uint32_t isoDepthKey(Vec2<Backend> pos, std::int32_t z,
                           : layer > kIsoDepthMaxLayer ? kIsoDepthMaxLayer
                                                       : layer;
   return (static_cast<std::uint32_t>(lc + 512) << 22) | static_cast<std::uint32_t>(field);
+}
+
+/// A float's bits mapped to a u32 whose unsigned order is the float order (−inf < … < −0 < +0 < …
+/// < +inf; NaNs beyond the infinities by sign). Pure; O(1).
+constexpr std::uint32_t orderedFloatBits(float f) noexcept {
+  const auto u = std::bit_cast<std::uint32_t>(f);
+  return (u & 0x80000000u) != 0 ? ~u : u | 0x80000000u;
+}
+
+/// The batcher key of a 3D sprite at `viewDepth` (distance along the camera's forward axis) for
+/// back-to-front drawing — what alpha blending needs: the farthest sprite has the smallest key.
+/// (Additive sprites need no order: give them one constant key and the stable sort keeps their
+/// declaration order.) Pure; O(1).
+constexpr std::uint32_t viewDepthKey(float viewDepth) noexcept {
+  return ~orderedFloatBits(viewDepth);
+}
+
+/// Front to back (nearest first): for opaque or cutout sprites drawn with a depth test.
+constexpr std::uint32_t viewDepthKeyFrontToBack(float viewDepth) noexcept {
+  return orderedFloatBits(viewDepth);
 }
 
 }  // namespace mote::render
