@@ -659,6 +659,83 @@ class Interpreter {
     vm_detail::randomShapes({&ctx_, section_, first_, n_, rows_, src_}, op, bits_.data());
   }
 
+  // QMUL and QROT across lanes: semantics.h's quatMul / quatRotate with the same IEEE operations
+  // in the same order — explicit vector ops, so nothing is contracted into an FMA and every lane
+  // matches the reference bit for bit (the zero terms of the pure quaternion (v, 0) included:
+  // they fix the signs of zeros). Each vector's sources are loaded before its results are stored,
+  // so dst may overlap a source; a partial last vector goes through copies.
+  void quaternion(const PreparedProgram::Op& op) {
+    using V = hn::Vec<Tag>;
+    const Tag d;
+    const std::uint32_t step = static_cast<std::uint32_t>(hn::Lanes(d));
+    const bool rotate = op.op == Opcode::QuatRotate;
+    const std::uint32_t bWidth = rotate ? 3 : 4;
+    std::array<const float*, 4> a{};
+    std::array<const float*, 4> b{};
+    std::array<float*, 4> out{};
+    for (std::uint32_t c = 0; c < 4; ++c)
+      a[c] = read(op.src[0], c);
+    for (std::uint32_t c = 0; c < bWidth; ++c)
+      b[c] = read(op.src[1], c);
+    for (std::uint32_t c = 0; c < op.width; ++c)
+      out[c] = target(op, c);
+    // quatMul(x, y) of semantics.h, term by term.
+    const auto mul = [](const std::array<V, 4>& x, const std::array<V, 4>& y) {
+      return std::array<V, 4>{
+          hn::Sub(hn::Add(hn::Add(hn::Mul(x[3], y[0]), hn::Mul(x[0], y[3])), hn::Mul(x[1], y[2])),
+                  hn::Mul(x[2], y[1])),
+          hn::Add(hn::Add(hn::Sub(hn::Mul(x[3], y[1]), hn::Mul(x[0], y[2])), hn::Mul(x[1], y[3])),
+                  hn::Mul(x[2], y[0])),
+          hn::Add(hn::Sub(hn::Add(hn::Mul(x[3], y[2]), hn::Mul(x[0], y[1])), hn::Mul(x[1], y[0])),
+                  hn::Mul(x[2], y[3])),
+          hn::Sub(hn::Sub(hn::Sub(hn::Mul(x[3], y[3]), hn::Mul(x[0], y[0])), hn::Mul(x[1], y[1])),
+                  hn::Mul(x[2], y[2]))};
+    };
+    alignas(64) std::array<float, HWY_MAX_BYTES / sizeof(float)> part{};
+    for (std::uint32_t i = 0; i < n_; i += step) {
+      const std::uint32_t valid = std::min(step, n_ - i);
+      const auto load = [&](const float* p) {
+        if (valid == step) return hn::LoadU(d, p + i);
+        part.fill(0.0f);
+        std::memcpy(part.data(), p + i, valid * sizeof(float));
+        return hn::LoadU(d, part.data());
+      };
+      std::array<V, 4> x{};
+      std::array<V, 4> y{};
+      for (std::uint32_t c = 0; c < 4; ++c)
+        x[c] = load(a[c]);
+      for (std::uint32_t c = 0; c < 4; ++c)
+        y[c] = c < bWidth ? load(b[c]) : hn::Zero(d);
+      std::array<V, 4> r{};
+      if (rotate) {
+        const V norm = hn::Sqrt(
+            hn::Add(hn::Add(hn::Add(hn::Mul(x[0], x[0]), hn::Mul(x[1], x[1])), hn::Mul(x[2], x[2])),
+                    hn::Mul(x[3], x[3])));
+        std::array<V, 4> unit{};
+        for (std::uint32_t c = 0; c < 4; ++c)
+          unit[c] = hn::Div(x[c], norm);
+        const std::array<V, 4> conj{hn::Neg(unit[0]), hn::Neg(unit[1]), hn::Neg(unit[2]), unit[3]};
+        r = mul(mul(unit, y), conj);
+        const auto zero = hn::Eq(norm, hn::Zero(d));  // a zero quaternion leaves v unchanged
+        for (std::uint32_t c = 0; c < 3; ++c)
+          r[c] = hn::IfThenElse(zero, y[c], r[c]);
+      } else {
+        r = mul(x, y);
+      }
+      for (std::uint32_t c = 0; c < op.width; ++c) {
+        if (valid == step) {
+          hn::StoreU(r[c], d, out[c] + i);
+        } else {
+          hn::StoreU(r[c], d, part.data());
+          std::memcpy(out[c] + i, part.data(), valid * sizeof(float));
+        }
+      }
+    }
+    for (std::uint32_t c = 0; c < op.width; ++c)
+      finish(op, c, out[c]);
+    finishScratch(op);
+  }
+
   // DOT and LEN: the sum in the reference's order; the last lane's pass writes dst (lane i of
   // every source is read before dst[i] is written, so dst may be a source).
   void dot(const PreparedProgram::Op& op) {
@@ -908,6 +985,14 @@ class Interpreter {
       case Opcode::RandDisk:
       case Opcode::RandCone:
         randShape(op);
+        break;
+      case Opcode::QuatMul:
+      case Opcode::QuatRotate:
+        if constexpr (kSimd) {
+          quaternion(op);
+        } else {
+          vm_detail::runPerParticle({&ctx_, section_, first_, n_, rows_, src_}, op);
+        }
         break;
       default:
         vm_detail::runPerParticle({&ctx_, section_, first_, n_, rows_, src_}, op);
