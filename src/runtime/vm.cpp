@@ -659,7 +659,8 @@ class Interpreter {
     vm_detail::randomShapes({&ctx_, section_, first_, n_, rows_, src_}, op, bits_.data());
   }
 
-  // QMUL and QROT across lanes: semantics.h's quatMul / quatRotate with the same IEEE operations
+  // CROSS, QMUL and QROT across lanes: the reference's cross product and semantics.h's quatMul /
+  // quatRotate with the same IEEE operations
   // in the same order — explicit vector ops, so nothing is contracted into an FMA and every lane
   // matches the reference bit for bit (the zero terms of the pure quaternion (v, 0) included:
   // they fix the signs of zeros). Each vector's sources are loaded before its results are stored,
@@ -669,11 +670,13 @@ class Interpreter {
     const Tag d;
     const std::uint32_t step = static_cast<std::uint32_t>(hn::Lanes(d));
     const bool rotate = op.op == Opcode::QuatRotate;
-    const std::uint32_t bWidth = rotate ? 3 : 4;
+    const bool cross = op.op == Opcode::Cross;
+    const std::uint32_t aWidth = cross ? 3 : 4;
+    const std::uint32_t bWidth = rotate || cross ? 3 : 4;
     std::array<const float*, 4> a{};
     std::array<const float*, 4> b{};
     std::array<float*, 4> out{};
-    for (std::uint32_t c = 0; c < 4; ++c)
+    for (std::uint32_t c = 0; c < aWidth; ++c)
       a[c] = read(op.src[0], c);
     for (std::uint32_t c = 0; c < bWidth; ++c)
       b[c] = read(op.src[1], c);
@@ -703,11 +706,15 @@ class Interpreter {
       std::array<V, 4> x{};
       std::array<V, 4> y{};
       for (std::uint32_t c = 0; c < 4; ++c)
-        x[c] = load(a[c]);
+        x[c] = c < aWidth ? load(a[c]) : hn::Zero(d);
       for (std::uint32_t c = 0; c < 4; ++c)
         y[c] = c < bWidth ? load(b[c]) : hn::Zero(d);
       std::array<V, 4> r{};
-      if (rotate) {
+      if (cross) {
+        r[0] = hn::Sub(hn::Mul(x[1], y[2]), hn::Mul(x[2], y[1]));
+        r[1] = hn::Sub(hn::Mul(x[2], y[0]), hn::Mul(x[0], y[2]));
+        r[2] = hn::Sub(hn::Mul(x[0], y[1]), hn::Mul(x[1], y[0]));
+      } else if (rotate) {
         const V norm = hn::Sqrt(
             hn::Add(hn::Add(hn::Add(hn::Mul(x[0], x[0]), hn::Mul(x[1], x[1])), hn::Mul(x[2], x[2])),
                     hn::Mul(x[3], x[3])));
@@ -986,6 +993,7 @@ class Interpreter {
       case Opcode::RandCone:
         randShape(op);
         break;
+      case Opcode::Cross:
       case Opcode::QuatMul:
       case Opcode::QuatRotate:
         if constexpr (kSimd) {
