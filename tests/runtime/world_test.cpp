@@ -404,17 +404,23 @@ TEST(ParticleWorld, EmitterFieldsGlobalsAndBindingsAreCheckedAndApplied) {
   EXPECT_EQ(world->setGlobal("x", std::span<const float>()).code(), StatusCode::InvalidArgument);
 }
 
-TEST(ParticleWorld, SpawnRequestsFeedTheTargetEmitter) {
-  auto world = makeWorld();
-  const auto effect = compileJson(R"({"format": "mote.effect/1", "name": "t",
-    "materials": [{"name": "m"}],
+// Drops falling from (0, 2, 0) that die on the ground plane, each queueing 3 particles into a
+// "splash" emitter placed by `splash` (JSON members, possibly empty).
+std::string dropsAndSplash(const std::string& splash) {
+  return R"({"format": "mote.effect/1", "name": "t", "materials": [{"name": "m"}],
     "emitters": [
       {"name": "drops", "material": "m", "position": [0, 2, 0], "spawn": {"rate": 64},
        "init": {"lifetime": 10},
        "update": [{"type": "gravity"},
                   {"type": "collision", "colliders": [{"kind": "plane"}], "response": "kill",
                    "spawn_emitter": "splash", "spawn_count": 3}]},
-      {"name": "splash", "material": "m", "spawn": {"rate": 0}, "init": {"lifetime": 10}}]})");
+      {"name": "splash", "material": "m", )" +
+         splash + R"("spawn": {"rate": 0}, "init": {"lifetime": 10}}]})";
+}
+
+TEST(ParticleWorld, SpawnRequestsFeedTheTargetEmitter) {
+  auto world = makeWorld();
+  const auto effect = compileJson(dropsAndSplash(""));
   const EffectHandle h = world->addEffect(effect).value();
   for (int i = 0; i < 128; ++i)
     world->tick(kDt);
@@ -429,22 +435,13 @@ TEST(ParticleWorld, SpawnRequestsFeedTheTargetEmitter) {
     EXPECT_NEAR(word(v, v.emitter->channels.position, 1, i), 0.0f, 0.25f);
 }
 
-// The same effect under 1, 2, 4 and 8 threads, in chunks small enough to split every emitter.
 TEST(ParticleWorld, SpawnRequestsIntoALocalSpaceTargetLandAtTheSourcePoint) {
   // The splash emitter sits at (3, 1, 0), turned 90° about Y, and simulates in its own frame:
   // a drop hitting the ground at the world origin must start its splash there, which in the
   // splash's frame is R⁻¹ · ((0, 0, 0) − (3, 1, 0)) = (0, −1, −3).
   auto world = makeWorld();
-  const auto effect = compileJson(R"({"format": "mote.effect/1", "name": "t",
-    "materials": [{"name": "m"}],
-    "emitters": [
-      {"name": "drops", "material": "m", "position": [0, 2, 0], "spawn": {"rate": 64},
-       "init": {"lifetime": 10},
-       "update": [{"type": "gravity"},
-                  {"type": "collision", "colliders": [{"kind": "plane"}], "response": "kill",
-                   "spawn_emitter": "splash", "spawn_count": 2}]},
-      {"name": "splash", "material": "m", "position": [3, 1, 0], "rotation": [0, 90, 0],
-       "space": "local", "spawn": {"rate": 0}, "init": {"lifetime": 10}}]})");
+  const auto effect = compileJson(
+      dropsAndSplash(R"("position": [3, 1, 0], "rotation": [0, 90, 0], "space": "local", )"));
   const EffectHandle h = world->addEffect(effect).value();
   for (int i = 0; i < 128; ++i)
     world->tick(kDt);
@@ -457,6 +454,7 @@ TEST(ParticleWorld, SpawnRequestsIntoALocalSpaceTargetLandAtTheSourcePoint) {
   }
 }
 
+// The same effect under 1, 2, 4 and 8 threads, in chunks small enough to split every emitter.
 TEST(ParticleWorld, StateIsBitIdenticalForAnyThreadCount) {
   const auto effect = compileFile(std::filesystem::path(MOTE_SOURCE_DIR) / "examples/rain.json");
   std::uint64_t expected = 0;
