@@ -968,6 +968,12 @@ void Lowerer::lowerAppearance(const MdlNode& node, Emitter& e, Material& m, bool
                         "cannot represent; approximated");
   }
   if (!size.x.keys.empty() || !size.y.keys.empty()) e.update.push_back(size);
+  const bool sized =
+      std::any_of(sx.factor.begin(), sx.factor.end(), [](float f) { return f > 0.0f; });
+  if (!sized && !invisible) {
+    warn(node.line, "the particles of '" + node.name +
+                        "' have size 0 (sizeStart/sizeEnd absent or 0), so they cannot be seen");
+  }
 }
 
 }  // namespace

@@ -115,12 +115,6 @@ TEST_P(EveryFixture, ImportsCompilesSimulatesTenSecondsAndRenders) {
                                      : formatDiagnostic(compiled.diagnostics.front()));
   auto world = ParticleWorld::create(worldDescFor(compiled.effect)).takeValue();
   ASSERT_TRUE(world->addEffect(compiled.effect).ok());
-  std::uint64_t spawned = 0;
-  for (int t = 0; t < 300; ++t) {
-    world->tick(1.0f / 30.0f);
-    spawned += world->stats().spawned;
-  }
-  EXPECT_GT(spawned, 0u) << "nothing was emitted in 10 s";
   render::RendererOptions options;
   options.viewport = {64, 48};
   options.builtinSpriteSize = 16;
@@ -128,9 +122,22 @@ TEST_P(EveryFixture, ImportsCompilesSimulatesTenSecondsAndRenders) {
   render::Camera camera = render::Camera::perspective(0.9f, 64.0f / 48.0f, 0.1f, 200.0f).value();
   ASSERT_TRUE(camera.lookAt({0.0f, 2.0f, 8.0f}, {0.0f, 1.0f, 0.0f}, {0.0f, 1.0f, 0.0f}).ok());
   render::Image image;
-  const Status s = renderer.render(*world, camera, image);
-  EXPECT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(image.width(), 64u);
+  std::uint64_t spawned = 0;
+  for (int t = 1; t <= 300; ++t) {
+    world->tick(1.0f / 30.0f);
+    spawned += world->stats().spawned;
+    // A frame at 0.6 s, when every fixture's first emission is alive, and one at 10 s.
+    if (t == 18 || t == 300) {
+      const Status s = renderer.render(*world, camera, image);
+      ASSERT_TRUE(s.ok()) << s.message();
+      EXPECT_EQ(image.width(), 64u);
+      const bool visible = std::string(GetParam()) != "junk.mdl";  // junk: texture NULL only
+      if (t == 18 && visible) {
+        EXPECT_GT(renderer.stats().quads, 0u) << "nothing drawn at 0.6 s";
+      }
+    }
+  }
+  EXPECT_GT(spawned, 0u) << "nothing was emitted in 10 s";
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, EveryFixture,
