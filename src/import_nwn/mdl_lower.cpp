@@ -411,15 +411,15 @@ class Lowerer {
       }
     }
     const std::string key = lowerCopy(name);
-    if (const auto it = textureFiles_.find(key + ".png"); it != textureFiles_.end())
-      return it->second;
+    for (const char* extension : {".png", ".tga"})
+      if (const auto it = textureFiles_.find(key + extension); it != textureFiles_.end())
+        return it->second;
     if (warnedTextures_.insert(key).second) {
-      const bool tga =
-          textureFiles_.count(key + ".tga") > 0 || textureFiles_.count(key + ".dds") > 0;
+      const bool dds = textureFiles_.count(key + ".dds") > 0;
       warn(line,
            "texture '" + name + "' " +
-               (tga ? std::string("is a TGA/DDS file, which Mote does not load yet (PNG only)")
-                    : "is not in " + options_.textureDirectory + " as " + name + ".png") +
+               (dds ? std::string("is a DDS file, which Mote does not load (PNG and TGA only)")
+                    : "is not in " + options_.textureDirectory + " as " + name + ".png or .tga") +
                "; builtin:soft_circle is drawn instead");
     }
     return fallback;

@@ -613,24 +613,30 @@ TEST(MdlImport, TexturesAreFoundInTheTextureDirectory) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("mote-nwn-tex-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  {
-    std::FILE* f = std::fopen((dir / "FXPA_JET.png").c_str(), "wb");
-    ASSERT_NE(f, nullptr);
-    std::fclose(f);
-  }
-  {
-    std::FILE* f = std::fopen((dir / "fxpa_trail.tga").c_str(), "wb");
+  for (const char* file : {"FXPA_JET.png", "fxpa_trail.tga", "fxpa_trail.png.bak"}) {
+    std::FILE* f = std::fopen((dir / file).c_str(), "wb");
     ASSERT_NE(f, nullptr);
     std::fclose(f);
   }
   ImportOptions options;
   options.textureDirectory = dir.string();
-  const ImportResult r = importFixture("bioware_fountain.mdl", options);
+  ImportResult r = importFixture("bioware_fountain.mdl", options);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(material(r.effect, "Jet").texture,
             std::filesystem::absolute(dir / "FXPA_JET.png").string());
+  EXPECT_EQ(material(r.effect, "Trail").texture,
+            std::filesystem::absolute(dir / "fxpa_trail.tga").string());
+  EXPECT_FALSE(hasWarning(r.diagnostics, 0, "texture"));
+  std::filesystem::remove(dir / "fxpa_trail.tga");
+  {
+    std::FILE* f = std::fopen((dir / "fxpa_trail.dds").c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fclose(f);
+  }
+  r = importFixture("bioware_fountain.mdl", options);
+  ASSERT_TRUE(r.ok());
   EXPECT_EQ(material(r.effect, "Trail").texture, "builtin:soft_circle");
-  EXPECT_TRUE(hasWarning(r.diagnostics, 0, "texture 'fxpa_trail' is a TGA/DDS file"));
+  EXPECT_TRUE(hasWarning(r.diagnostics, 68, "texture 'fxpa_trail' is a DDS file"));
   std::filesystem::remove_all(dir);
 }
 
