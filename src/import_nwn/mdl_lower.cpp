@@ -102,6 +102,18 @@ Vec3 eulerYXZ(const Quat& qIn) {
   return {deg(ax), deg(ay), deg(az)};
 }
 
+// A vector every component of which is finite and within ±limit (non-finite → 0); `changed` is
+// set when anything had to be changed.
+Vec3 clampVec(const Vec3& v, float limit, bool& changed) {
+  Vec3 out = v;
+  for (float& c : out) {
+    const float before = c;
+    c = std::isfinite(c) ? std::clamp(c, -limit, limit) : 0.0f;
+    changed = changed || c != before;
+  }
+  return out;
+}
+
 struct Xform {
   Vec3 position{0, 0, 0};
   Quat rotation{0, 0, 0, 1};
@@ -121,7 +133,7 @@ class Lowerer {
                   "' is not loaded: animations the model inherits from it are not available");
     }
     EffectDesc& effect = result_.effect;
-    effect.name = model_.name.empty() ? "nwn_model" : model_.name;
+    effect.name = model_.name.empty() ? "nwn_model" : model_.name.substr(0, kMaxNameLength);
     effect.description = "Imported from the NWN model " + effect.name +
                          (anim_ != nullptr ? " (animation " + anim_->name + ")" : "");
     for (std::size_t i = 0; i < model_.nodes.size(); ++i) {
@@ -455,8 +467,13 @@ void Lowerer::lowerEmitter(std::size_t index) {
   e.seed = result_.effect.emitters.size() + 1;
 
   const Xform& w = world_[index];
-  e.position = toMote(w.position);
-  e.rotation = eulerYXZ(toMote(w.rotation));
+  bool outOfRange = false;
+  e.position = clampVec(toMote(w.position), 1e6f, outOfRange);
+  e.rotation = clampVec(eulerYXZ(toMote(w.rotation)), 3600.0f, outOfRange);
+  if (outOfRange) {
+    warn(node.line,
+         "the position of '" + node.name + "' is not finite or beyond ±1000 km; clamped");
+  }
 
   // Update mode (§7.1–7.4).
   std::string update = lowerCopy(text(node, "update", "Fountain"));
@@ -538,7 +555,13 @@ void Lowerer::lowerEmitter(std::size_t index) {
   e.render.chainWidth = sizeStart0;
 
   const std::size_t ref = referenceChild(index);
-  const Vec3 target = ref == kRoot ? Vec3{0.0f, 1.0f, 0.0f} : toMote(local_[ref].position);
+  bool targetOutOfRange = false;
+  const Vec3 target = ref == kRoot ? Vec3{0.0f, 1.0f, 0.0f}
+                                   : clampVec(toMote(local_[ref].position), 1e5f, targetOutOfRange);
+  if (targetOutOfRange) {
+    warn(model_.nodes[ref].line,
+         "the reference '" + model_.nodes[ref].name + "' is not finite or beyond ±100 km; clamped");
+  }
   if (update == "lightning") {
     // §7.4: a bolt to the reference child, whatever the p2p flag says.
     e.render.mode = RenderMode::Beam;
@@ -556,7 +579,7 @@ void Lowerer::lowerEmitter(std::size_t index) {
         std::clamp(std::round(unanimated(node, "lightningsubdiv", 4.0f)), 0.0f, 10.0f));
   } else if (hasChunk) {
     e.render.mode = RenderMode::Mesh;
-    e.render.mesh = chunk;
+    e.render.mesh = chunk.substr(0, kMaxPathLength);
     warn(node.property("chunkname")->line,
          "chunk model '" + chunk + "' is not loaded (mesh particles keep its name only)");
   }
@@ -710,7 +733,12 @@ void Lowerer::lowerEmission(const MdlNode& node, Emitter& e, const std::string& 
                         "; it detonates once at 0 s (a guess, so that it shows)");
     times.push_back(0.0f);
   }
-  const std::size_t cap = std::min<std::size_t>(kMaxBursts, 256);
+  if (times.back() > 1e6f) {
+    warn(line, "detonations later than 1e6 s are dropped");
+    times.erase(std::upper_bound(times.begin(), times.end(), 1e6f), times.end());
+    if (times.empty()) times.push_back(0.0f);
+  }
+  const std::size_t cap = kMaxBursts;  // also the cap on event_times
   if (times.size() > cap) {
     warn(line, std::to_string(times.size()) + " detonations; the first " + std::to_string(cap) +
                    " are kept");

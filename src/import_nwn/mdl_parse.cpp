@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -79,6 +80,8 @@ class Parser {
   std::size_t next_ = 0;
   std::vector<Diagnostic> diagnostics_;
   bool sawModel_ = false;
+  std::map<std::string, MdlNodeType> geometryTypes_;  // lower-case name → type (first wins)
+  std::size_t typesIndexed_ = 0;
 
   void warn(std::uint32_t line, std::string message) {
     diagnostics_.push_back(Diagnostic{Severity::Warning, {}, std::move(message), file_, line, 0});
@@ -134,7 +137,7 @@ class Parser {
       } else if (kw == "node") {
         sawModel_ = true;
         MdlNode node;
-        if (!parseNode(line, node, false)) return;
+        if (!parseNode(line, node, nullptr)) return;
         if (model.nodes.size() >= kMaxMdlNodes) {
           if (model.nodes.size() == kMaxMdlNodes)
             warn(line.number,
@@ -148,6 +151,10 @@ class Parser {
         anim.line = line.number;
         if (line.tokens.size() > 1) anim.name = std::string(line.tokens[1]);
         if (anim.name.empty()) warn(line.number, "newanim without a name");
+        for (; typesIndexed_ < model.nodes.size(); ++typesIndexed_) {
+          const MdlNode& g = model.nodes[typesIndexed_];
+          geometryTypes_.emplace(lower(g.name), g.type);
+        }
         if (!parseAnimation(anim)) return;
         if (model.animations.size() >= kMaxMdlAnimations) {
           warn(anim.line, "more than " + std::to_string(kMaxMdlAnimations) +
@@ -170,7 +177,11 @@ class Parser {
   }
 
   // Reads `node <type> <name>` and its body up to endnode. False on a structural error.
-  bool parseNode(const Line& header, MdlNode& node, bool inAnimation) {
+  // `geometry` (animation nodes only): the geometry nodes' types by lower-case name, which decide
+  // how closely the animation node is read (its own type is unreliable: nwnmdlcomp writes
+  // references as dummy).
+  bool parseNode(const Line& header, MdlNode& node,
+                 const std::map<std::string, MdlNodeType>* geometry) {
     node.line = header.number;
     if (header.tokens.size() < 3) {
       error(header.number, "node needs a type and a name ('node <type> <name>')");
@@ -184,10 +195,14 @@ class Parser {
     if (header.tokens.size() > 3)
       warn(header.number, "extra tokens after the node name: '" + joined(header, 3) + "'; ignored");
     // Only emitters and references are read closely; meshes, lights and the rest carry vertex
-    // lists and fields the importer has no use for, skipped quietly (their position and
+    // lists, fields and keys the importer has no use for, skipped quietly (their position and
     // orientation are kept: emitters inherit them).
-    const bool close =
-        inAnimation || node.type == MdlNodeType::Emitter || node.type == MdlNodeType::Reference;
+    MdlNodeType type = node.type;
+    if (geometry != nullptr) {
+      if (const auto it = geometry->find(lower(node.name)); it != geometry->end())
+        type = it->second;
+    }
+    const bool close = type == MdlNodeType::Emitter || type == MdlNodeType::Reference;
     while (next_ < lines_.size()) {
       const Line& line = lines_[next_++];
       if (line.tokens.empty()) continue;
@@ -493,7 +508,7 @@ class Parser {
         anim.events.push_back(std::move(e));
       } else if (kw == "node") {
         MdlNode node;
-        if (!parseNode(line, node, true)) return false;
+        if (!parseNode(line, node, &geometryTypes_)) return false;
         if (anim.nodes.size() < kMaxMdlNodes) anim.nodes.push_back(std::move(node));
       } else if (kw == "newanim" || kw == "donemodel" || kw == "beginmodelgeom") {
         error(line.number, "animation '" + anim.name + "' (line " + std::to_string(anim.line) +

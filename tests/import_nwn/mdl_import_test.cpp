@@ -640,5 +640,128 @@ TEST(MdlImport, TexturesAreFoundInTheTextureDirectory) {
   std::filesystem::remove_all(dir);
 }
 
+constexpr const char* kP2pAndMotion = R"(newmodel m
+beginmodelgeom m
+node dummy m
+parent NULL
+endnode
+node dummy arm
+parent m
+endnode
+node trimesh cloak
+parent m
+endnode
+node emitter bez
+parent arm
+p2p 1
+p2p_sel 1
+birthrate 1
+sizeStart 0.1
+endnode
+node reference bez_ref
+parent bez
+position 0 1 0
+endnode
+node emitter grav
+parent m
+p2p 1
+p2p_sel 2
+birthrate 1
+sizeStart 0.1
+endnode
+node dummy grav_ref
+parent grav
+endnode
+node reference grav_ref2
+parent grav
+position 0 0 -1
+endnode
+node emitter lonely
+parent m
+p2p 1
+birthrate 1
+sizeStart 0.1
+endnode
+endmodelgeom m
+newanim spin m
+length 1
+node dummy arm
+parent m
+orientationkey 2
+0 0 0 1 0
+1 0 0 1 3.14159
+endnode
+node trimesh cloak
+parent m
+alphakey 2
+0 1
+1 0
+selfillumcolorkey
+0 1 1 1
+endlist
+endnode
+node dummy BEZ_REF
+parent bez
+endnode
+doneanim spin m
+donemodel m
+)";
+
+TEST(MdlImport, P2pSelectorFallsBackToP2pSelAndNeedsAReferenceChild) {
+  const MdlParseResult p = parseMdl(kP2pAndMotion, "p2p.mdl");
+  ASSERT_TRUE(p.ok()) << allDiagnostics(p.diagnostics);
+  const ImportResult r = importMdl(p.model);
+  ASSERT_TRUE(r.ok()) << allDiagnostics(r.diagnostics);
+  const TargetModule* bez = module<TargetModule>(emitter(r.effect, "bez"));
+  ASSERT_NE(bez, nullptr);
+  EXPECT_EQ(bez->mode, TargetMode::Bezier);     // p2p_sel 1, no p2p_type
+  expectVec(bez->position, 0.0f, 0.0f, -1.0f);  // NWN +Y is Mote −Z
+  const TargetModule* grav = module<TargetModule>(emitter(r.effect, "grav"));
+  ASSERT_NE(grav, nullptr);
+  EXPECT_EQ(grav->mode, TargetMode::Gravity);    // p2p_sel 2: Gravity (not the bit's Bezier)
+  expectVec(grav->position, 0.0f, -1.0f, 0.0f);  // the first *reference* child, not the dummy
+  EXPECT_EQ(module<TargetModule>(emitter(r.effect, "lonely")), nullptr);
+  EXPECT_TRUE(hasWarning(r.diagnostics, 39, "p2p emitter 'lonely' has no reference child"));
+  // The rotating dummy's keys freeze at 0 s, with a warning; the mesh's keys stay quiet.
+  EXPECT_TRUE(hasWarning(r.diagnostics, 48, "has position or orientation keys"));
+  for (const Diagnostic& d : p.diagnostics)
+    EXPECT_FALSE(d.line >= 52 && d.line <= 63) << formatMdlDiagnostic(d);
+}
+
+TEST(MdlImport, ValuesBeyondTheFormatsRangesAreClampedWithAWarning) {
+  const MdlParseResult p = parseMdl(R"(newmodel m
+node dummy m
+position 3e38 3e38 3e38
+endnode
+node emitter e
+parent m
+position 3e38 3e38 3e38
+update Explosion
+birthrate 1e30
+lifeExp 1e30
+xsize 1e30
+sizeStart 1e30
+velocity -1e30
+spread 1e30
+xgrid 100000
+frameEnd 1e30
+endnode
+newanim a m
+event 1e30 detonate
+event 1 detonate
+doneanim a m
+)",
+                                    "huge.mdl");
+  ASSERT_TRUE(p.ok()) << allDiagnostics(p.diagnostics);
+  const ImportResult r = importMdl(p.model);
+  ASSERT_TRUE(r.ok()) << allDiagnostics(r.diagnostics);
+  EXPECT_FALSE(hasErrors(validateEffect(r.effect)));
+  const Emitter& e = r.effect.emitters[0];
+  EXPECT_EQ(e.spawn.eventTimes, (std::vector<float>{1.0f}));
+  EXPECT_TRUE(hasWarning(r.diagnostics, 5, "position of 'e' is not finite"));
+  EXPECT_TRUE(hasWarning(r.diagnostics, 0, "later than 1e6 s are dropped"));
+  EXPECT_TRUE(compiler::compileEffect(r.effect).ok());
+}
+
 }  // namespace
 }  // namespace mote::nwn
