@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -100,6 +101,13 @@ Vec3 eulerYXZ(const Quat& qIn) {
     return std::fabs(d) < 1e-4f ? 0.0f : d;
   };
   return {deg(ax), deg(ay), deg(az)};
+}
+
+// A float for messages ("%g": 3, 0.5, 4e+19), never a cast that could overflow.
+std::string shown(float v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", static_cast<double>(v));
+  return text;
 }
 
 // A vector every component of which is finite and within ±limit (non-finite → 0); `changed` is
@@ -777,8 +785,7 @@ void Lowerer::lowerSheet(const MdlNode& node, Material& m) {
   } else {
     if (fs < 0.0f || fs > last || fe < 0.0f || fe > last) {
       warn(fsTrack.present() ? fsTrack.line : (feTrack.present() ? feTrack.line : node.line),
-           "frames " + std::to_string(static_cast<long>(fs)) + ".." +
-               std::to_string(static_cast<long>(fe)) + " are outside the " +
+           "frames " + shown(fs) + ".." + shown(fe) + " are outside the " +
                std::to_string(s.columns) + "x" + std::to_string(s.rows) + " sheet; clamped to 0.." +
                std::to_string(cells - 1));
       fs = std::clamp(fs, 0.0f, last);
