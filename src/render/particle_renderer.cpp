@@ -323,7 +323,10 @@ Result<std::uint32_t> ParticleRenderer::Impl::textureNamed(std::string_view name
     const std::string path = options.textureDirectory.empty() || name.front() == '/'
                                  ? std::string(name)
                                  : options.textureDirectory + "/" + std::string(name);
-    Result<Image> loaded = loadPng(path);
+    // TGA by its extension (NWN textures); everything else is read as PNG.
+    const bool tga = path.size() >= 4 && (path.compare(path.size() - 4, 4, ".tga") == 0 ||
+                                          path.compare(path.size() - 4, 4, ".TGA") == 0);
+    Result<Image> loaded = tga ? loadTga(path) : loadPng(path);
     if (!loaded.ok()) return loaded.status();
     image = std::move(loaded.value());
   }

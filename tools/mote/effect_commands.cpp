@@ -90,6 +90,11 @@ int runFormat(const std::vector<std::string>& files, bool check) {
 
 #include <mote/bytecode/assembler.h>
 #include <mote/compiler/compiler.h>
+#include <mote/nwn/mdl.h>
+
+#include <cctype>
+#include <filesystem>
+#include <system_error>
 
 namespace mote::cli {
 namespace {}  // namespace
@@ -99,7 +104,95 @@ bool endsWith(const std::string& s, std::string_view suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-bool loadCompiledEffect(const std::string& input, bytecode::CompiledEffect& out) {
+bool isMdlPath(const std::string& path) {
+  if (path.size() < 4) return false;
+  std::string ext = path.substr(path.size() - 4);
+  for (char& c : ext)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".mdl";
+}
+
+namespace {
+
+// Imports an NWN model, printing its diagnostics; false on an error.
+bool importMdlEffect(const std::string& input, const MdlOptions& mdl, authoring::EffectDesc& effect,
+                     std::string* animation = nullptr, std::size_t* warnings = nullptr) {
+  nwn::ImportOptions options;
+  options.animation = mdl.animation;
+  options.textureDirectory = mdl.textureDirectory;
+  nwn::ImportResult imported = nwn::importMdlFile(input, options);
+  for (const authoring::Diagnostic& d : imported.diagnostics)
+    fmt::print(stderr, "{}\n", nwn::formatMdlDiagnostic(d));
+  if (!imported.ok()) return false;
+  if (animation != nullptr) *animation = imported.animation;
+  if (warnings != nullptr) *warnings = imported.diagnostics.size();
+  effect = std::move(imported.effect);
+  return true;
+}
+
+}  // namespace
+
+int runImportMdl(const std::string& input, const std::string& output, const MdlOptions& mdl,
+                 bool listAnimations) {
+  if (listAnimations) {
+    const nwn::MdlParseResult parsed = nwn::loadMdlFile(input);
+    for (const authoring::Diagnostic& d : parsed.diagnostics)
+      fmt::print(stderr, "{}\n", nwn::formatMdlDiagnostic(d));
+    if (!parsed.ok()) return 1;
+    const std::string chosen = nwn::defaultAnimation(parsed.model);
+    if (parsed.model.animations.empty()) fmt::print("{}: no animations\n", input);
+    for (const nwn::MdlAnimation& a : parsed.model.animations) {
+      std::size_t detonations = 0;
+      for (const nwn::MdlEvent& e : a.events)
+        detonations += e.name == "detonate" ? 1 : 0;
+      fmt::print("{}  length {:.3f} s, {} event{} ({} detonate), {} node{}{}\n", a.name, a.length,
+                 a.events.size(), a.events.size() == 1 ? "" : "s", detonations, a.nodes.size(),
+                 a.nodes.size() == 1 ? "" : "s", a.name == chosen ? "  (default)" : "");
+    }
+    return 0;
+  }
+  if (output.empty()) {
+    fmt::print(stderr, "mote import-mdl: -o effect.json is required (or --list-animations)\n");
+    return 1;
+  }
+  authoring::EffectDesc effect;
+  std::string animation;
+  std::size_t warnings = 0;
+  if (!importMdlEffect(input, mdl, effect, &animation, &warnings)) return 1;
+  if (const auto parent = std::filesystem::path(output).parent_path(); !parent.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    if (ec) {
+      fmt::print(stderr, "error: cannot create {}: {}\n", parent.string(), ec.message());
+      return 1;
+    }
+  }
+  const Status written = authoring::saveEffectFile(effect, output);
+  if (!written.ok()) {
+    fmt::print(stderr, "error: {}\n", written.message());
+    return 1;
+  }
+  fmt::print("{}: {} emitter{} from {}{}, {} warning{}\n", output, effect.emitters.size(),
+             effect.emitters.size() == 1 ? "" : "s", input,
+             animation.empty() ? std::string() : " (animation " + animation + ")", warnings,
+             warnings == 1 ? "" : "s");
+  return 0;
+}
+
+bool loadCompiledEffect(const std::string& input, bytecode::CompiledEffect& out,
+                        const MdlOptions& mdl) {
+  if (isMdlPath(input)) {
+    authoring::EffectDesc effect;
+    if (!importMdlEffect(input, mdl, effect)) return false;
+    compiler::CompileResult compiled = compiler::compileEffect(effect);
+    for (authoring::Diagnostic& d : compiled.diagnostics) {
+      d.file = input;
+      fmt::print(stderr, "{}\n", authoring::formatDiagnostic(d));
+    }
+    if (!compiled.ok()) return false;
+    out = std::move(compiled.effect);
+    return true;
+  }
   if (endsWith(input, ".motefx")) {
     Result<std::vector<std::uint8_t>> bytes = readFile(input, bytecode::kMaxMotefxBytes);
     if (!bytes.ok()) {

@@ -31,8 +31,25 @@ namespace mote::cli {
 /// True when `s` ends with `suffix`.
 bool endsWith(const std::string& s, std::string_view suffix);
 
-/// Loads a .motefx, or compiles an effect .json; prints diagnostics on stderr. False on failure.
-bool loadCompiledEffect(const std::string& input, bytecode::CompiledEffect& out);
+/// How an NWN .mdl input is imported (`--animation`, `--texture-dir`).
+struct MdlOptions {
+  std::string animation;         ///< empty: the importer's default (impact, duration, first)
+  std::string textureDirectory;  ///< empty: built-in sprites
+};
+
+/// True when `path` names an NWN ASCII model (.mdl, any case).
+bool isMdlPath(const std::string& path);
+
+/// Loads a .motefx, compiles an effect .json, or imports and compiles an NWN .mdl; prints
+/// diagnostics on stderr (.mdl ones as "file:line: warning: …"). False on failure.
+bool loadCompiledEffect(const std::string& input, bytecode::CompiledEffect& out,
+                        const MdlOptions& mdl = {});
+
+/// `mote import-mdl MODEL.mdl -o effect.json [--animation A] [--texture-dir DIR]`, or with
+/// `listAnimations` the model's animations on stdout. Warnings go to stderr as
+/// "file:line: warning: …"; returns 1 on any error (a located message on stderr).
+int runImportMdl(const std::string& input, const std::string& output, const MdlOptions& mdl,
+                 bool listAnimations);
 
 /// `mote compile FILE.json [-o FILE.motefx]`: compile an effect; diagnostics on stderr.
 int runCompile(const std::string& input, const std::string& output);

@@ -241,7 +241,8 @@ int main(int argc, char** argv) {
   CLI::App* hash = app.add_subcommand(
       "hash", "Simulate an effect and print the state hash (FNV-1a, docs/runtime.md)");
   for (auto [command, options] : {std::pair{run, &runOptions}, std::pair{hash, &hashOptions}}) {
-    command->add_option("file", options->input, "An effect .json or a compiled .motefx")
+    command
+        ->add_option("file", options->input, "An effect .json, a compiled .motefx or an NWN .mdl")
         ->required();
     command->add_option("--ticks", options->ticks, "Ticks to simulate")
         ->check(CLI::Range(0u, 10000000u));
@@ -254,7 +255,9 @@ int main(int argc, char** argv) {
   mote::cli::RenderCommandOptions renderOptions;
   CLI::App* renderCommand = app.add_subcommand(
       "render", "Simulate an effect and draw it to GIF, PNG, APNG, a PNG sequence or video");
-  renderCommand->add_option("file", renderOptions.input, "An effect .json or a compiled .motefx")
+  renderCommand
+      ->add_option("file", renderOptions.input,
+                   "An effect .json, a compiled .motefx or an NWN .mdl")
       ->required();
   renderCommand
       ->add_option("-o,--output", renderOptions.output,
@@ -285,6 +288,26 @@ int main(int argc, char** argv) {
                    "Move the effect on a horizontal circle of this radius, m (one turn per 4 s)")
       ->check(CLI::Range(0.0, 1e4));
 
+  renderCommand->add_option("--animation", renderOptions.animation,
+                            ".mdl input: the animation whose keys and events drive the effect");
+  renderCommand->add_option("--texture-dir", renderOptions.textureDirectory,
+                            ".mdl input: the folder holding the model's textures as PNG");
+
+  std::string importInput;
+  std::string importOutput;
+  mote::cli::MdlOptions importOptions;
+  bool importList = false;
+  CLI::App* importMdl = app.add_subcommand(
+      "import-mdl", "Import the emitters of an NWN ASCII model (.mdl) as an effect .json");
+  importMdl->add_option("file", importInput, "An NWN ASCII model (.mdl)")->required();
+  importMdl->add_option("-o,--output", importOutput, "The effect .json to write");
+  importMdl->add_option("--animation", importOptions.animation,
+                        "The animation whose keys and events drive the effect (default: impact, "
+                        "else duration, else the first)");
+  importMdl->add_option("--texture-dir", importOptions.textureDirectory,
+                        "Folder where the model's textures are looked up as <name>.png");
+  importMdl->add_flag("--list-animations", importList, "List the model's animations and exit");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -304,6 +327,8 @@ int main(int argc, char** argv) {
   if (*bench) return runBench(benchSeconds, benchRepetitions, benchJson);
   if (*run) return mote::cli::runSimulate(runOptions);
   if (*renderCommand) return mote::cli::runRender(renderOptions);
+  if (*importMdl)
+    return mote::cli::runImportMdl(importInput, importOutput, importOptions, importList);
   if (*hash) return mote::cli::runSimulate(hashOptions);
   if (*validate) return mote::cli::runValidate(validateFiles, validateWerror);
   if (*schema) return mote::cli::runSchema(schemaReference);

@@ -223,7 +223,7 @@ int runRender(const RenderCommandOptions& o) {
                             o.frames, width, height, bytes >> 20));
 
   bytecode::CompiledEffect effect;
-  if (!loadCompiledEffect(o.input, effect)) return 1;
+  if (!loadCompiledEffect(o.input, effect, {o.animation, o.textureDirectory})) return 1;
 
   std::unique_ptr<ThreadPool> pool;
   {

@@ -25,6 +25,8 @@ struct RenderCommandOptions {
   /// 4 s, facing along its motion — for trails and per-metre emitters. 0: it stands still.
   double circle = 0.0;
   bool dither = false;
+  std::string animation;         ///< .mdl input: the animation that drives the effect
+  std::string textureDirectory;  ///< .mdl input: where NWN textures are looked up
 };
 
 /// Returns 0 on success, 1 (with a message on stderr) on any error.

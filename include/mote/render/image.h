@@ -97,6 +97,23 @@ Result<Image> decodePng(std::span<const std::uint8_t> bytes, std::string_view na
 Result<Image> loadPng(const std::string& path);
 
 // ---------------------------------------------------------------------------------------------------
+// TGA (the texture format of NWN content)
+
+/// Decodes a Truevision TGA: colour-mapped (8-bit indices into a 15/16/24/32-bit map), true-colour
+/// (15/16/24/32-bit BGR(A)) and grayscale (8-bit, or 16-bit with alpha) images, raw or run-length
+/// encoded, with the origin at the bottom or top and rows in either direction. 16-bit alpha is the
+/// attribute bit when the descriptor declares an alpha bit; other formats without alpha are
+/// opaque. Safe on hostile input: never a crash, leak or hang. `nameForErrors` prefixes messages.
+///   - ParseError: shorter than the header, an unknown image type or depth, a truncated colour map
+///     or pixel data, a colour index outside the map, or run-length data too short for the
+///     declared size (refused before the pixel buffer is allocated).
+///   - Unsupported: an image larger than Image's limits, refused before allocating.
+/// Complexity: O(file + pixels). Allocates: the image and the colour map.
+Result<Image> decodeTga(std::span<const std::uint8_t> bytes, std::string_view nameForErrors);
+/// Reads the whole file (IoError / NotFound as readFile), then decodeTga(bytes, path).
+Result<Image> loadTga(const std::string& path);
+
+// ---------------------------------------------------------------------------------------------------
 // Animation: APNG, animated GIF, numbered PNG sequences. Frames share one size (InvalidArgument
 // otherwise, and for an empty frame list) and one frame delay.
 

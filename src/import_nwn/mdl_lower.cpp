@@ -1,0 +1,1044 @@
+// SPDX-License-Identifier: MIT
+// Lowering of MDL emitter nodes to EffectDesc (docs/nwn-import.md is the field-by-field account;
+// MDL_EMITTERS.md §4, §6 and §7 the semantics it follows). Everything NWN-specific lives here
+// (rollnw seed, "Decision Rule").
+#include "mdl_tables.h"
+#include "mdl_track.h"
+
+#include <mote/authoring/effect_json.h>
+#include <mote/nwn/mdl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <system_error>
+#include <utility>
+
+namespace mote::nwn {
+namespace {
+
+using namespace authoring;
+using detail::SortedTrack;
+
+constexpr float kRadiansToDegrees = 57.2957795f;
+constexpr std::uint32_t kMaxParticlesPerImportedEmitter = 16384;  // × 256 emitters = the effect cap
+
+std::string lowerCopy(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    c = asciiLower(c);
+  return out;
+}
+
+bool equalsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (asciiLower(a[i]) != asciiLower(b[i])) return false;
+  return true;
+}
+
+// Quaternions (x, y, z, w) for the static node hierarchy.
+using Quat = std::array<float, 4>;
+
+Quat multiply(const Quat& a, const Quat& b) {
+  return {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+          a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+          a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+          a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
+}
+
+Vec3 rotate(const Quat& q, const Vec3& v) {
+  const Quat p{v[0], v[1], v[2], 0.0f};
+  const Quat conj{-q[0], -q[1], -q[2], q[3]};
+  const Quat r = multiply(multiply(q, p), conj);
+  return {r[0], r[1], r[2]};
+}
+
+// NWN axis-angle (x y z angle, radians) → quaternion; a zero axis is the identity.
+Quat axisAngle(float x, float y, float z, float angle) {
+  const float len = std::sqrt(x * x + y * y + z * z);
+  if (!(len > 1e-12f) || !std::isfinite(len) || !std::isfinite(angle)) return {0, 0, 0, 1};
+  const float s = std::sin(angle * 0.5f) / len;
+  return {x * s, y * s, z * s, std::cos(angle * 0.5f)};
+}
+
+// NWN is Z up, Mote Y up (both right-handed): (x, y, z) → (x, z, −y), a rotation of −90° about X.
+Vec3 toMote(const Vec3& v) {
+  return {v[0], v[2], -v[1]};
+}
+Quat toMote(const Quat& q) {
+  return {q[0], q[2], -q[1], q[3]};
+}
+
+// Euler degrees for Emitter::rotation, applied Y·X·Z (R = Ry · Rx · Rz).
+Vec3 eulerYXZ(const Quat& qIn) {
+  const float n = std::sqrt(qIn[0] * qIn[0] + qIn[1] * qIn[1] + qIn[2] * qIn[2] + qIn[3] * qIn[3]);
+  if (!(n > 0.0f)) return {0, 0, 0};
+  const float x = qIn[0] / n, y = qIn[1] / n, z = qIn[2] / n, w = qIn[3] / n;
+  const float m00 = 1 - 2 * (y * y + z * z);
+  const float m02 = 2 * (x * z + w * y);
+  const float m10 = 2 * (x * y + w * z);
+  const float m11 = 1 - 2 * (x * x + z * z);
+  const float m12 = 2 * (y * z - w * x);
+  const float m20 = 2 * (x * z - w * y);
+  const float m22 = 1 - 2 * (x * x + y * y);
+  const float sx = std::clamp(-m12, -1.0f, 1.0f);
+  const float ax = std::asin(sx);
+  float ay = 0.0f;
+  float az = 0.0f;
+  if (std::fabs(sx) < 0.99999f) {
+    ay = std::atan2(m02, m22);
+    az = std::atan2(m10, m11);
+  } else {
+    ay = std::atan2(-m20, m00);
+  }
+  const auto deg = [](float r) {
+    const float d = r * kRadiansToDegrees;
+    return std::fabs(d) < 1e-4f ? 0.0f : d;
+  };
+  return {deg(ax), deg(ay), deg(az)};
+}
+
+// A float for messages ("%g": 3, 0.5, 4e+19), never a cast that could overflow.
+std::string shown(float v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", static_cast<double>(v));
+  return text;
+}
+
+// A vector every component of which is finite and within ±limit (non-finite → 0); `changed` is
+// set when anything had to be changed.
+Vec3 clampVec(const Vec3& v, float limit, bool& changed) {
+  Vec3 out = v;
+  for (float& c : out) {
+    const float before = c;
+    c = std::isfinite(c) ? std::clamp(c, -limit, limit) : 0.0f;
+    changed = changed || c != before;
+  }
+  return out;
+}
+
+struct Xform {
+  Vec3 position{0, 0, 0};
+  Quat rotation{0, 0, 0, 1};
+};
+
+class Lowerer {
+ public:
+  Lowerer(const MdlModel& model, const ImportOptions& options, ImportResult& result)
+      : model_(model), options_(options), result_(result) {}
+
+  void run() {
+    if (!chooseAnimation()) return;
+    indexNodes();
+    collectDetonations();
+    if (!model_.supermodel.empty()) {
+      warn(0, "the supermodel '" + model_.supermodel +
+                  "' is not loaded: animations the model inherits from it are not available");
+    }
+    EffectDesc& effect = result_.effect;
+    effect.name = model_.name.empty() ? "nwn_model" : model_.name.substr(0, kMaxNameLength);
+    effect.description = "Imported from the NWN model " + effect.name +
+                         (anim_ != nullptr ? " (animation " + anim_->name + ")" : "");
+    for (std::size_t i = 0; i < model_.nodes.size(); ++i) {
+      if (model_.nodes[i].type != MdlNodeType::Emitter) continue;
+      if (effect.emitters.size() >= kMaxEmitters) {
+        warn(model_.nodes[i].line, "more than " + std::to_string(kMaxEmitters) +
+                                       " emitters; this one and the rest are dropped");
+        break;
+      }
+      lowerEmitter(i);
+    }
+    if (effect.emitters.empty()) {
+      error(0, "the model has no emitter nodes: nothing to import");
+      return;
+    }
+    if (texturesMissingWithoutDirectory_ > 0) {
+      warn(0, std::to_string(texturesMissingWithoutDirectory_) +
+                  " texture(s) drawn with builtin:soft_circle (no texture directory was given)");
+    }
+    // The lowering keeps every value in range; a validation error here is an importer bug.
+    for (Diagnostic& d : validateEffect(effect)) {
+      d.message = (d.pointer.empty() ? "" : d.pointer + ": ") + d.message;
+      d.pointer.clear();
+      d.file = model_.file;
+      if (d.severity == Severity::Error) d.message = "the imported effect is invalid: " + d.message;
+      result_.diagnostics.push_back(std::move(d));
+    }
+  }
+
+ private:
+  const MdlModel& model_;
+  const ImportOptions& options_;
+  ImportResult& result_;
+  const MdlAnimation* anim_ = nullptr;
+  std::map<std::string, std::size_t> geometryIndex_;      // lower-case name → node
+  std::map<std::string, const MdlNode*> animationNodes_;  // lower-case name → node of anim_
+  std::vector<Xform> local_;
+  std::vector<Xform> world_;
+  std::vector<std::size_t> parent_;  // SIZE_MAX: root
+  std::vector<float> eventDetonations_;
+  std::set<std::string> usedNames_;
+  std::set<std::string> warnedTextures_;
+  std::map<std::string, std::string> textureFiles_;  // lower-case file name → path
+  bool textureDirectoryListed_ = false;
+  std::uint32_t texturesMissingWithoutDirectory_ = 0;
+  static constexpr std::size_t kRoot = static_cast<std::size_t>(-1);
+
+  void warn(std::uint32_t line, std::string message) {
+    result_.diagnostics.push_back(
+        Diagnostic{Severity::Warning, {}, std::move(message), model_.file, line, 0});
+  }
+  void error(std::uint32_t line, std::string message) {
+    result_.diagnostics.push_back(
+        Diagnostic{Severity::Error, {}, std::move(message), model_.file, line, 0});
+  }
+
+  bool chooseAnimation() {
+    std::string wanted = options_.animation;
+    if (wanted.empty()) wanted = defaultAnimation(model_);
+    if (wanted.empty()) return true;
+    for (const MdlAnimation& a : model_.animations) {
+      if (equalsIgnoreCase(a.name, wanted)) {
+        anim_ = &a;
+        result_.animation = a.name;
+        for (const MdlNode& n : a.nodes)
+          animationNodes_[lowerCopy(n.name)] = &n;
+        return true;
+      }
+    }
+    std::string names;
+    for (const MdlAnimation& a : model_.animations)
+      names += (names.empty() ? "" : ", ") + a.name;
+    error(0, "no animation '" + wanted +
+                 "' in the model (it has: " + (names.empty() ? std::string("none") : names) + ")");
+    return false;
+  }
+
+  const MdlNode* animationNode(const MdlNode& geometry) const {
+    const auto it = animationNodes_.find(lowerCopy(geometry.name));
+    return it == animationNodes_.end() ? nullptr : it->second;
+  }
+
+  // The track that drives a controller: the animation's keys when it has them, else the geometry's.
+  SortedTrack track(const MdlNode& node, std::string_view name) const {
+    if (const MdlNode* a = animationNode(node))
+      if (const MdlTrack* t = a->track(name); t != nullptr && !t->keys.empty())
+        return detail::sortTrack(t);
+    return detail::sortTrack(node.track(name));
+  }
+
+  // Static value of a controller at animation time 0 (or `fallback` when absent).
+  float value(const MdlNode& node, std::string_view name, float fallback, std::size_t column = 0) {
+    const SortedTrack t = track(node, name);
+    return t.present() ? t.eval(0.0f, column) : fallback;
+  }
+
+  // A controller EffectDesc has no time curve for: its value at 0 s, and a warning when keyed.
+  float unanimated(const MdlNode& node, std::string_view name, float fallback) {
+    const SortedTrack t = track(node, name);
+    if (!t.present()) return fallback;
+    if (t.keyed) {
+      warn(t.line, "'" + std::string(name) + "' keys of '" + node.name +
+                       "' cannot be represented (EffectDesc has no time curve for it); its value "
+                       "at 0 s is used");
+    }
+    return t.eval(0.0f, 0);
+  }
+
+  void indexNodes() {
+    const std::size_t n = model_.nodes.size();
+    local_.resize(n);
+    world_.resize(n);
+    parent_.assign(n, kRoot);
+    for (std::size_t i = 0; i < n; ++i) {
+      const MdlNode& node = model_.nodes[i];
+      const std::string key = lowerCopy(node.name);
+      if (!geometryIndex_.emplace(key, i).second)
+        warn(node.line, "a second node named '" + node.name + "'; children attach to the first");
+      if (!node.parent.empty()) {
+        const auto it = geometryIndex_.find(lowerCopy(node.parent));
+        if (it == geometryIndex_.end() || it->second == i) {
+          warn(node.line, "the parent '" + node.parent + "' of '" + node.name +
+                              "' is not declared before it; the node is placed at the root");
+        } else {
+          parent_[i] = it->second;
+        }
+      }
+      const SortedTrack pos = track(node, "position");
+      const SortedTrack ori = track(node, "orientation");
+      for (const SortedTrack* t : {&pos, &ori}) {
+        if (t->keyed) {
+          warn(t->line, "'" + node.name +
+                            "' has position or orientation keys: EffectDesc emitters do not "
+                            "move, the node is placed at its 0 s transform");
+        }
+      }
+      Xform x;
+      if (pos.present()) x.position = {pos.eval(0, 0), pos.eval(0, 1), pos.eval(0, 2)};
+      if (ori.present())
+        x.rotation = axisAngle(ori.eval(0, 0), ori.eval(0, 1), ori.eval(0, 2), ori.eval(0, 3));
+      local_[i] = x;
+      if (parent_[i] == kRoot) {
+        world_[i] = x;
+      } else {
+        const Xform& p = world_[parent_[i]];
+        const Vec3 offset = rotate(p.rotation, x.position);
+        world_[i].position = {p.position[0] + offset[0], p.position[1] + offset[1],
+                              p.position[2] + offset[2]};
+        world_[i].rotation = multiply(p.rotation, x.rotation);
+      }
+    }
+    if (anim_ != nullptr) {
+      for (const MdlNode& a : anim_->nodes)
+        if (geometryIndex_.find(lowerCopy(a.name)) == geometryIndex_.end())
+          warn(a.line, "animation node '" + a.name + "' matches no geometry node; ignored");
+    }
+  }
+
+  void collectDetonations() {
+    if (anim_ == nullptr) return;
+    for (const MdlEvent& e : anim_->events) {
+      if (e.name == "detonate") {
+        eventDetonations_.push_back(std::max(0.0f, e.time));
+      } else {
+        warn(e.line, "event '" + e.name + "' has no meaning for emitters; ignored");
+      }
+    }
+    std::sort(eventDetonations_.begin(), eventDetonations_.end());
+  }
+
+  // The first `node reference` child of geometry node `index`, or kRoot.
+  std::size_t referenceChild(std::size_t index) const {
+    for (std::size_t i = 0; i < model_.nodes.size(); ++i)
+      if (parent_[i] == index && model_.nodes[i].type == MdlNodeType::Reference) return i;
+    return kRoot;
+  }
+
+  std::string uniqueName(const std::string& raw) {
+    std::string name;
+    for (const char c : raw) {
+      const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || isDigit(c) || c == '_';
+      name += ok ? c : '_';
+    }
+    if (name.empty() || isDigit(name[0])) name.insert(0, "e_");
+    if (name.size() > 100) name.resize(100);
+    std::string candidate = name;
+    for (int n = 2; !usedNames_.insert(lowerCopy(candidate)).second; ++n)
+      candidate = name + "_" + std::to_string(n);
+    return candidate;
+  }
+
+  // Property helpers: raw tokens read as numbers, flags and strings.
+  std::string text(const MdlNode& node, std::string_view name, std::string fallback = {}) {
+    const MdlProperty* p = node.property(name);
+    if (p == nullptr || p->values.empty()) return fallback;
+    if (p->values.size() > 1)
+      warn(p->line, "extra values after '" + std::string(name) + " " + p->values[0] + "'; ignored");
+    return p->values[0];
+  }
+  float number(const MdlNode& node, std::string_view name, float fallback) {
+    const MdlProperty* p = node.property(name);
+    if (p == nullptr || p->values.empty()) return fallback;
+    float v = fallback;
+    if (!parseFloat(p->values[0], v)) {
+      warn(p->line, "'" + std::string(name) + "' needs a number (got '" + p->values[0] +
+                        "'); the default is used");
+      return fallback;
+    }
+    return v;
+  }
+  bool flag(const MdlNode& node, std::string_view name) {
+    const MdlProperty* p = node.property(name);
+    if (p == nullptr || p->values.empty()) return false;
+    const std::string v = lowerCopy(p->values[0]);
+    if (v == "true") return true;
+    if (v == "false") return false;
+    float f = 0.0f;
+    if (!parseFloat(v, f)) {
+      warn(p->line, "'" + std::string(name) + "' needs 0/1 or true/false (got '" + p->values[0] +
+                        "'); read as 0");
+      return false;
+    }
+    return f != 0.0f;  // any non-zero value sets the bit (nwnmdlcomp)
+  }
+
+  // An emitter-time curve from a track: keys before 0 s collapse to one key at 0; at most
+  // kMaxCurveKeys keys (the rest are dropped with a warning). `map` converts each value.
+  template <class Map>
+  Curve emitterCurve(const SortedTrack& t, std::size_t column, const std::string& what, Map map) {
+    Curve c;
+    bool before = false;
+    for (const MdlKey& k : t.keys) {
+      if (k.time < 0.0f) {
+        before = true;
+        continue;
+      }
+      if (before) {
+        c.keys.push_back({0.0f, map(t.eval(0.0f, column))});
+        before = false;
+      }
+      c.keys.push_back({k.time, map(k.value[column])});
+    }
+    if (c.keys.empty()) c.keys.push_back({0.0f, map(t.eval(0.0f, column))});
+    if (c.keys.size() > kMaxCurveKeys) {
+      warn(t.line, "'" + what + "' has " + std::to_string(c.keys.size()) + " keys; the first " +
+                       std::to_string(kMaxCurveKeys) + " are kept");
+      c.keys.resize(kMaxCurveKeys);
+    }
+    return c;
+  }
+
+  // Birthrate keys: negative values are a "hard stop" (smpco_shout); the rate is their positive
+  // part, so a zero key is inserted where a segment crosses zero and negatives become 0.
+  Curve rateCurve(const SortedTrack& t, const std::string& emitterName) {
+    std::vector<MdlKey> keys;
+    for (std::size_t i = 0; i < t.keys.size(); ++i) {
+      if (i > 0) {
+        const MdlKey& a = t.keys[i - 1];
+        const MdlKey& b = t.keys[i];
+        if ((a.value[0] > 0.0f && b.value[0] < 0.0f) || (a.value[0] < 0.0f && b.value[0] > 0.0f)) {
+          MdlKey z;
+          z.time = a.time + (b.time - a.time) * (a.value[0] / (a.value[0] - b.value[0]));
+          keys.push_back(z);
+        }
+      }
+      keys.push_back(t.keys[i]);
+    }
+    SortedTrack crossed = t;
+    crossed.keys = std::move(keys);
+    return emitterCurve(crossed, 0, emitterName + " birthrate",
+                        [](float v) { return std::clamp(v, 0.0f, 1e7f); });
+  }
+
+  std::string lookUpTexture(const std::string& name, std::uint32_t line) {
+    const std::string fallback = "builtin:soft_circle";
+    if (options_.textureDirectory.empty()) {
+      if (warnedTextures_.insert(lowerCopy(name)).second) ++texturesMissingWithoutDirectory_;
+      return fallback;
+    }
+    if (!textureDirectoryListed_) {
+      textureDirectoryListed_ = true;
+      std::error_code ec;
+      for (std::filesystem::directory_iterator it(options_.textureDirectory, ec), end;
+           !ec && it != end; it.increment(ec)) {
+        const std::string file = it->path().filename().string();
+        textureFiles_.emplace(lowerCopy(file), std::filesystem::absolute(it->path(), ec).string());
+      }
+    }
+    const std::string key = lowerCopy(name);
+    for (const char* extension : {".png", ".tga"})
+      if (const auto it = textureFiles_.find(key + extension); it != textureFiles_.end())
+        return it->second;
+    if (warnedTextures_.insert(key).second) {
+      const bool dds = textureFiles_.count(key + ".dds") > 0;
+      warn(line,
+           "texture '" + name + "' " +
+               (dds ? std::string("is a DDS file, which Mote does not load (PNG and TGA only)")
+                    : "is not in " + options_.textureDirectory + " as " + name + ".png or .tga") +
+               "; builtin:soft_circle is drawn instead");
+    }
+    return fallback;
+  }
+
+  void warnUiFields(const MdlNode& node) {
+    for (const MdlProperty& p : node.properties) {
+      const FieldInfo* f = findField(p.name);
+      if (f == nullptr || f->kind != FieldKind::Ui || p.name == "p2p_type") continue;
+      warn(p.line,
+           "'" + p.name + "' is an exporter UI field the game never sees (not compiled); ignored");
+    }
+    if (node.property("inherit_part") != nullptr && flag(node, "inherit_part")) {
+      warn(node.property("inherit_part")->line,
+           "inherit_part has no documented meaning (MDL_EMITTERS.md §7.7); ignored");
+    }
+  }
+
+  void lowerEmitter(std::size_t index);
+  void lowerEmission(const MdlNode& node, Emitter& e, const std::string& update);
+  void lowerAppearance(const MdlNode& node, Emitter& e, Material& m, bool invisible);
+  void lowerSheet(const MdlNode& node, Material& m);
+};
+
+void Lowerer::lowerEmitter(std::size_t index) {
+  const MdlNode& node = model_.nodes[index];
+  warnUiFields(node);
+  Emitter e;
+  Material m;
+  e.name = uniqueName(node.name);
+  m.name = e.name;
+  e.material = m.name;
+  e.seed = result_.effect.emitters.size() + 1;
+
+  const Xform& w = world_[index];
+  bool outOfRange = false;
+  e.position = clampVec(toMote(w.position), 1e6f, outOfRange);
+  e.rotation = clampVec(eulerYXZ(toMote(w.rotation)), 3600.0f, outOfRange);
+  if (outOfRange) {
+    warn(node.line,
+         "the position of '" + node.name + "' is not finite or beyond ±1000 km; clamped");
+  }
+
+  // Update mode (§7.1–7.4).
+  std::string update = lowerCopy(text(node, "update", "Fountain"));
+  if (update != "fountain" && update != "single" && update != "explosion" &&
+      update != "lightning") {
+    const MdlProperty* p = node.property("update");
+    warn(p != nullptr ? p->line : node.line,
+         "unknown update mode '" + update + "'; Fountain is used");
+    update = "fountain";
+  }
+  lowerEmission(node, e, update);
+
+  // Simulation space (§7.7): inherit_local wins over inherit, as in rollnw.
+  if (flag(node, "inherit_local")) {
+    e.space = SimulationSpace::SpawnAttached;
+  } else if (flag(node, "inherit")) {
+    e.space = SimulationSpace::EmitterAttached;
+  }
+  if (flag(node, "inheritvel")) e.velocityInheritance = 1.0f;
+
+  // Spawn region: xsize × ysize cm in the emitter's local XY plane (Mote's local XZ).
+  const float xs = std::fabs(unanimated(node, "xsize", 0.0f)) * 0.01f;
+  const float ys = std::fabs(unanimated(node, "ysize", 0.0f)) * 0.01f;
+  if (xs > 0.0f || ys > 0.0f) {
+    e.shape.kind = ShapeKind::Rect;
+    e.shape.size = {std::min(xs, 1e5f), 0.0f, std::min(ys, 1e5f)};
+  }
+
+  // Texture, chunk, blend, render mode.
+  const std::string texture = text(node, "texture", "NULL");
+  const std::string chunk = text(node, "chunkname");
+  const bool hasChunk = !chunk.empty() && lowerCopy(chunk) != "null";
+  const bool invisible = !hasChunk && (texture.empty() || lowerCopy(texture) == "null");
+  const std::uint32_t textureLine =
+      node.property("texture") != nullptr ? node.property("texture")->line : node.line;
+  if (!invisible && !hasChunk) m.texture = lookUpTexture(texture, textureLine);
+
+  const std::string blend = lowerCopy(text(node, "blend", "Normal"));
+  if (blend == "lighten") {
+    m.blend = BlendMode::Additive;
+  } else if (blend == "punch-through" || blend == "punch_through" || blend == "punchthrough") {
+    m.blend = BlendMode::Cutout;
+  } else if (blend != "normal") {
+    warn(node.property("blend")->line, "unknown blend '" + blend + "'; Normal (alpha) is used");
+  }
+  m.doubleSided = flag(node, "twosidedtex");
+  m.ambientTint = flag(node, "m_istinted");
+  lowerSheet(node, m);
+
+  const std::string render = lowerCopy(text(node, "render", "Normal"));
+  struct RenderName {
+    std::string_view name;
+    RenderMode mode;
+  };
+  static constexpr std::array<RenderName, 7> kRenders{{
+      {"normal", RenderMode::Billboard},
+      {"linked", RenderMode::LinkedChain},
+      {"billboard_to_local_z", RenderMode::BillboardLocalZ},
+      {"billboard_to_world_z", RenderMode::BillboardWorldZ},
+      {"aligned_to_world_z", RenderMode::AlignedWorldZ},
+      {"aligned_to_particle_dir", RenderMode::VelocityAligned},
+      {"motion_blur", RenderMode::Stretched},
+  }};
+  bool knownRender = false;
+  for (const RenderName& r : kRenders) {
+    if (r.name == render) {
+      e.render.mode = r.mode;
+      knownRender = true;
+    }
+  }
+  if (!knownRender)
+    warn(node.property("render")->line, "unknown render mode '" + render + "'; Normal is used");
+  e.render.sortOrder =
+      static_cast<std::int32_t>(std::clamp(number(node, "renderorder", 0.0f), -1e6f, 1e6f));
+  e.render.deadspace =
+      std::clamp(std::fabs(number(node, "deadspace", 0.0f)) * kRadiansToDegrees, 0.0f, 90.0f);
+  e.render.stretchScale = std::clamp(unanimated(node, "blurlength", 0.1f), 0.0f, 100.0f);
+  const float sizeStart0 = std::clamp(value(node, "sizestart", 0.0f), 0.0f, 1e4f);
+  e.render.chainWidth = sizeStart0;
+
+  const std::size_t ref = referenceChild(index);
+  bool targetOutOfRange = false;
+  const Vec3 target = ref == kRoot ? Vec3{0.0f, 1.0f, 0.0f}
+                                   : clampVec(toMote(local_[ref].position), 1e5f, targetOutOfRange);
+  if (targetOutOfRange) {
+    warn(model_.nodes[ref].line,
+         "the reference '" + model_.nodes[ref].name + "' is not finite or beyond ±100 km; clamped");
+  }
+  if (update == "lightning") {
+    // §7.4: a bolt to the reference child, whatever the p2p flag says.
+    e.render.mode = RenderMode::Beam;
+    if (ref == kRoot) {
+      warn(node.line, "Lightning emitter '" + node.name +
+                          "' has no reference child; the bolt ends 1 m along its axis");
+    }
+    BeamParams& b = e.render.beam;
+    b.target = target;
+    b.width = sizeStart0;
+    b.radius = std::clamp(unanimated(node, "lightningradius", 0.0f), 0.0f, 1e4f);
+    b.roughness = std::clamp(unanimated(node, "lightningscale", 0.5f), 0.0f, 1.0f);
+    b.updateInterval = std::clamp(unanimated(node, "lightningdelay", 0.0f), 0.0f, 1e4f);
+    b.subdivisions = static_cast<std::uint32_t>(
+        std::clamp(std::round(unanimated(node, "lightningsubdiv", 4.0f)), 0.0f, 10.0f));
+  } else if (hasChunk) {
+    e.render.mode = RenderMode::Mesh;
+    e.render.mesh = chunk.substr(0, kMaxPathLength);
+    warn(node.property("chunkname")->line,
+         "chunk model '" + chunk + "' is not loaded (mesh particles keep its name only)");
+  }
+
+  // Point-to-point targeting (§7.5).
+  if (flag(node, "p2p") && update != "lightning") {
+    if (ref == kRoot) {
+      warn(node.property("p2p")->line,
+           "p2p emitter '" + node.name + "' has no reference child; targeting is left out");
+    } else {
+      TargetModule t;
+      const std::string type = lowerCopy(text(node, "p2p_type"));
+      if (type == "bezier") {
+        t.mode = TargetMode::Bezier;
+      } else if (type == "gravity") {
+        t.mode = TargetMode::Gravity;
+      } else {
+        if (!type.empty())
+          warn(node.property("p2p_type")->line, "unknown p2p_type '" + type + "'; p2p_sel decides");
+        t.mode = number(node, "p2p_sel", 0.0f) == 1.0f ? TargetMode::Bezier : TargetMode::Gravity;
+      }
+      t.position = target;
+      t.gravity = std::clamp(unanimated(node, "grav", 0.0f), -1e5f, 1e5f);
+      t.drag = std::clamp(unanimated(node, "drag", 0.0f), 0.0f, 1e4f);
+      t.killRadius = std::clamp(unanimated(node, "threshold", 0.0f), 0.0f, 1e5f);
+      t.travelTime = std::clamp(unanimated(node, "combinetime", 0.0f), 0.0f, 1e5f);
+      t.sourceTangent = std::clamp(unanimated(node, "p2p_bezier2", 0.0f), -1e5f, 1e5f);
+      t.targetTangent = std::clamp(unanimated(node, "p2p_bezier3", 0.0f), -1e5f, 1e5f);
+      e.update.push_back(t);
+    }
+  }
+
+  // Forces: mass is a world-down acceleration; wind; the walkmesh stands in as the ground plane.
+  const float mass = std::clamp(unanimated(node, "mass", 0.0f), -1e5f, 1e5f);
+  if (mass != 0.0f) e.update.insert(e.update.begin(), GravityModule{{0.0f, -mass, 0.0f}, false});
+  if (flag(node, "affectedbywind")) e.update.push_back(WindModule{});
+  const bool bounce = flag(node, "bounce");
+  const bool splat = flag(node, "splat");
+  if (bounce || splat) {
+    CollisionModule c;
+    c.colliders.push_back(Collider{});  // the ground plane y = 0, normal +Y
+    c.response = splat ? CollisionResponse::Splat : CollisionResponse::Bounce;
+    c.bounce = std::clamp(unanimated(node, "bounce_co", 0.0f), 0.0f, 10.0f);
+    e.update.push_back(c);
+  }
+  const float blastRadius = number(node, "blastradius", 0.0f);
+  if (blastRadius > 0.0f) {
+    e.forceEvent.radius = std::min(blastRadius, 1e5f);
+    e.forceEvent.duration = std::clamp(number(node, "blastlength", 0.0f), 0.0f, 1e5f);
+  }
+
+  lowerAppearance(node, e, m, invisible);
+
+  // Capacity: the peak rate over the lifetime, with room to spare.
+  const float life = e.init.immortal ? 30.0f : std::max(e.init.lifetime.range.max, [&] {
+    float peak = 0.0f;
+    for (const CurveKey& k : e.init.lifetime.overEmitterTime.keys)
+      peak = std::max(peak, k.value);
+    return peak;
+  }());
+  float peakRate = e.spawn.rate;
+  for (const CurveKey& k : e.spawn.rateOverTime.keys)
+    peakRate = std::max(peakRate, k.value);
+  double estimate = 16.0;
+  switch (e.spawn.mode) {
+    case EmissionMode::Continuous:
+    case EmissionMode::BeamContinuous:
+      estimate += static_cast<double>(peakRate) * std::min(30.0, static_cast<double>(life)) *
+                  (e.spawn.metric == SpawnMetric::PerDistance ? 10.0 : 1.25);
+      break;
+    case EmissionMode::SingleShot:
+      estimate += e.spawn.loop
+                      ? std::min(1e6, static_cast<double>(life) /
+                                          std::max(1e-3, static_cast<double>(e.spawn.duration)))
+                      : 1.0;
+      break;
+    case EmissionMode::EventBurst:
+      estimate += static_cast<double>(e.spawn.rate) *
+                  static_cast<double>(std::max<std::size_t>(1, e.spawn.eventTimes.size()));
+      for (const Burst& b : e.spawn.bursts)
+        estimate += b.count;
+      break;
+  }
+  e.maxParticles = static_cast<std::uint32_t>(
+      std::clamp(std::ceil(estimate), 16.0, static_cast<double>(kMaxParticlesPerImportedEmitter)));
+
+  result_.effect.materials.push_back(std::move(m));
+  result_.effect.emitters.push_back(std::move(e));
+}
+
+void Lowerer::lowerEmission(const MdlNode& node, Emitter& e, const std::string& update) {
+  const SortedTrack birth = track(node, "birthrate");
+  if (birth.wasUnsorted) warn(birth.line, "birthrate keys are out of time order; sorted");
+  const float rate0 = birth.present() ? birth.eval(0.0f, 0) : 0.0f;
+  const float spawnType = number(node, "spawntype", 0.0f);
+  const auto spawnTypeLine = [&] {
+    const MdlProperty* p = node.property("spawntype");
+    return p != nullptr ? p->line : node.line;
+  };
+  if (spawnType != 0.0f && spawnType != 1.0f)
+    warn(spawnTypeLine(),
+         "spawntype " + text(node, "spawntype") + " is neither 0 nor 1; 0 is used");
+
+  if (update == "fountain" || update == "lightning") {
+    e.spawn.mode = update == "fountain" ? EmissionMode::Continuous : EmissionMode::BeamContinuous;
+    e.spawn.rate = std::clamp(rate0, 0.0f, 1e7f);
+    if (birth.keyed) e.spawn.rateOverTime = rateCurve(birth, node.name);
+    if (spawnType == 1.0f) {
+      if (update == "fountain") {
+        e.spawn.metric = SpawnMetric::PerDistance;
+      } else {
+        warn(spawnTypeLine(), "spawntype 1 (per metre) on a Lightning emitter; ignored");
+      }
+    }
+    return;
+  }
+  if (update == "single") {
+    // One particle; with loop, again every 1/birthrate s (else every lifeExp s, else 1 s: rollnw).
+    e.spawn.mode = EmissionMode::SingleShot;
+    e.spawn.rate = 1.0f;
+    if (spawnType == 1.0f)
+      warn(spawnTypeLine(), "spawntype 1 (per metre) on a Single emitter; ignored");
+    if (number(node, "loop", 0.0f) != 0.0f) {
+      const float life = value(node, "lifeexp", 0.0f);
+      e.spawn.loop = true;
+      e.spawn.duration = rate0 > 0.0f ? 1.0f / rate0 : (life > 0.0f ? life : 1.0f);
+      e.spawn.duration = std::clamp(e.spawn.duration, 1e-3f, 1e6f);
+    }
+    return;
+  }
+  // Explosion (§7.3): a burst of birthrate(t) particles at every detonation; the host's
+  // "detonate" event fires rate = birthrate at 0 s. spawntype means nothing for a burst.
+  e.spawn.mode = EmissionMode::EventBurst;
+  e.spawn.eventName = "detonate";
+  e.spawn.rate = std::clamp(std::round(rate0), 0.0f, 1e7f);
+  std::vector<float> times;
+  std::uint32_t line = node.line;
+  const MdlNode* a = animationNode(node);
+  const MdlTrack* own = a != nullptr ? a->track("detonate") : nullptr;
+  if (own != nullptr && !own->keys.empty()) {
+    for (const MdlKey& k : own->keys)
+      times.push_back(std::max(0.0f, k.time));
+    std::sort(times.begin(), times.end());
+    line = own->line;
+  } else {
+    times = eventDetonations_;
+  }
+  if (times.empty()) {
+    warn(node.line, "Explosion emitter '" + node.name + "' has no detonation in " +
+                        (anim_ != nullptr ? "animation '" + anim_->name + "'" : "the model") +
+                        "; it detonates once at 0 s (a guess, so that it shows)");
+    times.push_back(0.0f);
+  }
+  if (times.back() > 1e6f) {
+    warn(line, "detonations later than 1e6 s are dropped");
+    times.erase(std::upper_bound(times.begin(), times.end(), 1e6f), times.end());
+    if (times.empty()) times.push_back(0.0f);
+  }
+  const std::size_t cap = kMaxBursts;  // also the cap on event_times
+  if (times.size() > cap) {
+    warn(line, std::to_string(times.size()) + " detonations; the first " + std::to_string(cap) +
+                   " are kept");
+    times.resize(cap);
+  }
+  if (!birth.keyed) {
+    e.spawn.eventTimes = times;  // same-time detonations add up: each fires a burst
+    return;
+  }
+  // Keyed birthrate: each detonation's burst is the rate at that moment.
+  for (const float t : times) {
+    const float count = std::clamp(std::round(birth.eval(t, 0)), 0.0f, 1e6f);
+    if (count > 0.0f)
+      e.spawn.bursts.push_back(Burst{t, static_cast<std::uint32_t>(count), 0.0f, 0});
+  }
+}
+
+void Lowerer::lowerSheet(const MdlNode& node, Material& m) {
+  SpriteSheet& s = m.sheet;
+  const auto grid = [&](std::string_view name) {
+    const float v = number(node, name, 1.0f);
+    if (v > 256.0f) warn(node.property(name)->line, std::string(name) + " above 256; 256 is used");
+    return static_cast<std::uint32_t>(std::clamp(std::round(v), 1.0f, 256.0f));  // 0 means 1
+  };
+  s.columns = grid("xgrid");
+  s.rows = grid("ygrid");
+  const std::uint32_t cells = s.columns * s.rows;
+  const SortedTrack fsTrack = track(node, "framestart");
+  const SortedTrack feTrack = track(node, "frameend");
+  float fs = std::round(unanimated(node, "framestart", 0.0f));
+  float fe = std::round(unanimated(node, "frameend", 0.0f));
+  const float last = static_cast<float>(cells - 1);
+  if (fs == 0.0f && fe == 0.0f && cells > 1) {
+    s.frameBegin = 0;
+    s.frameEnd = -1;  // 0..0 on a multi-cell sheet: the whole sheet (rollnw)
+  } else {
+    if (fs < 0.0f || fs > last || fe < 0.0f || fe > last) {
+      warn(fsTrack.present() ? fsTrack.line : (feTrack.present() ? feTrack.line : node.line),
+           "frames " + shown(fs) + ".." + shown(fe) + " are outside the " +
+               std::to_string(s.columns) + "x" + std::to_string(s.rows) + " sheet; clamped to 0.." +
+               std::to_string(cells - 1));
+      fs = std::clamp(fs, 0.0f, last);
+      fe = std::clamp(fe, 0.0f, last);
+    }
+    if (fe < fs) {
+      warn(feTrack.present() ? feTrack.line : node.line,
+           "frameEnd is before frameStart; frameStart alone is shown");
+      fe = fs;
+    }
+    s.frameBegin = static_cast<std::uint32_t>(fs);
+    s.frameEnd = static_cast<std::int32_t>(fe);
+  }
+  const float fps = std::clamp(unanimated(node, "fps", 0.0f), 0.0f, 1000.0f);
+  s.fps = fps;
+  s.playback = fps > 0.0f ? SheetPlayback::Fps : SheetPlayback::OverLife;
+  s.randomStart = flag(node, "random");
+}
+
+void Lowerer::lowerAppearance(const MdlNode& node, Emitter& e, Material& m, bool invisible) {
+  (void)m;
+  InitModules& init = e.init;
+  // Lifetime: seconds; negative is immortal.
+  const SortedTrack life = track(node, "lifeexp");
+  if (!life.keyed) {
+    const float l = life.present() ? life.eval(0.0f, 0) : 0.0f;
+    if (l < 0.0f) {
+      init.immortal = true;
+      init.lifetime.range = {1.0f, 1.0f};
+    } else {
+      if (l < 1e-3f)
+        warn(life.present() ? life.line : node.line,
+             "lifeExp " + std::to_string(l) + " s: particles live 1 ms (the shortest life)");
+      init.lifetime.range = {std::clamp(l, 1e-3f, 1e5f), std::clamp(l, 1e-3f, 1e5f)};
+    }
+  } else {
+    bool negative = false;
+    for (const MdlKey& k : life.keys)
+      negative = negative || k.value[0] < 0.0f;
+    if (negative)
+      warn(life.line, "negative lifeExp keys (immortal) cannot vary per spawn; clamped to 1 ms");
+    init.lifetime.range = {0.0f, 0.0f};
+    init.lifetime.overEmitterTime = emitterCurve(
+        life, 0, node.name + " lifeExp", [](float v) { return std::clamp(v, 1e-3f, 1e5f); });
+  }
+
+  // Velocity: along local +Z (NWN) = +Y (Mote), within the spread cone.
+  const float spread = std::fabs(unanimated(node, "spread", 0.0f));
+  if (spread > 6.2832f) {
+    warn(track(node, "spread").line, "spread " + std::to_string(spread) +
+                                         " is above 2π: it is in radians (degrees leaking in?); "
+                                         "read as a full sphere");
+  }
+  // §8.1: spread is the full aperture, so the cone's half-angle is spread / 2.
+  const float half = std::min(180.0f, spread * 0.5f * kRadiansToDegrees);
+  init.velocity.kind = half >= 180.0f ? VelocityKind::Sphere : VelocityKind::Cone;
+  init.velocity.direction = {0.0f, 1.0f, 0.0f};
+  init.velocity.spread = half >= 180.0f ? 0.0f : half;
+  const SortedTrack vel = track(node, "velocity");
+  const float randvel = unanimated(node, "randvel", 0.0f);
+  const float v0 = vel.present() ? vel.eval(0.0f, 0) : 0.0f;
+  if (vel.keyed) {
+    init.velocity.speed.overEmitterTime = emitterCurve(
+        vel, 0, node.name + " velocity", [](float v) { return std::clamp(v, -1e5f, 1e5f); });
+    init.velocity.speed.range = {std::min(0.0f, randvel), std::max(0.0f, randvel)};
+  } else {
+    const float a = std::clamp(v0, -1e5f, 1e5f);
+    const float b = std::clamp(v0 + randvel, -1e5f, 1e5f);
+    init.velocity.speed.range = {std::min(a, b), std::max(a, b)};
+  }
+  init.velocity.speed.range.min = std::clamp(init.velocity.speed.range.min, -1e5f, 1e5f);
+  init.velocity.speed.range.max = std::clamp(init.velocity.speed.range.max, -1e5f, 1e5f);
+
+  // Spin: particleRot in revolutions per second (§8.2, rollnw) → degrees per second.
+  const SortedTrack rot = track(node, "particlerot");
+  if (rot.keyed) {
+    init.spin.overEmitterTime = emitterCurve(rot, 0, node.name + " particleRot", [](float v) {
+      return std::clamp(v * 360.0f, -1e6f, 1e6f);
+    });
+  } else if (rot.present()) {
+    const float s = std::clamp(rot.eval(0.0f, 0) * 360.0f, -1e6f, 1e6f);
+    init.spin.range = {s, s};
+  }
+
+  // Start/mid/end: spawn value × over-life multiplier (§7.12).
+  float p[3] = {std::clamp(unanimated(node, "percentstart", 0.0f), 0.0f, 1.0f),
+                std::clamp(unanimated(node, "percentmid", 0.5f), 0.0f, 1.0f),
+                std::clamp(unanimated(node, "percentend", 1.0f), 0.0f, 1.0f)};
+  if (p[1] < p[0] || p[2] < p[1]) {
+    warn(node.line, "percentStart/Mid/End are not in order; each is raised to the one before");
+    p[1] = std::max(p[1], p[0]);
+    p[2] = std::max(p[2], p[1]);
+  }
+  const auto overLife = [&](const std::array<float, 3>& shape, float lo, float hi) {
+    Curve c;
+    for (std::size_t i = 0; i < 3; ++i)
+      c.keys.push_back({p[i], std::clamp(shape[i], lo, hi)});
+    return c;
+  };
+  const auto isFlat = [](const std::array<float, 3>& s) {
+    return s[0] == 1.0f && s[1] == 1.0f && s[2] == 1.0f;
+  };
+
+  // Colour (rgb) and alpha share one set of spawn times.
+  const SortedTrack cS = track(node, "colorstart"), cM = track(node, "colormid"),
+                    cE = track(node, "colorend");
+  const SortedTrack aS = track(node, "alphastart"), aM = track(node, "alphamid"),
+                    aE = track(node, "alphaend");
+  std::vector<detail::Sample> colorTimes = detail::keyTimes({&cS, &cM, &cE, &aS, &aM, &aE});
+  std::array<detail::Staged, 4> channels;
+  const auto stageColor = [&] {
+    for (std::size_t c = 0; c < 3; ++c)
+      channels[c] = detail::stage(cS, cM, cE, c, 1.0f, colorTimes);
+    channels[3] = detail::stage(aS, aM, aE, 0, 1.0f, colorTimes);
+  };
+  stageColor();
+  // Keys may go negative (vdr_rooted): clamp when evaluating, so add the zero crossings first.
+  if (std::vector<detail::Sample> crossed = detail::withZeroCrossings(
+          colorTimes,
+          {&channels[0].factor, &channels[1].factor, &channels[2].factor, &channels[3].factor});
+      crossed.size() != colorTimes.size()) {
+    colorTimes = std::move(crossed);
+    stageColor();
+  }
+  bool exact = true;
+  for (const detail::Staged& s : channels)
+    exact = exact && s.exact;
+  if (!exact) {
+    warn(node.line, "the colour/alpha keys of '" + node.name +
+                        "' change start, mid and end in different proportions, which EffectDesc "
+                        "cannot represent (a spawn value × one over-life curve); approximated");
+  }
+  if (invisible) channels[3].factor.assign(colorTimes.size(), 0.0f);  // texture NULL: invisible
+  if (colorTimes.size() == 1) {
+    Rgba c{};
+    for (std::size_t i = 0; i < 4; ++i)
+      c[i] = std::clamp(channels[i].factor[0], 0.0f, 1e4f);
+    init.color.a = c;
+    init.color.b = c;
+  } else {
+    init.color.a = {1, 1, 1, 1};
+    init.color.b = {1, 1, 1, 1};
+    for (std::size_t k = 0; k < colorTimes.size() && k < kMaxCurveKeys; ++k) {
+      GradientKey g;
+      g.time = colorTimes[k].time;
+      for (std::size_t i = 0; i < 4; ++i)
+        g.color[i] = std::clamp(channels[i].factor[k], 0.0f, 1e4f);
+      init.color.overEmitterTime.keys.push_back(g);
+    }
+  }
+  if (!(isFlat(channels[0].shape) && isFlat(channels[1].shape) && isFlat(channels[2].shape))) {
+    ColorOverLifeModule col;
+    col.mode = CurveMode::Multiply;
+    for (std::size_t i = 0; i < 3; ++i) {
+      GradientKey g;
+      g.time = p[i];
+      for (std::size_t c = 0; c < 3; ++c)
+        g.color[c] = std::clamp(channels[c].shape[i], 0.0f, 1e4f);
+      g.color[3] = 1.0f;
+      col.gradient.keys.push_back(g);
+    }
+    e.update.push_back(col);
+  }
+  if (!isFlat(channels[3].shape)) {
+    AlphaOverLifeModule al;
+    al.mode = CurveMode::Multiply;
+    al.curve = overLife(channels[3].shape, -1e4f, 1e4f);  // clamped to 0..1 when evaluated
+    e.update.push_back(al);
+  }
+
+  // Size (m): x from sizeStart/Mid/End, y from the _y set when any of it is non-zero.
+  const SortedTrack sS = track(node, "sizestart"), sM = track(node, "sizemid"),
+                    sE = track(node, "sizeend");
+  const SortedTrack yS = track(node, "sizestart_y"), yM = track(node, "sizemid_y"),
+                    yE = track(node, "sizeend_y");
+  const auto sizeParam = [&](const detail::Staged& st, const std::vector<detail::Sample>& times) {
+    ScalarParam sp;
+    if (times.size() == 1) {
+      const float v = std::clamp(st.factor[0], 0.0f, 1e5f);
+      sp.range = {v, v};
+    } else {
+      for (std::size_t k = 0; k < times.size() && k < kMaxCurveKeys; ++k)
+        sp.overEmitterTime.keys.push_back({times[k].time, std::clamp(st.factor[k], 0.0f, 1e5f)});
+    }
+    return sp;
+  };
+  const std::vector<detail::Sample> sizeTimes = detail::keyTimes({&sS, &sM, &sE});
+  const detail::Staged sx = detail::stage(sS, sM, sE, 0, 0.0f, sizeTimes);
+  init.size = sizeParam(sx, sizeTimes);
+  bool sizeExact = sx.exact;
+  SizeOverLifeModule size;
+  size.mode = CurveMode::Multiply;
+  if (!isFlat(sx.shape)) size.x = overLife(sx.shape, 0.0f, 1e5f);
+  const auto nonZero = [](const SortedTrack& t) {
+    for (const MdlKey& k : t.keys)
+      if (k.value[0] != 0.0f) return true;
+    return false;
+  };
+  if (nonZero(yS) || nonZero(yM) || nonZero(yE)) {
+    const std::vector<detail::Sample> yTimes = detail::keyTimes({&yS, &yM, &yE});
+    const detail::Staged sy = detail::stage(yS, yM, yE, 0, 0.0f, yTimes);
+    sizeExact = sizeExact && sy.exact;
+    init.separateSizeY = true;
+    init.sizeY = sizeParam(sy, yTimes);
+    if (!isFlat(sy.shape)) {
+      size.y = overLife(sy.shape, 0.0f, 1e5f);
+      if (size.x.keys.empty()) size.x = overLife({1.0f, 1.0f, 1.0f}, 0.0f, 1e5f);
+    } else if (!size.x.keys.empty()) {
+      size.y = overLife({1.0f, 1.0f, 1.0f}, 0.0f, 1e5f);
+    }
+  }
+  if (!sizeExact) {
+    warn(node.line, "the size keys of '" + node.name +
+                        "' change start, mid and end in different proportions, which EffectDesc "
+                        "cannot represent; approximated");
+  }
+  if (!size.x.keys.empty() || !size.y.keys.empty()) e.update.push_back(size);
+  const bool sized =
+      std::any_of(sx.factor.begin(), sx.factor.end(), [](float f) { return f > 0.0f; });
+  if (!sized && !invisible) {
+    warn(node.line, "the particles of '" + node.name +
+                        "' have size 0 (sizeStart/sizeEnd absent or 0), so they cannot be seen");
+  }
+}
+
+}  // namespace
+
+std::string defaultAnimation(const MdlModel& model) {
+  for (const std::string_view preferred : {"impact", "duration"})
+    for (const MdlAnimation& a : model.animations)
+      if (equalsIgnoreCase(a.name, preferred)) return a.name;
+  return model.animations.empty() ? std::string() : model.animations.front().name;
+}
+
+ImportResult importMdl(const MdlModel& model, const ImportOptions& options) {
+  ImportResult result;
+  Lowerer lowerer(model, options, result);
+  lowerer.run();
+  return result;
+}
+
+ImportResult importMdlFile(const std::string& path, const ImportOptions& options) {
+  MdlParseResult parsed = loadMdlFile(path);
+  if (!parsed.ok()) {
+    ImportResult result;
+    result.diagnostics = std::move(parsed.diagnostics);
+    return result;
+  }
+  ImportResult result = importMdl(parsed.model, options);
+  result.diagnostics.insert(result.diagnostics.begin(),
+                            std::make_move_iterator(parsed.diagnostics.begin()),
+                            std::make_move_iterator(parsed.diagnostics.end()));
+  return result;
+}
+
+}  // namespace mote::nwn
