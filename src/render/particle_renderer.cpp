@@ -921,8 +921,8 @@ Status SpriteView::validate() const {
   return {};
 }
 
-Status ParticleRenderer::Impl::bindAtlas(std::uint32_t atlasId, std::uint32_t textureIndex,
-                                         std::uint32_t columns, std::uint32_t rows) {
+// A sprite atlas's flipbook grid: columns and rows in [1, 256].
+static Status validateAtlasGrid(std::uint32_t atlasId, std::uint32_t columns, std::uint32_t rows) {
   constexpr std::uint32_t kMaxCells = 256;
   if (columns == 0 || rows == 0 || columns > kMaxCells || rows > kMaxCells) {
     return invalidArgument("SpriteAtlas " + std::to_string(atlasId) +
@@ -930,6 +930,12 @@ Status ParticleRenderer::Impl::bindAtlas(std::uint32_t atlasId, std::uint32_t te
                            "] (got " + std::to_string(columns) + " x " + std::to_string(rows) +
                            ")");
   }
+  return {};
+}
+
+Status ParticleRenderer::Impl::bindAtlas(std::uint32_t atlasId, std::uint32_t textureIndex,
+                                         std::uint32_t columns, std::uint32_t rows) {
+  if (Status s = validateAtlasGrid(atlasId, columns, rows); !s.ok()) return s;
   const AtlasBinding binding{atlasId, textureIndex, columns, rows};
   for (AtlasBinding& a : atlases) {
     if (a.atlasId == atlasId) {
@@ -953,11 +959,26 @@ Status ParticleRenderer::setAtlasImage(std::uint32_t atlasId, const Image& image
                                        std::uint32_t columns, std::uint32_t rows) {
   if (image.width() == 0 || image.height() == 0)
     return invalidArgument("SpriteAtlas " + std::to_string(atlasId) + ": the image is empty");
+  if (Status s = validateAtlasGrid(atlasId, columns, rows); !s.ok()) return s;
   Impl& r = *impl_;
-  // Caller images are never shared by name: each binding gets its own texture slot.
-  r.textures.push_back(textureFromImage(image));
-  r.textureNames.emplace_back();
-  return r.bindAtlas(atlasId, static_cast<std::uint32_t>(r.textures.size() - 1), columns, rows);
+  // Caller images are never shared by name: each gets a slot of its own. A slot no other atlas
+  // uses (this id's previous image, or one orphaned by a rebinding) is reused, so rebinding an id
+  // every frame does not grow the texture list.
+  std::size_t slot = r.textures.size();
+  for (std::size_t i = 0; i < r.textures.size() && slot == r.textures.size(); ++i) {
+    if (!r.textureNames[i].empty()) continue;
+    bool used = false;
+    for (const Impl::AtlasBinding& a : r.atlases)
+      used = used || (a.texture == i && a.atlasId != atlasId);
+    if (!used) slot = i;
+  }
+  if (slot == r.textures.size()) {
+    r.textures.push_back(textureFromImage(image));
+    r.textureNames.emplace_back();
+  } else {
+    r.textures[slot] = textureFromImage(image);
+  }
+  return r.bindAtlas(atlasId, static_cast<std::uint32_t>(slot), columns, rows);
 }
 
 void ParticleRenderer::Impl::emitSprites(const SpriteBatcher& batcher, const SpriteView& view) {

@@ -259,6 +259,46 @@ TEST(SpriteRenderer, ABandListTooSmallForTheFrameFallsBackToTheSameImage) {
   EXPECT_EQ(draw(1), draw(64));
 }
 
+// An opaque image of one colour.
+Image filled(Rgba8 color) {
+  Image image = Image::create(2, 2).takeValue();
+  image.fill(color);
+  return image;
+}
+
+TEST(SpriteRenderer, RebindingAtlasImagesKeepsEveryOtherAtlasIntact) {
+  ParticleRenderer renderer = blackRenderer({16, 16});
+  const SpriteView view = SpriteView::orthographic({16, 16}, {0.0f, 0.0f}, 4.0f);
+  const auto centre = [&](std::uint32_t atlas) {
+    Image image;
+    EXPECT_TRUE(renderer
+                    .renderSprites(built({sprite(0, 0, 2, {1, 1, 1, 1}, BlendMode::Alpha, atlas)}),
+                                   view, image)
+                    .ok());
+    return image.pixel(8, 8);
+  };
+  const Rgba8 red{255, 0, 0, 255};
+  const Rgba8 green{0, 255, 0, 255};
+  const Rgba8 blue{0, 0, 255, 255};
+  ASSERT_TRUE(renderer.setAtlasImage(1, filled(red)).ok());
+  ASSERT_TRUE(renderer.setAtlasImage(2, filled(green)).ok());
+  EXPECT_EQ(centre(1), red);
+  EXPECT_EQ(centre(2), green);
+  // Rebinding 1 (its slot is reused) leaves 2 alone.
+  for (int i = 0; i < 5; ++i)
+    ASSERT_TRUE(renderer.setAtlasImage(1, filled(i % 2 == 0 ? blue : red)).ok());
+  EXPECT_EQ(centre(1), blue);
+  EXPECT_EQ(centre(2), green);
+  // 1 moves to a named texture; its old image slot may serve atlas 3, and 2 is still green.
+  ASSERT_TRUE(renderer.setAtlas(1, {"builtin:star", 1, 1}).ok());
+  ASSERT_TRUE(renderer.setAtlasImage(3, filled(blue)).ok());
+  EXPECT_EQ(centre(3), blue);
+  EXPECT_EQ(centre(2), green);
+  // A bad grid is refused before anything changes.
+  EXPECT_EQ(renderer.setAtlasImage(2, filled(red), 0, 1).code(), StatusCode::InvalidArgument);
+  EXPECT_EQ(centre(2), green);
+}
+
 TEST(SpriteRenderer, MisuseIsANamedError) {
   ParticleRenderer renderer = blackRenderer({16, 16});
   const SpriteView view = SpriteView::orthographic({16, 16}, {0.0f, 0.0f}, 4.0f);

@@ -124,7 +124,9 @@ class ParticleRenderer {
   /// Rebinding an id replaces it. Atlas 0 is bound to builtin:soft_circle until set.
   /// Allocates: the texture.
   Status setAtlas(std::uint32_t atlasId, const SpriteAtlas& atlas);
-  /// setAtlas with an image made by the caller (8-bit sRGB, straight alpha).
+  /// setAtlas with an image made by the caller (8-bit sRGB, straight alpha), copied. Rebinding an
+  /// id reuses its image's texture slot, so the renderer's memory does not grow with rebinds.
+  /// InvalidArgument for an empty image or a bad grid (nothing changes then).
   Status setAtlasImage(std::uint32_t atlasId, const Image& image, std::uint32_t columns = 1,
                        std::uint32_t rows = 1);
 
