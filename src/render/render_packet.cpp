@@ -2,6 +2,7 @@
 // Render packets from a ParticleWorld (render_packet.h).
 #include <mote/render/render_packet.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>

@@ -97,7 +97,6 @@ int runFormat(const std::vector<std::string>& files, bool check) {
 #include <system_error>
 
 namespace mote::cli {
-namespace {}  // namespace
 
 bool endsWith(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() &&
@@ -179,19 +178,25 @@ int runImportMdl(const std::string& input, const std::string& output, const MdlO
   return 0;
 }
 
+// Compiles `effect` (read from `input`), printing the compiler's diagnostics against that file.
+static bool compileReported(const authoring::EffectDesc& effect, const std::string& input,
+                            bytecode::CompiledEffect& out) {
+  compiler::CompileResult compiled = compiler::compileEffect(effect);
+  for (authoring::Diagnostic& d : compiled.diagnostics) {
+    d.file = input;
+    fmt::print(stderr, "{}\n", authoring::formatDiagnostic(d));
+  }
+  if (!compiled.ok()) return false;
+  out = std::move(compiled.effect);
+  return true;
+}
+
 bool loadCompiledEffect(const std::string& input, bytecode::CompiledEffect& out,
                         const MdlOptions& mdl) {
   if (isMdlPath(input)) {
     authoring::EffectDesc effect;
     if (!importMdlEffect(input, mdl, effect)) return false;
-    compiler::CompileResult compiled = compiler::compileEffect(effect);
-    for (authoring::Diagnostic& d : compiled.diagnostics) {
-      d.file = input;
-      fmt::print(stderr, "{}\n", authoring::formatDiagnostic(d));
-    }
-    if (!compiled.ok()) return false;
-    out = std::move(compiled.effect);
-    return true;
+    return compileReported(effect, input, out);
   }
   if (endsWith(input, ".motefx")) {
     Result<std::vector<std::uint8_t>> bytes = readFile(input, bytecode::kMaxMotefxBytes);
@@ -209,14 +214,7 @@ bool loadCompiledEffect(const std::string& input, bytecode::CompiledEffect& out,
   }
   const EffectLoadResult effect = authoring::loadEffectFile(input);
   if (!report(effect, false)) return false;
-  compiler::CompileResult compiled = compiler::compileEffect(effect.effect);
-  for (authoring::Diagnostic& d : compiled.diagnostics) {
-    d.file = input;
-    fmt::print(stderr, "{}\n", authoring::formatDiagnostic(d));
-  }
-  if (!compiled.ok()) return false;
-  out = std::move(compiled.effect);
-  return true;
+  return compileReported(effect.effect, input, out);
 }
 
 int runCompile(const std::string& input, const std::string& output) {
