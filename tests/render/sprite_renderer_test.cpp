@@ -299,6 +299,23 @@ TEST(SpriteRenderer, RebindingAtlasImagesKeepsEveryOtherAtlasIntact) {
   EXPECT_EQ(centre(2), green);
 }
 
+TEST(SpriteRenderer, ANaNTintChannelResolvesToBlackNotOutOfTheTable) {
+  // Additive keeps a NaN red channel (max(NaN, 0) is NaN) all the way to the accumulator; the
+  // resolve reads it as 0, and the other channels are unaffected.
+  ParticleRenderer renderer = blackRenderer({16, 16});
+  ASSERT_TRUE(renderer.setAtlasImage(1, solid(2, 2)).ok());
+  const SpriteView view = SpriteView::orthographic({16, 16}, {0.0f, 0.0f}, 4.0f);
+  Image image;
+  ASSERT_TRUE(
+      renderer
+          .renderSprites(
+              built({sprite(0, 0, 2, {std::numeric_limits<float>::quiet_NaN(), 0.5f, 0.0f, 1.0f},
+                            BlendMode::Additive)}),
+              view, image)
+          .ok());
+  EXPECT_EQ(image.pixel(8, 8), (Rgba8{0, kSrgbHalf, 0, 255}));
+}
+
 TEST(SpriteRenderer, MisuseIsANamedError) {
   ParticleRenderer renderer = blackRenderer({16, 16});
   const SpriteView view = SpriteView::orthographic({16, 16}, {0.0f, 0.0f}, 4.0f);
