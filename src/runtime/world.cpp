@@ -962,11 +962,14 @@ void ParticleWorld::Impl::spawnOne(EmitterRow& r, double birth, double windowSta
   r.lane(kLanePositionX)[slot] = p[0];
   r.lane(kLanePositionY)[slot] = p[1];
   r.lane(kLanePositionZ)[slot] = p[2];
-  const Vec3 offset = localOffset != nullptr ? *localOffset : Vec3{0.0f, 0.0f, 0.0f};
-  r.lane(kLaneLocalX)[slot] = offset[0];
-  r.lane(kLaneLocalY)[slot] = offset[1];
-  r.lane(kLaneLocalZ)[slot] = offset[2];
-  r.lane(kLaneLocalSet)[slot] = localOffset != nullptr ? 1.0f : 0.0f;
+  // Only local-space emitters read the request offset lanes (after INIT, in runItem).
+  if (bytecode::movesWithEmitter(r.desc->space)) {
+    const Vec3 offset = localOffset != nullptr ? *localOffset : Vec3{0.0f, 0.0f, 0.0f};
+    r.lane(kLaneLocalX)[slot] = offset[0];
+    r.lane(kLaneLocalY)[slot] = offset[1];
+    r.lane(kLaneLocalZ)[slot] = offset[2];
+    r.lane(kLaneLocalSet)[slot] = localOffset != nullptr ? 1.0f : 0.0f;
+  }
   r.ids[slot] = r.nextId++;
   ++r.newborn;
   ++r.stepSpawned;
