@@ -15,6 +15,8 @@
 #include <bit>
 #include <cstdio>
 #include <limits>
+#include <span>
+#include <type_traits>
 #include <vector>
 
 namespace mote::lockstep {
@@ -267,6 +269,115 @@ TEST(ParticleRenderDeterminism, DeclaredSequenceMatchesTheIndependentModel) {
   expectDeclaredPinned<Fx>("Fpx16_16", 0x5EEE, 0x28a8cfd62459603cULL);
   expectDeclaredPinned<Fp32>("Fp32", 0x5EED, 0x4a1cf25c6b2098d3ULL);
   expectDeclaredPinned<Fp32>("Fp32", 0x5EEE, 0x70b4b1dcc3a5dfc0ULL);
+}
+
+// The run path (SSE2, four particles at a time) against the contract computed here one particle at
+// a time, over random bit patterns in every field plus the edges: NaN and infinite Fp32 values,
+// depths at and beyond ±2047, the Fpx range ends, fading and not-fading lanes, and counts that
+// leave a scalar tail.
+template <typename B>
+render::SpriteItem contractItem(const Particle<B>& p, std::int32_t layer) {
+  render::SpriteItem item;
+  item.pos = {p.pos.x.toFloat(), p.pos.y.toFloat()};
+  item.depthKey = isoDepthKey(p.pos, particleDepthToStepHeight(p.depth), layer);
+  item.scale = {p.size.toFloat(), p.size.toFloat()};
+  item.tint = {static_cast<float>(p.tint[0]) / 255.0f, static_cast<float>(p.tint[1]) / 255.0f,
+               static_cast<float>(p.tint[2]) / 255.0f,
+               static_cast<float>(ParticleSystem<B>::fadeAlpha(p)) / 255.0f};
+  return item;
+}
+
+template <typename B>
+B fromBits(std::uint32_t bits) {
+  if constexpr (std::is_same_v<B, Fpx16_16>) {
+    return B::fromRaw(static_cast<std::int32_t>(bits));
+  } else {
+    return B::fromFloat(std::bit_cast<float>(bits));
+  }
+}
+
+template <typename B>
+std::vector<std::uint32_t> edgeBits() {
+  if constexpr (std::is_same_v<B, Fpx16_16>) {
+    return {0u,
+            1u,
+            0x7FFFFFFFu,
+            0x80000000u,
+            0xFFFFFFFFu,
+            2047u << 16,
+            (2047u << 16) + 1,
+            (2047u << 16) + 0x8000u,
+            0u - (2047u << 16),
+            0u - (2047u << 16) - 1,
+            0x8000u,
+            0x18000u,
+            0x800u,
+            0x1800u,
+            0x7FFFF800u};
+  } else {
+    return {0x7FC00000u,
+            0xFFC00000u,
+            0x7F800000u,
+            0xFF800000u,
+            0x00000001u,
+            0x80000000u,
+            std::bit_cast<std::uint32_t>(2047.0f),
+            std::bit_cast<std::uint32_t>(2047.5f),
+            std::bit_cast<std::uint32_t>(-2047.5f),
+            std::bit_cast<std::uint32_t>(0x1p23f),
+            std::bit_cast<std::uint32_t>(-0x1p23f),
+            std::bit_cast<std::uint32_t>(0x1p19f),
+            std::bit_cast<std::uint32_t>(0.5f),
+            std::bit_cast<std::uint32_t>(1.5f),
+            std::bit_cast<std::uint32_t>(3.4e38f)};
+  }
+}
+
+TYPED_TEST(ParticleRenderTyped, RunDeclarationsMatchTheContractOnEveryBitPattern) {
+  using B = TypeParam;
+  Prng prng(0xDEC1A4E);
+  const std::vector<std::uint32_t> edges = edgeBits<B>();
+  const auto pick = [&]() {
+    return prng.nextRange(0, 4) == 0
+               ? edges[prng.nextRange(0, static_cast<std::uint32_t>(edges.size()))]
+               : prng.nextU32();
+  };
+  for (std::uint32_t count : {1u, 3u, 4u, 5u, 7u, 8u, 1001u, 4099u}) {
+    std::vector<Particle<B>> particles(count);
+    for (Particle<B>& p : particles) {
+      p.pos = {fromBits<B>(pick()), fromBits<B>(pick())};
+      p.depth = fromBits<B>(pick());
+      p.vel = {fromBits<B>(prng.nextU32()), fromBits<B>(prng.nextU32())};
+      p.size = fromBits<B>(pick());
+      const std::uint32_t tint = prng.nextU32();
+      p.tint = {static_cast<std::uint8_t>(tint), static_cast<std::uint8_t>(tint >> 8),
+                static_cast<std::uint8_t>(tint >> 16), static_cast<std::uint8_t>(tint >> 24)};
+      // A third fade, a third not yet, a third without a fade window; ages past life too.
+      p.life = prng.nextRange(1, 200);
+      p.age = prng.nextRange(0, 220);
+      const std::uint32_t kind = prng.nextRange(0, 3);
+      p.fadeTicks = kind == 0 ? 0 : (kind == 1 ? prng.nextRange(1, 300) : prng.nextU32());
+    }
+    const std::int32_t layer = static_cast<std::int32_t>(prng.nextRange(0, 1200)) - 600;
+    SpriteBatcher batcher = makeBatcher(count);
+    const ParticleDeclareOptions options{.atlasId = 2, .materialId = 5, .layer = layer};
+    ASSERT_TRUE(declareParticles(batcher, std::span<const Particle<B>>(particles), options).ok());
+    ASSERT_EQ(batcher.size(), count);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const render::SpriteItem got = batcher.at(i);
+      const render::SpriteItem want = contractItem(particles[i], layer);
+      ASSERT_EQ(got.depthKey, want.depthKey) << "count " << count << " particle " << i;
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(got.pos.x), std::bit_cast<std::uint32_t>(want.pos.x));
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(got.pos.y), std::bit_cast<std::uint32_t>(want.pos.y));
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(got.scale.x),
+                std::bit_cast<std::uint32_t>(want.scale.x));
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(got.scale.y),
+                std::bit_cast<std::uint32_t>(want.scale.y));
+      ASSERT_EQ(got.tint, want.tint) << "count " << count << " particle " << i;
+      ASSERT_EQ(got.atlasId, 2u);
+      ASSERT_EQ(got.materialId, 5u);
+    }
+  }
 }
 
 TYPED_TEST(ParticleRenderTyped, ThousandFramesOfTenThousandAllocateNothing) {

@@ -279,32 +279,94 @@ TEST(SpriteBatcherProtocol, AtPastSizeReadsADefaultSpriteWithAssertsOff) {
 // ---------------------------------------------------------------------------------------------
 // The radix sort
 
-TEST(SpriteBatcherProtocol, ClaimHandsOutTheRoomLeftInDeclarationOrder) {
+TEST(SpriteBatcherProtocol, ClaimRunHandsOutTheRoomLeftInDeclarationOrder) {
   SpriteBatcher batcher = makeBatcher(5);
   ASSERT_TRUE(batcher.add(makeItem(0, 30)).ok());
-  std::span<SpriteItem> slots = batcher.claim(3);
-  ASSERT_EQ(slots.size(), 3u);
+  SpriteLook look;
+  look.uv = {0.0f, 0.5f, 0.25f, 1.0f};
+  look.frameIndex = 7;
+  look.rotation = 0.25f;
+  look.atlasId = 3;
+  look.materialId = 4;
+  look.blend = BlendMode::Premultiplied;
+  look.depthOverride = true;
+  SpriteRunSlots run = batcher.claimRun(3, look);
+  ASSERT_EQ(run.count, 3u);
   EXPECT_EQ(batcher.size(), 4u);
-  for (std::uint32_t i = 0; i < 3; ++i)
-    slots[i] = makeItem(i + 1, 20 - i);
-  // Only one slot is left: claim gives what there is, then nothing.
-  slots = batcher.claim(3);
-  ASSERT_EQ(slots.size(), 1u);
-  slots[0] = makeItem(4, 10);
-  EXPECT_TRUE(batcher.claim(1).empty());
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    run.posX[i] = static_cast<float>(i) + 0.5f;
+    run.posY[i] = -static_cast<float>(i);
+    run.depthKey[i] = 20 - i;
+    run.size[i] = 2.0f * static_cast<float>(i + 1);
+    run.tint8[i] = {255, 51, 0, static_cast<std::uint8_t>(i * 100)};
+  }
+  // Only one slot is left: claimRun gives what there is, then nothing.
+  look.frameIndex = 8;
+  run = batcher.claimRun(3, look);
+  ASSERT_EQ(run.count, 1u);
+  run.posX[0] = 9.0f;
+  run.posY[0] = 9.0f;
+  run.depthKey[0] = 10;
+  run.size[0] = 1.0f;
+  run.tint8[0] = {0, 0, 0, 0};
+  EXPECT_EQ(batcher.claimRun(1, look).count, 0u);
   EXPECT_EQ(batcher.size(), 5u);
-  EXPECT_EQ(batcher.at(2).frameIndex, 2u);
+
+  // Slot 2 reads back as the full SpriteItem the run declared: tint8 / 255, square scale, the look.
+  SpriteItem expected;
+  expected.pos = {1.5f, -1.0f};
+  expected.depthKey = 19;
+  expected.depthOverride = true;
+  expected.scale = {4.0f, 4.0f};
+  expected.tint = {1.0f, 0.2f, 0.0f, 100.0f / 255.0f};  // 51/255 = 0.2 exactly rounded
+  expected.uv = {0.0f, 0.5f, 0.25f, 1.0f};
+  expected.frameIndex = 7;
+  expected.rotation = 0.25f;
+  expected.atlasId = 3;
+  expected.materialId = 4;
+  expected.blend = BlendMode::Premultiplied;
+  EXPECT_TRUE(sameItem(batcher.at(2), expected));
+  EXPECT_TRUE(sameItem(batcher.at(0), makeItem(0, 30)));
+
   ASSERT_TRUE(batcher.build().ok());
-  std::vector<std::uint32_t> order;
+  std::vector<std::uint32_t> keys;
   for (const SpriteItem& item : batcher.sorted())
-    order.push_back(item.frameIndex);
-  EXPECT_EQ(order, (std::vector<std::uint32_t>{4, 3, 2, 1, 0}));
+    keys.push_back(item.depthKey);
+  // Two groups (the add()ed sprite's material, then the runs' shared one), each in depth order.
+  EXPECT_EQ(keys, (std::vector<std::uint32_t>{10, 18, 19, 20, 30}));
+  ASSERT_EQ(batcher.batches().size(), 2u);
+  EXPECT_TRUE(sameItem(batcher.sorted()[2], expected));
+  EXPECT_EQ(batcher.sorted()[0].frameIndex, 8u);
   // Closed window and stopped batcher: nothing to claim (add() says why).
-  EXPECT_TRUE(batcher.claim(1).empty());
-  EXPECT_TRUE(SpriteBatcher{}.claim(1).empty());
+  EXPECT_EQ(batcher.claimRun(1, look).count, 0u);
+  EXPECT_EQ(SpriteBatcher{}.claimRun(1, look).count, 0u);
   batcher.beginFrame();
-  EXPECT_TRUE(batcher.claim(0).empty());
+  EXPECT_EQ(batcher.claimRun(0, look).count, 0u);
   EXPECT_EQ(batcher.size(), 0u);
+}
+
+TEST(SpriteBatcherProtocol, ManyDistinctLooksInAnOverflowingFrameKeepEveryLook) {
+  // Every add has its own look and the ring overflows many times: the look table is compacted
+  // over and over, and each survivor must still read back as exactly what was added.
+  SpriteBatcher batcher = makeBatcher(7);
+  for (std::uint32_t i = 0; i < 200; ++i) {
+    ASSERT_TRUE(batcher.add(makeItem(i, 1000 - i, i, i % 5)).ok());
+    if (i % 3 == 0) {
+      SpriteLook look;
+      look.frameIndex = 10000 + i;
+      const SpriteRunSlots run = batcher.claimRun(1, look);
+      for (std::uint32_t k = 0; k < run.count; ++k) {
+        run.posX[k] = run.posY[k] = run.size[k] = 1.0f;
+        run.depthKey[k] = 0;
+        run.tint8[k] = {1, 2, 3, 4};
+      }
+    }
+  }
+  ASSERT_EQ(batcher.size(), 7u);
+  for (std::uint32_t slot = 0; slot < 7; ++slot)
+    EXPECT_TRUE(sameItem(batcher.at(slot),
+                         makeItem(193 + slot, 1000 - (193 + slot), 193 + slot, (193 + slot) % 5)))
+        << slot;
 }
 
 TEST(SpriteBatcherSort, ViewDepthKeysDrawThreeDSpritesBackToFront) {

@@ -8,6 +8,7 @@
 #include <mote/render/sprite_batcher.h>
 
 #include <cstdint>
+#include <span>
 #include <type_traits>
 
 namespace mote::lockstep {
@@ -58,9 +59,22 @@ template <SimScalar Backend>
 Status declareParticles(render::SpriteBatcher& batcher, const ParticleSystem<Backend>& system,
                         const ParticleDeclareOptions& options = {}) noexcept;
 
+/// The same conversion for any particles (a host's own pool, a replay's snapshot), in span order:
+/// declareParticles(batcher, system, options) is declareParticles(batcher,
+/// system.liveParticles(), options). Every bit pattern is accepted (NaN and out-of-range depths
+/// clamp as particleDepthToStepHeight says).
+template <SimScalar Backend>
+Status declareParticles(render::SpriteBatcher& batcher,
+                        std::span<const Particle<Backend>> particles,
+                        const ParticleDeclareOptions& options = {}) noexcept;
+
 extern template Status declareParticles(render::SpriteBatcher&, const ParticleSystem<Fpx16_16>&,
                                         const ParticleDeclareOptions&) noexcept;
 extern template Status declareParticles(render::SpriteBatcher&, const ParticleSystem<Fp32>&,
+                                        const ParticleDeclareOptions&) noexcept;
+extern template Status declareParticles(render::SpriteBatcher&, std::span<const Particle<Fpx16_16>>,
+                                        const ParticleDeclareOptions&) noexcept;
+extern template Status declareParticles(render::SpriteBatcher&, std::span<const Particle<Fp32>>,
                                         const ParticleDeclareOptions&) noexcept;
 
 }  // namespace mote::lockstep
