@@ -43,16 +43,15 @@ struct GroupKey {
   BlendMode blend = BlendMode::Alpha;
 };
 
-bool inGroup(const GroupKey& group, const SpriteLook& look) {
-  return group.atlasId == look.atlasId && group.materialId == look.materialId &&
-         group.blend == look.blend;
+bool sameGroup(const GroupKey& a, const GroupKey& b) {
+  return a.atlasId == b.atlasId && a.materialId == b.materialId && a.blend == b.blend;
 }
 
 // splitmix64's finalizer over the whole group key: atlas and material ids are often small and
 // sequential, so the low bits of an unmixed key would pile groups into neighbouring slots.
-std::uint64_t groupHash(const SpriteLook& look) {
-  std::uint64_t x = ((std::uint64_t{look.atlasId} << 32) | look.materialId) +
-                    std::uint64_t{static_cast<std::uint8_t>(look.blend)} * 0x9E3779B97F4A7C15ull;
+std::uint64_t groupHash(const GroupKey& key) {
+  std::uint64_t x = ((std::uint64_t{key.atlasId} << 32) | key.materialId) +
+                    std::uint64_t{static_cast<std::uint8_t>(key.blend)} * 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   return x ^ (x >> 31);
@@ -148,25 +147,17 @@ constexpr std::array<float, 256> kUnitFromU8 = [] {
   return table;
 }();
 
-// A look as stored: shared by consecutive add()s with equal looks, or by one claimRun().
-struct StoredLook {
-  SpriteLook look;
-  bool run = false;  // a claimRun(): scale from size (the scaleX stream), tint from tint8
-};
-
-// What the per-declaration streams and a look make together.
-SpriteLook lookOf(const SpriteItem& item) {
-  return SpriteLook{item.uv,         item.frameIndex, item.rotation,     item.atlasId,
-                    item.materialId, item.blend,      item.depthOverride};
-}
+// The look index of a declaration stored whole (an add()).
+constexpr std::uint32_t kWholeItem = detail::SpriteFrameWindow::kWholeItem;
 
 }  // namespace
 
-// Declarations are stored as parallel streams indexed by ring position (the per-sprite fields) and
-// a look index into a table of looks (the fields runs of sprites share): 44 bytes per add()ed
-// sprite and 20 per claimRun() sprite, instead of a 76-byte SpriteItem. The declare pass is bound
-// by its stores (10,000 stores of 76 bytes measured 32.6 us here, of 32 bytes 12.1 us), and build()
-// reads less too. Full SpriteItems exist only in sorted(), written once by build().
+// Declarations live at ring positions in one of two forms: an add()ed sprite whole (76 bytes, its
+// look index kWholeItem), or a claimRun() sprite as 20 bytes of streams plus the index of its run's
+// look — the declare pass of 10,000 particles is bound by its stores (10,000 stores of 76 bytes
+// measured 32.6 us here, of 32 bytes 12.1 us). Every declaration's depth key is also in the
+// depthKeys stream, the one field the sort reads. Full SpriteItems of runs exist only in sorted(),
+// written once by build().
 //
 // build() reads the streams only in declaration order and writes sorted() once, by scatter; all
 // the work between is on 4-byte indices. Walking the declarations in depth order (to group, then to
@@ -174,29 +165,26 @@ SpriteLook lookOf(const SpriteItem& item) {
 // 6.9 ns per item at 10k (a 76-byte gather/scatter microbenchmark, 2-vCPU EPYC). A first version
 // did walk in depth order: build() of 100k sprites took 19.9 ms against 6.1-6.7 ms then
 // (BM_Build/100000, medians of 5).
-struct SpriteBatcher::Storage {
-  std::uint32_t capacity = 0;
-  std::uint32_t count = 0;
-  bool open = false;
+//
+// The base's pointers (the inlined add()'s view) point into itemStorage, depthKeyStorage and
+// lookOfStorage.
+struct SpriteBatcher::Storage : detail::SpriteFrameWindow {
   // Ring position of the oldest surviving declaration. It stays 0 until the ring is full, so
   // while it is not, declaration slot i lives at ring position i.
   std::uint32_t head = 0;
-  std::uint32_t lookCount = 0;
-  std::uint32_t lookCapacity = 0;  // 2 · capacity: see compactLooks()
+  std::uint32_t lookCount = 0;  // runs this frame: each claims >= 1 slot, so <= capacity
   std::uint32_t groupCount = 0;
   std::uint32_t batchCount = 0;
   std::uint32_t tableMask = 0;
   SpriteBatcherStats stats;
 
   // Per declaration, by ring position.
-  std::unique_ptr<float[]> posX, posY, scaleX, scaleY;
-  std::unique_ptr<std::uint32_t[]> depthKey;
-  std::unique_ptr<std::uint32_t[]> lookOfSlot;
-  std::unique_ptr<SpriteColor[]> tint;
+  std::unique_ptr<SpriteItem[]> itemStorage;         // items: an add()ed declaration
+  std::unique_ptr<std::uint32_t[]> depthKeyStorage;  // depthKeys: every declaration
+  std::unique_ptr<std::uint32_t[]> lookOfStorage;    // lookOf: its run's look, or kWholeItem
+  std::unique_ptr<float[]> posX, posY, size;         // a run's declaration
   std::unique_ptr<std::array<std::uint8_t, 4>[]> tint8;
-  // The frame's looks and compactLooks()'s old → new map.
-  std::unique_ptr<StoredLook[]> looks;
-  std::unique_ptr<std::uint32_t[]> lookRemap;
+  std::unique_ptr<SpriteLook[]> looks;  // the frame's runs' looks
 
   std::unique_ptr<SpriteItem[]> sorted;           // capacity, batch by batch after build()
   std::unique_ptr<std::uint32_t[]> keys[2];       // radix double buffer: depth keys
@@ -215,98 +203,56 @@ struct SpriteBatcher::Storage {
     return position >= capacity ? position - capacity : position;
   }
 
-  SpriteItem itemAt(std::uint32_t position) const {
-    const StoredLook& stored = looks[lookOfSlot[position]];
-    const SpriteLook& look = stored.look;
-    SpriteItem item;
-    item.pos = {posX[position], posY[position]};
-    item.depthKey = depthKey[position];
-    item.depthOverride = look.depthOverride;
-    if (stored.run) {
-      const float size = scaleX[position];
-      const std::array<std::uint8_t, 4> t = tint8[position];
-      item.scale = {size, size};
-      item.tint = {kUnitFromU8[t[0]], kUnitFromU8[t[1]], kUnitFromU8[t[2]], kUnitFromU8[t[3]]};
-    } else {
-      item.scale = {scaleX[position], scaleY[position]};
-      item.tint = tint[position];
+  // The declaration at `position` as a full SpriteItem, written into `out`.
+  void readItem(std::uint32_t position, SpriteItem& out) const {
+    const std::uint32_t lookIndex = lookOf[position];
+    if (lookIndex == kWholeItem) {
+      out = items[position];
+      return;
     }
-    item.uv = look.uv;
-    item.frameIndex = look.frameIndex;
-    item.rotation = look.rotation;
-    item.atlasId = look.atlasId;
-    item.materialId = look.materialId;
-    item.blend = look.blend;
-    return item;
-  }
-
-  // Renumbers the looks the surviving declarations use, densely, in declaration order. Called
-  // when the table is full: it has 2 · capacity entries and at most capacity survive, so at least
-  // capacity new looks fit before the next call — O(1) amortised per look.
-  void compactLooks() {
-    for (std::uint32_t i = 0; i < lookCount; ++i)
-      lookRemap[i] = kNone;
-    std::uint32_t kept = 0;
-    std::uint32_t position = head;
-    for (std::uint32_t slot = 0; slot < count; ++slot) {
-      const std::uint32_t old = lookOfSlot[position];
-      if (lookRemap[old] == kNone) {
-        lookRemap[old] = kept;
-        looks[kept++] = looks[old];  // kept <= old: an entry is moved before it is overwritten
-      }
-      lookOfSlot[position] = lookRemap[old];
-      if (++position == capacity) position = 0;
-    }
-    lookCount = kept;
-  }
-
-  // The look index for a new declaration: the last look when equal (a plain add() after a plain
-  // add()), else a new entry.
-  std::uint32_t lookFor(const SpriteLook& look, bool run) {
-    if (!run && lookCount > 0 && !looks[lookCount - 1].run && looks[lookCount - 1].look == look)
-      return lookCount - 1;
-    if (lookCount == lookCapacity) compactLooks();
-    looks[lookCount] = StoredLook{look, run};
-    return lookCount++;
-  }
-
-  // The ring position the next declaration goes to (dropping the oldest when full).
-  std::uint32_t nextPosition() {
-    if (count < capacity) return count++;  // head is 0 until the ring is full
-    // Full: the newest declaration replaces the oldest (laige's overflow policy).
-    const std::uint32_t position = head;
-    head = head + 1 == capacity ? 0 : head + 1;
-    ++stats.droppedFrame;
-    ++stats.droppedTotal;
-    return position;
+    const SpriteLook& look = looks[lookIndex];
+    const float s = size[position];
+    const std::array<std::uint8_t, 4> t = tint8[position];
+    out.pos = {posX[position], posY[position]};
+    out.depthKey = depthKeys[position];
+    out.depthOverride = look.depthOverride;
+    out.scale = {s, s};
+    out.tint = {kUnitFromU8[t[0]], kUnitFromU8[t[1]], kUnitFromU8[t[2]], kUnitFromU8[t[3]]};
+    out.uv = look.uv;
+    out.frameIndex = look.frameIndex;
+    out.rotation = look.rotation;
+    out.atlasId = look.atlasId;
+    out.materialId = look.materialId;
+    out.blend = look.blend;
   }
 
   void store(const SpriteItem& item) {
-    // The look first: compactLooks() walks the surviving declarations, and the slot about to be
-    // written may still hold the oldest one.
-    const std::uint32_t look = lookFor(lookOf(item), false);
-    const std::uint32_t position = nextPosition();
-    posX[position] = item.pos.x;
-    posY[position] = item.pos.y;
-    depthKey[position] = item.depthKey;
-    scaleX[position] = item.scale.x;
-    scaleY[position] = item.scale.y;
-    tint[position] = item.tint;
-    lookOfSlot[position] = look;
+    std::uint32_t position = head;
+    if (count < capacity) {
+      position = count++;  // head is 0 until the ring is full
+    } else {
+      // Full: the newest declaration replaces the oldest (laige's overflow policy).
+      head = head + 1 == capacity ? 0 : head + 1;
+      ++stats.droppedFrame;
+      ++stats.droppedTotal;
+    }
+    items[position] = item;
+    depthKeys[position] = item.depthKey;
+    lookOf[position] = kWholeItem;
   }
 
-  std::uint32_t findOrAddGroup(const SpriteLook& look) {
+  std::uint32_t findOrAddGroup(const GroupKey& key) {
     // The table has at least twice as many slots as there can be groups, so a free slot always
     // ends the probe.
-    std::uint32_t slot = static_cast<std::uint32_t>(groupHash(look)) & tableMask;
+    std::uint32_t slot = static_cast<std::uint32_t>(groupHash(key)) & tableMask;
     for (;;) {
       const std::uint32_t group = table[slot];
       if (group == kNone) break;
-      if (inGroup(groups[group], look)) return group;
+      if (sameGroup(groups[group], key)) return group;
       slot = (slot + 1) & tableMask;
     }
     const std::uint32_t group = groupCount++;
-    groups[group] = GroupKey{look.atlasId, look.materialId, look.blend};
+    groups[group] = key;
     groupSlot[group] = slot;
     batchOfGroup[group] = kNone;
     table[slot] = group;
@@ -317,16 +263,23 @@ struct SpriteBatcher::Storage {
     std::uint32_t* const groupOfSlot = groupOf.get();
     const std::uint32_t n = count;
     groupCount = 0;
-    // Consecutive declarations usually share a look (one emitter's particles): skip the probe.
-    std::uint32_t lastLook = kNone;
+    // Consecutive declarations usually share a group (one emitter's particles, one run): skip the
+    // probe.
     std::uint32_t group = kNone;
+    std::uint32_t lastLook = kNone;
     std::uint32_t position = head;
     for (std::uint32_t slot = 0; slot < n; ++slot) {
-      const std::uint32_t look = lookOfSlot[position];
-      if (look != lastLook) {
-        lastLook = look;
-        const SpriteLook& l = looks[look].look;
-        if (group == kNone || !inGroup(groups[group], l)) group = findOrAddGroup(l);
+      const std::uint32_t lookIndex = lookOf[position];
+      if (lookIndex == kWholeItem) {
+        const SpriteItem& item = items[position];
+        const GroupKey key{item.atlasId, item.materialId, item.blend};
+        if (group == kNone || !sameGroup(groups[group], key)) group = findOrAddGroup(key);
+        lastLook = kNone;
+      } else if (lookIndex != lastLook) {
+        const SpriteLook& look = looks[lookIndex];
+        const GroupKey key{look.atlasId, look.materialId, look.blend};
+        if (group == kNone || !sameGroup(groups[group], key)) group = findOrAddGroup(key);
+        lastLook = lookIndex;
       }
       groupOfSlot[slot] = group;
       if (++position == capacity) position = 0;
@@ -341,7 +294,7 @@ struct SpriteBatcher::Storage {
     std::uint32_t* keysOut = keys[1].get();
     std::uint32_t* slotsOut = order[1].get();
     histogram.fill(0);
-    scanKeys(depthKey.get(), capacity, head, count, keysIn, slotsIn, histogram.data());
+    scanKeys(depthKeys, capacity, head, count, keysIn, slotsIn, histogram.data());
     std::uint32_t passesRun = 0;
     for (std::uint32_t pass = 0; pass < kRadixPasses && count > 0; ++pass) {
       std::uint32_t* const offsets = histogram.data() + pass * kRadixBuckets;
@@ -368,7 +321,7 @@ struct SpriteBatcher::Storage {
     SpriteItem* __restrict const out = sorted.get();
     std::uint32_t position = head;
     for (std::uint32_t slot = 0; slot < count; ++slot) {
-      out[destination[slot]] = itemAt(position);
+      readItem(position, out[destination[slot]]);
       if (++position == capacity) position = 0;
     }
   }
@@ -408,19 +361,19 @@ Result<SpriteBatcher> SpriteBatcher::create(const SpriteBatcherOptions& options)
   bool failed = false;
   Storage& s = *storage;
   s.capacity = capacity;
-  s.lookCapacity = 2 * capacity;
   s.tableMask = tableSize - 1;
   s.open = true;
+  s.itemStorage = allocateArray<SpriteItem>(capacity, failed);
+  s.depthKeyStorage = allocateArray<std::uint32_t>(capacity, failed);
+  s.lookOfStorage = allocateArray<std::uint32_t>(capacity, failed);
+  s.items = s.itemStorage.get();
+  s.depthKeys = s.depthKeyStorage.get();
+  s.lookOf = s.lookOfStorage.get();
   s.posX = allocateArray<float>(capacity, failed);
   s.posY = allocateArray<float>(capacity, failed);
-  s.scaleX = allocateArray<float>(capacity, failed);
-  s.scaleY = allocateArray<float>(capacity, failed);
-  s.depthKey = allocateArray<std::uint32_t>(capacity, failed);
-  s.lookOfSlot = allocateArray<std::uint32_t>(capacity, failed);
-  s.tint = allocateArray<SpriteColor>(capacity, failed);
+  s.size = allocateArray<float>(capacity, failed);
   s.tint8 = allocateArray<std::array<std::uint8_t, 4>>(capacity, failed);
-  s.looks = allocateArray<StoredLook>(s.lookCapacity, failed);
-  s.lookRemap = allocateArray<std::uint32_t>(s.lookCapacity, failed);
+  s.looks = allocateArray<SpriteLook>(capacity, failed);
   s.sorted = allocateArray<SpriteItem>(capacity, failed);
   for (int i = 0; i < 2; ++i) {
     s.keys[i] = allocateArray<std::uint32_t>(capacity, failed);
@@ -444,10 +397,15 @@ Result<SpriteBatcher> SpriteBatcher::create(const SpriteBatcherOptions& options)
 
 SpriteBatcher::SpriteBatcher() noexcept = default;
 SpriteBatcher::SpriteBatcher(std::unique_ptr<Storage> storage) noexcept
-    : storage_(std::move(storage)) {}
-// The source is left null: the stopped state.
-SpriteBatcher::SpriteBatcher(SpriteBatcher&& other) noexcept = default;
-SpriteBatcher& SpriteBatcher::operator=(SpriteBatcher&& other) noexcept = default;
+    : storage_(std::move(storage)), window_(storage_.get()) {}
+// The source is left null on both pointers: the stopped state.
+SpriteBatcher::SpriteBatcher(SpriteBatcher&& other) noexcept
+    : storage_(std::move(other.storage_)), window_(std::exchange(other.window_, nullptr)) {}
+SpriteBatcher& SpriteBatcher::operator=(SpriteBatcher&& other) noexcept {
+  storage_ = std::move(other.storage_);
+  window_ = std::exchange(other.window_, nullptr);
+  return *this;
+}
 SpriteBatcher::~SpriteBatcher() = default;
 
 bool SpriteBatcher::valid() const noexcept {
@@ -485,7 +443,8 @@ void SpriteBatcher::beginFrame() noexcept {
   s.stats.radixPassesRun = 0;
 }
 
-Status SpriteBatcher::add(const SpriteItem& item) noexcept {
+// The inlined add() handles an open window with room; everything else comes here.
+Status SpriteBatcher::addSlow(const SpriteItem& item) noexcept {
   if (!storage_) {
     return budgetExhausted(
         "SpriteBatcher::add on a stopped batcher (default-constructed or moved-from); "
@@ -508,14 +467,15 @@ SpriteRunSlots SpriteBatcher::claimRun(std::uint32_t wanted, const SpriteLook& l
   const std::uint32_t n = wanted < room ? wanted : room;
   if (n == 0) return {};
   // Not full, so head is 0 and the run's ring positions are [count, count + n).
-  const std::uint32_t lookIndex = s.lookFor(look, true);
+  const std::uint32_t lookIndex = s.lookCount++;
+  s.looks[lookIndex] = look;
   const std::uint32_t first = s.count;
-  std::uint32_t* const lookOfSlot = s.lookOfSlot.get() + first;
+  std::uint32_t* const runLooks = s.lookOf + first;
   for (std::uint32_t i = 0; i < n; ++i)
-    lookOfSlot[i] = lookIndex;
+    runLooks[i] = lookIndex;
   s.count += n;
-  return SpriteRunSlots{s.posX.get() + first,   s.posY.get() + first,  s.depthKey.get() + first,
-                        s.scaleX.get() + first, s.tint8.get() + first, n};
+  return SpriteRunSlots{s.posX.get() + first, s.posY.get() + first,  s.depthKeys + first,
+                        s.size.get() + first, s.tint8.get() + first, n};
 }
 
 Status SpriteBatcher::build() noexcept {
@@ -540,7 +500,9 @@ SpriteItem SpriteBatcher::at(std::uint32_t slot) const noexcept {
   MOTE_ASSERT(slot < size(), "SpriteBatcher::at: slot must be below size()");
   // With asserts off a bad slot reads a default sprite rather than memory past the ring.
   if (slot >= size()) return SpriteItem{};
-  return storage_->itemAt(storage_->ringPosition(slot));
+  SpriteItem item;
+  storage_->readItem(storage_->ringPosition(slot), item);
+  return item;
 }
 
 std::span<const SpriteItem> SpriteBatcher::sorted() const noexcept {

@@ -345,9 +345,9 @@ TEST(SpriteBatcherProtocol, ClaimRunHandsOutTheRoomLeftInDeclarationOrder) {
   EXPECT_EQ(batcher.size(), 0u);
 }
 
-TEST(SpriteBatcherProtocol, ManyDistinctLooksInAnOverflowingFrameKeepEveryLook) {
-  // Every add has its own look and the ring overflows many times: the look table is compacted
-  // over and over, and each survivor must still read back as exactly what was added.
+TEST(SpriteBatcherProtocol, RunsAndAddsInAnOverflowingFrameReadBackExactly) {
+  // Runs fill the first slots, then adds with distinct looks overflow the ring many times over
+  // them: each survivor must read back as exactly what was added.
   SpriteBatcher batcher = makeBatcher(7);
   for (std::uint32_t i = 0; i < 200; ++i) {
     ASSERT_TRUE(batcher.add(makeItem(i, 1000 - i, i, i % 5)).ok());

@@ -116,6 +116,20 @@ struct SpriteRunSlots {
   std::uint32_t count = 0;
 };
 
+namespace detail {
+/// The part of a batcher's state that the inlined add() touches (the rest stays private in the
+/// implementation). Not API.
+struct SpriteFrameWindow {
+  static constexpr std::uint32_t kWholeItem = 0xFFFFFFFFu;  ///< lookOf: the item is in `items`
+  SpriteItem* items = nullptr;
+  std::uint32_t* depthKeys = nullptr;
+  std::uint32_t* lookOf = nullptr;
+  std::uint32_t capacity = 0;
+  std::uint32_t count = 0;
+  bool open = false;
+};
+}  // namespace detail
+
 /// laige's sprite batcher (ARCHITECTURE §9). The frame protocol:
 ///
 ///     batcher.beginFrame();  // open the window (create() leaves the first one open)
@@ -166,10 +180,20 @@ class SpriteBatcher {
   /// Complexity: O(1). Allocates: never.
   void beginFrame() noexcept;
 
-  /// Declares one sprite into the open window (see the class comment for failures). Consecutive
-  /// declarations with the same look (SpriteLook's fields) share one stored copy of it.
-  /// Complexity: O(1) amortised. Allocates: never on success (an error's Status holds its message).
-  Status add(const SpriteItem& item) noexcept;
+  /// Declares one sprite into the open window (see the class comment for failures).
+  /// Complexity: O(1). Allocates: never on success (an error's Status holds its message).
+  Status add(const SpriteItem& item) noexcept {
+    // Inlined fast path: an open window with room.
+    detail::SpriteFrameWindow* const window = window_;
+    if (window != nullptr && window->open && window->count < window->capacity) [[likely]] {
+      const std::uint32_t slot = window->count++;
+      window->items[slot] = item;
+      window->depthKeys[slot] = item.depthKey;
+      window->lookOf[slot] = detail::SpriteFrameWindow::kWholeItem;
+      return {};
+    }
+    return addSlow(item);
+  }
 
   /// add() of the item `fill(SpriteItem&)` builds, starting from a default SpriteItem.
   template <typename Fill>
@@ -181,12 +205,13 @@ class SpriteBatcher {
 
   /// The bulk declaration for per-element loops (declareParticles): claims up to `wanted`
   /// declarations at the end of the open window, all with `look`, and returns them as
-  /// SpriteRunSlots (already counted in size(), in declaration order). A run stores 20 bytes per
-  /// sprite where add() stores 44 — the declare pass of 10,000 particles is bound by its stores.
+  /// SpriteRunSlots (already counted in size(), in declaration order). A run stores 24 bytes per
+  /// sprite where add() stores the 76-byte SpriteItem: a pass declaring 10,000 particles is bound
+  /// by its stores.
   /// Returns fewer than `wanted` when the frame has less room — declare the rest through add(),
   /// whose overflow policy (drop the oldest) then applies — and none when the batcher is stopped,
-  /// the window closed, or the frame full: add() reports which. Complexity: O(1) amortised.
-  /// Allocates: never.
+  /// the window closed, or the frame full: add() reports which. Complexity: O(count) (the run's
+  /// look index is stored per slot). Allocates: never.
   SpriteRunSlots claimRun(std::uint32_t wanted, const SpriteLook& look) noexcept;
 
   /// Closes the window, sorts and groups. Stopped → no-op success; a closed window (build() twice)
@@ -207,8 +232,10 @@ class SpriteBatcher {
  private:
   struct Storage;
   explicit SpriteBatcher(std::unique_ptr<Storage> storage) noexcept;
+  Status addSlow(const SpriteItem& item) noexcept;
 
   std::unique_ptr<Storage> storage_;
+  detail::SpriteFrameWindow* window_ = nullptr;  // storage_'s base: moves with it
 };
 
 }  // namespace mote::render
