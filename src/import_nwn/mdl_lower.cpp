@@ -431,16 +431,12 @@ class Lowerer {
       }
     }
     const std::string key = lowerCopy(name);
-    for (const char* extension : {".png", ".tga"})
+    for (const char* extension : {".png", ".tga", ".dds"})
       if (const auto it = textureFiles_.find(key + extension); it != textureFiles_.end())
         return it->second;
     if (warnedTextures_.insert(key).second) {
-      const bool dds = textureFiles_.count(key + ".dds") > 0;
-      warn(line,
-           "texture '" + name + "' " +
-               (dds ? std::string("is a DDS file, which Mote does not load (PNG and TGA only)")
-                    : "is not in " + options_.textureDirectory + " as " + name + ".png or .tga") +
-               "; builtin:soft_circle is drawn instead");
+      warn(line, "texture '" + name + "' is not in " + options_.textureDirectory + " as " + name +
+                     ".png, .tga or .dds; builtin:soft_circle is drawn instead");
     }
     return fallback;
   }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The TGA reader (Truevision TGA 2.0, the texture format of NWN content): colour-mapped,
 // true-colour and grayscale images, raw or run-length encoded, in either row and column order.
-#include <mote/core/file.h>
+#include "image_reader.h"
+
 #include <mote/render/image.h>
 
 #include <algorithm>
@@ -11,6 +12,8 @@
 
 namespace mote::render {
 namespace {
+
+using detail::le16;
 
 // The 18-byte header (little-endian fields).
 struct TgaHeader {
@@ -25,10 +28,6 @@ struct TgaHeader {
   std::uint8_t pixelBits = 0;
   std::uint8_t descriptor = 0;
 };
-
-std::uint16_t le16(const std::uint8_t* p) {
-  return static_cast<std::uint16_t>(p[0] | (static_cast<unsigned>(p[1]) << 8));
-}
 
 // A 15/16-, 24- or 32-bit BGR(A) value as RGBA8; 16-bit alpha is the attribute bit when the
 // descriptor declares an alpha bit, else opaque.
@@ -49,14 +48,11 @@ Rgba8 decodeColor(const std::uint8_t* p, unsigned bits, bool alpha16) {
   }
 }
 
-Status tgaError(std::string_view name, const std::string& message) {
-  return parseError(std::string(name) + ": " + message);
-}
-
 }  // namespace
 
 Result<Image> decodeTga(std::span<const std::uint8_t> bytes, std::string_view nameForErrors) {
-  if (bytes.size() < 18) return tgaError(nameForErrors, "not a TGA file (shorter than its header)");
+  if (bytes.size() < 18)
+    return detail::imageParseError(nameForErrors, "not a TGA file (shorter than its header)");
   const std::uint8_t* b = bytes.data();
   TgaHeader h;
   h.idLength = b[0];
@@ -73,21 +69,24 @@ Result<Image> decodeTga(std::span<const std::uint8_t> bytes, std::string_view na
   const unsigned base = h.imageType & 7u;  // 1 mapped, 2 true colour, 3 grayscale
   const bool rle = (h.imageType & 8u) != 0;
   if ((h.imageType & ~0x0Bu) != 0 || base == 0 || base > 3)
-    return tgaError(nameForErrors, "unsupported TGA image type " + std::to_string(h.imageType));
-  if (h.colorMapType > 1) return tgaError(nameForErrors, "bad TGA colour-map type");
+    return detail::imageParseError(nameForErrors,
+                                   "unsupported TGA image type " + std::to_string(h.imageType));
+  if (h.colorMapType > 1) return detail::imageParseError(nameForErrors, "bad TGA colour-map type");
   if (base == 1 && (h.colorMapType != 1 || h.pixelBits != 8))
-    return tgaError(nameForErrors, "colour-mapped TGA needs a colour map and 8-bit indices");
+    return detail::imageParseError(nameForErrors,
+                                   "colour-mapped TGA needs a colour map and 8-bit indices");
   if (base == 2 && h.pixelBits != 15 && h.pixelBits != 16 && h.pixelBits != 24 && h.pixelBits != 32)
-    return tgaError(nameForErrors, "unsupported true-colour depth " + std::to_string(h.pixelBits));
+    return detail::imageParseError(nameForErrors,
+                                   "unsupported true-colour depth " + std::to_string(h.pixelBits));
   if (base == 3 && h.pixelBits != 8 && h.pixelBits != 16)
-    return tgaError(nameForErrors, "unsupported grayscale depth " + std::to_string(h.pixelBits));
+    return detail::imageParseError(nameForErrors,
+                                   "unsupported grayscale depth " + std::to_string(h.pixelBits));
   if (h.colorMapType == 1 && h.mapEntryBits != 15 && h.mapEntryBits != 16 && h.mapEntryBits != 24 &&
       h.mapEntryBits != 32)
-    return tgaError(nameForErrors,
-                    "unsupported colour-map entry size " + std::to_string(h.mapEntryBits));
-  if (h.width == 0 || h.height == 0) return tgaError(nameForErrors, "TGA image of size 0");
-  if (Status s = Image::validateSize(h.width, h.height); !s.ok())
-    return Status(StatusCode::Unsupported, std::string(nameForErrors) + ": " + s.message());
+    return detail::imageParseError(
+        nameForErrors, "unsupported colour-map entry size " + std::to_string(h.mapEntryBits));
+  if (Status s = detail::checkDeclaredImageSize(nameForErrors, "TGA", h.width, h.height); !s.ok())
+    return s;
 
   std::size_t pos = 18 + std::size_t{h.idLength};
   // The colour map.
@@ -97,7 +96,7 @@ Result<Image> decodeTga(std::span<const std::uint8_t> bytes, std::string_view na
     const std::size_t entryBytes = (std::size_t{h.mapEntryBits} + 7) / 8;
     const std::size_t mapBytes = entryBytes * h.mapLength;
     if (pos > bytes.size() || bytes.size() - pos < mapBytes)
-      return tgaError(nameForErrors, "truncated TGA colour map");
+      return detail::imageParseError(nameForErrors, "truncated TGA colour map");
     if (base == 1) {
       palette.reserve(h.mapLength);
       for (std::size_t i = 0; i < h.mapLength; ++i)
@@ -105,7 +104,7 @@ Result<Image> decodeTga(std::span<const std::uint8_t> bytes, std::string_view na
     }
     pos += mapBytes;
   }
-  if (pos > bytes.size()) return tgaError(nameForErrors, "truncated TGA header");
+  if (pos > bytes.size()) return detail::imageParseError(nameForErrors, "truncated TGA header");
 
   const std::size_t pixelBytes = (std::size_t{h.pixelBits} + 7) / 8;
   const std::uint64_t pixels = std::uint64_t{h.width} * h.height;
@@ -113,9 +112,10 @@ Result<Image> decodeTga(std::span<const std::uint8_t> bytes, std::string_view na
   // Refuse before allocating: raw data must hold every pixel; a run-length packet yields at most
   // 128 pixels from at least 1 + pixelBytes bytes.
   if (!rle && available / pixelBytes < pixels)
-    return tgaError(nameForErrors, "truncated TGA image data");
+    return detail::imageParseError(nameForErrors, "truncated TGA image data");
   if (rle && std::uint64_t{available} / (1 + pixelBytes) * 128 + 128 < pixels)
-    return tgaError(nameForErrors, "TGA run-length data too short for the declared size");
+    return detail::imageParseError(nameForErrors,
+                                   "TGA run-length data too short for the declared size");
 
   Result<Image> created = Image::create(h.width, h.height);
   if (!created.ok()) return created.status();
@@ -145,29 +145,32 @@ Result<Image> decodeTga(std::span<const std::uint8_t> bytes, std::string_view na
   while (n < pixels) {
     if (!rle) {
       Rgba8 c;
-      if (!pixelAt(b + pos, c)) return tgaError(nameForErrors, "TGA colour index outside the map");
+      if (!pixelAt(b + pos, c))
+        return detail::imageParseError(nameForErrors, "TGA colour index outside the map");
       store(n++, c);
       pos += pixelBytes;
       continue;
     }
-    if (pos >= bytes.size()) return tgaError(nameForErrors, "truncated TGA run-length data");
+    if (pos >= bytes.size())
+      return detail::imageParseError(nameForErrors, "truncated TGA run-length data");
     const std::uint8_t packet = b[pos++];
     const std::uint64_t count = std::min<std::uint64_t>((packet & 0x7Fu) + 1u, pixels - n);
     if ((packet & 0x80u) != 0) {
       if (bytes.size() - pos < pixelBytes)
-        return tgaError(nameForErrors, "truncated TGA run-length data");
+        return detail::imageParseError(nameForErrors, "truncated TGA run-length data");
       Rgba8 c;
-      if (!pixelAt(b + pos, c)) return tgaError(nameForErrors, "TGA colour index outside the map");
+      if (!pixelAt(b + pos, c))
+        return detail::imageParseError(nameForErrors, "TGA colour index outside the map");
       pos += pixelBytes;
       for (std::uint64_t k = 0; k < count; ++k)
         store(n++, c);
     } else {
       if ((bytes.size() - pos) / pixelBytes < count)
-        return tgaError(nameForErrors, "truncated TGA run-length data");
+        return detail::imageParseError(nameForErrors, "truncated TGA run-length data");
       for (std::uint64_t k = 0; k < count; ++k) {
         Rgba8 c;
         if (!pixelAt(b + pos, c))
-          return tgaError(nameForErrors, "TGA colour index outside the map");
+          return detail::imageParseError(nameForErrors, "TGA colour index outside the map");
         pos += pixelBytes;
         store(n++, c);
       }
@@ -177,9 +180,7 @@ Result<Image> decodeTga(std::span<const std::uint8_t> bytes, std::string_view na
 }
 
 Result<Image> loadTga(const std::string& path) {
-  Result<std::vector<std::uint8_t>> bytes = readFile(path, kMaxImageBytes + (std::size_t{1} << 20));
-  if (!bytes.ok()) return bytes.status();
-  return decodeTga(bytes.value(), path);
+  return detail::loadImageFile(path, decodeTga);
 }
 
 }  // namespace mote::render

@@ -15,7 +15,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <limits>
 #include <span>
@@ -323,10 +325,17 @@ Result<std::uint32_t> ParticleRenderer::Impl::textureNamed(std::string_view name
     const std::string path = options.textureDirectory.empty() || name.front() == '/'
                                  ? std::string(name)
                                  : options.textureDirectory + "/" + std::string(name);
-    // TGA by its extension (NWN textures); everything else is read as PNG.
-    const bool tga = path.size() >= 4 && (path.compare(path.size() - 4, 4, ".tga") == 0 ||
-                                          path.compare(path.size() - 4, 4, ".TGA") == 0);
-    Result<Image> loaded = tga ? loadTga(path) : loadPng(path);
+    // TGA and DDS (NWN textures) by their extension, in any case; everything else is read as PNG.
+    const auto hasExtension = [&path](std::string_view extension) {
+      return path.size() >= extension.size() &&
+             std::equal(
+                 extension.begin(), extension.end(),
+                 path.end() - static_cast<std::ptrdiff_t>(extension.size()),
+                 [](char e, char c) { return e == std::tolower(static_cast<unsigned char>(c)); });
+    };
+    Result<Image> loaded = hasExtension(".tga")   ? loadTga(path)
+                           : hasExtension(".dds") ? loadDds(path)
+                                                  : loadPng(path);
     if (!loaded.ok()) return loaded.status();
     image = std::move(loaded.value());
   }

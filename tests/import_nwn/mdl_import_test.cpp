@@ -5,6 +5,7 @@
 #include <mote/authoring/effect_json.h>
 #include <mote/compiler/compiler.h>
 #include <mote/nwn/mdl.h>
+#include <mote/render/image.h>
 #include <mote/render/particle_renderer.h>
 #include <mote/runtime/world.h>
 
@@ -613,7 +614,8 @@ TEST(MdlImport, TexturesAreFoundInTheTextureDirectory) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("mote-nwn-tex-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  for (const char* file : {"FXPA_JET.png", "fxpa_trail.tga", "fxpa_trail.png.bak"}) {
+  for (const char* file :
+       {"FXPA_JET.png", "fxpa_trail.tga", "fxpa_trail.dds", "fxpa_trail.png.bak"}) {
     std::FILE* f = std::fopen((dir / file).c_str(), "wb");
     ASSERT_NE(f, nullptr);
     std::fclose(f);
@@ -624,20 +626,51 @@ TEST(MdlImport, TexturesAreFoundInTheTextureDirectory) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(material(r.effect, "Jet").texture,
             std::filesystem::absolute(dir / "FXPA_JET.png").string());
+  // .tga comes before .dds.
   EXPECT_EQ(material(r.effect, "Trail").texture,
             std::filesystem::absolute(dir / "fxpa_trail.tga").string());
   EXPECT_FALSE(hasWarning(r.diagnostics, 0, "texture"));
   std::filesystem::remove(dir / "fxpa_trail.tga");
-  {
-    std::FILE* f = std::fopen((dir / "fxpa_trail.dds").c_str(), "wb");
-    ASSERT_NE(f, nullptr);
-    std::fclose(f);
-  }
+  r = importFixture("bioware_fountain.mdl", options);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(material(r.effect, "Trail").texture,
+            std::filesystem::absolute(dir / "fxpa_trail.dds").string());
+  EXPECT_FALSE(hasWarning(r.diagnostics, 0, "texture"));
+  std::filesystem::remove(dir / "fxpa_trail.dds");
   r = importFixture("bioware_fountain.mdl", options);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(material(r.effect, "Trail").texture, "builtin:soft_circle");
-  EXPECT_TRUE(hasWarning(r.diagnostics, 68, "texture 'fxpa_trail' is a DDS file"));
+  EXPECT_TRUE(hasWarning(r.diagnostics, 68,
+                         "texture 'fxpa_trail' is not in " + dir.string() +
+                             " as fxpa_trail.png, .tga or .dds; builtin:soft_circle is drawn "
+                             "instead"));
   std::filesystem::remove_all(dir);
+}
+
+TEST(MdlImport, DdsOnlyTexturesAreFoundWithoutAFallbackWarning) {
+  // tests/data/nwn/textures holds fx_mist only as a BioWare DDS (DXT5) and fx_lightning only as
+  // a standard DDS (DXT1), each 8 × 8 with one more mip level.
+  const std::filesystem::path textures = kDataDir / "textures";
+  ImportOptions options;
+  options.textureDirectory = textures.string();
+  const ImportResult r = importFixture("cleanmodels_lightning.mdl", options);
+  ASSERT_TRUE(r.ok());
+  const std::string mist = std::filesystem::absolute(textures / "fx_mist.dds").string();
+  const std::string lightning = std::filesystem::absolute(textures / "fx_lightning.dds").string();
+  EXPECT_EQ(material(r.effect, "maincollum01").texture, mist);
+  EXPECT_EQ(material(r.effect, "Beam").texture, lightning);
+  EXPECT_FALSE(hasWarning(r.diagnostics, 0, "texture")) << allDiagnostics(r.diagnostics);
+  // Both files are what the renderer will read: a soft white blob (opaque middle, clear corner)
+  // and a white core fading to blue.
+  const Result<render::Image> blob = render::loadDds(mist);
+  ASSERT_TRUE(blob.ok()) << blob.status().message();
+  EXPECT_EQ(blob->width(), 8u);
+  EXPECT_EQ(blob->pixel(4, 4), (render::Rgba8{255, 255, 255, 219}));  // index 2: (6·255 + 3) / 7
+  EXPECT_EQ(blob->pixel(0, 0).a, 0u);
+  const Result<render::Image> bolt = render::loadDds(lightning);
+  ASSERT_TRUE(bolt.ok()) << bolt.status().message();
+  EXPECT_EQ(bolt->pixel(3, 0), (render::Rgba8{255, 255, 255, 255}));
+  EXPECT_EQ(bolt->pixel(0, 0), (render::Rgba8{33, 56, 255, 255}));  // 5:6:5 (4, 14, 31)
 }
 
 constexpr const char* kP2pAndMotion = R"(newmodel m

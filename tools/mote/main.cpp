@@ -290,8 +290,9 @@ int main(int argc, char** argv) {
 
   renderCommand->add_option("--animation", renderOptions.animation,
                             ".mdl input: the animation whose keys and events drive the effect");
-  renderCommand->add_option("--texture-dir", renderOptions.textureDirectory,
-                            ".mdl input: the folder holding the model's textures as PNG");
+  renderCommand->add_option(
+      "--texture-dir", renderOptions.textureDirectory,
+      ".mdl input: the folder holding the model's textures (.png, .tga or .dds)");
 
   std::string importInput;
   std::string importOutput;
@@ -304,8 +305,9 @@ int main(int argc, char** argv) {
   importMdl->add_option("--animation", importOptions.animation,
                         "The animation whose keys and events drive the effect (default: impact, "
                         "else duration, else the first)");
-  importMdl->add_option("--texture-dir", importOptions.textureDirectory,
-                        "Folder where the model's textures are looked up as <name>.png");
+  importMdl->add_option(
+      "--texture-dir", importOptions.textureDirectory,
+      "Folder where the model's textures are looked up as <name>.png, .tga or .dds");
   importMdl->add_flag("--list-animations", importList, "List the model's animations and exit");
 
   try {

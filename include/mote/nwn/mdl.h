@@ -151,9 +151,10 @@ struct MdlParseResult {
 struct ImportOptions {
   /// The animation whose keys and events drive the effect; empty: defaultAnimation(model).
   std::string animation;
-  /// Where NWN texture names are looked up as <name>.png, else <name>.tga (any case of the name;
-  /// the material gets the file's absolute path); empty: none. A texture not found there (or only
-  /// as DDS) is drawn with builtin:soft_circle, with one warning per name.
+  /// Where NWN texture names are looked up as <name>.png, else <name>.tga, else <name>.dds (any
+  /// case of the name; the material gets the file's absolute path, which the renderer reads by its
+  /// extension); empty: none. A texture not found there is drawn with builtin:soft_circle, with
+  /// one warning per name.
   std::string textureDirectory;
 };
 

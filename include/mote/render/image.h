@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Image: an owned RGBA8 picture, and its readers and writers (PNG, APNG, animated GIF, numbered
-// PNG sequences), all writing through a temporary file and a rename.
+// Image: an owned RGBA8 picture, its readers (PNG, TGA, DDS) and writers (PNG, APNG, animated GIF,
+// numbered PNG sequences), all writing through a temporary file and a rename.
 #pragma once
 
 #include <mote/core/file.h>
@@ -112,6 +112,42 @@ Result<Image> loadPng(const std::string& path);
 Result<Image> decodeTga(std::span<const std::uint8_t> bytes, std::string_view nameForErrors);
 /// Reads the whole file (IoError / NotFound as readFile), then decodeTga(bytes, path).
 Result<Image> loadTga(const std::string& path);
+
+// ---------------------------------------------------------------------------------------------------
+// DDS (the compressed texture format of NWN 1.69 content)
+
+/// Decodes the top mip level of a DDS texture (further mip levels, cube faces and volume slices
+/// are ignored). Two containers, told apart by the first four bytes:
+///   - Standard DDS: "DDS ", the 124-byte DDS_HEADER, then the data. DDPF_FOURCC 'DXT1', 'DXT3' or
+///     'DXT5'; or DDPF_RGB at 16, 24 or 32 bits a pixel with any R, G, B masks (and the A mask
+///     when DDPF_ALPHAPIXELS is set; otherwise opaque), each channel scaled to 8 bits rounded to
+///     nearest.
+///   - BioWare DDS (NWN 1.69): no magic; a 20-byte header of little-endian u32 width, height,
+///     channels (3: DXT1, 4: DXT5), the top level's byte count, and an f32 mean alpha (ignored);
+///     then the blocks.
+/// DXT decoding (sides that are not multiples of 4 use the covered part of their edge blocks):
+/// 5:6:5 endpoints expand by bit replication; interpolated values round to nearest, halves up —
+/// colours (2·c0 + c1 + 1) / 3 and (c0 + c1 + 1) / 2 on the expanded 8-bit endpoints, DXT5 alpha
+/// ((7 − i)·a0 + i·a1 + 3) / 7 or ((5 − i)·a0 + i·a1 + 2) / 5. A DXT1 block with c0 ≤ c1 has
+/// three colours and transparent black (0, 0, 0, 0); DXT3/DXT5 colour blocks always have four.
+/// DXT3 alpha a (4 bits) is a · 17. The bytes are taken as sRGB-encoded colour with straight
+/// alpha, as for TGA (DXT2/DXT4, the premultiplied variants, are refused). Safe on hostile input:
+/// never a crash, leak or hang. `nameForErrors` prefixes every message.
+///   - ParseError: no "DDS " magic and not a BioWare header (channels other than 3 or 4, or
+///     shorter than 20 bytes); a standard header that is truncated or whose header or
+///     pixel-format size field is wrong; a side of 0; a BioWare header whose byte count matches
+///     neither the block size nor width · height / 2 (DXT1) or width · height (DXT5) ("size
+///     mismatch"); data shorter than the top level ("truncated"). The data size is checked before
+///     the pixel buffer is allocated, so a header cannot make the reader allocate more than 8 bytes
+///     of image per byte of input.
+///   - Unsupported: any other fourCC (DX10, ATI1/2, DXT2/4, D3DFORMAT numbers), a non-RGB
+///     uncompressed format (luminance, alpha-only, …) or another RGB depth, and an image larger
+///     than Image's limits (a side over kMaxImageSidePixels = 16384), refused before allocating.
+/// Complexity: O(file header + pixels). Allocates: the image.
+Result<Image> decodeDds(std::span<const std::uint8_t> bytes, std::string_view nameForErrors);
+/// Reads the whole file (IoError / NotFound as readFile; InvalidArgument beyond kMaxImageBytes +
+/// 1 MiB, as loadTga), then decodeDds(bytes, path).
+Result<Image> loadDds(const std::string& path);
 
 // ---------------------------------------------------------------------------------------------------
 // Animation: APNG, animated GIF, numbered PNG sequences. Frames share one size (InvalidArgument
