@@ -851,7 +851,9 @@ struct Reflect<RenderDesc> {
                     .min = 0,
                     .max = 90});
     v(s.beam, {.key = "beam", .doc = "beam parameters."});
-    v(s.mesh, {.key = "mesh", .doc = "mesh: model name or path.", .maxLength = kMaxPathLength});
+    v(s.mesh, {.key = "mesh",
+               .doc = "mesh: model name or path, or builtin:shard.",
+               .maxLength = kMaxPathLength});
     v(s.chainWidth, {.key = "chain_width",
                      .doc = "linked_chain: ribbon width.",
                      .unit = "m",

@@ -8,6 +8,7 @@
 #include "reflect.h"
 
 #include <mote/authoring/effect_json.h>
+#include <mote/core/builtin_meshes.h>
 #include <mote/core/builtin_sprites.h>
 #include <mote/core/suggest.h>
 
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <span>
 #include <string>
 
 namespace mote::authoring {
@@ -426,12 +428,18 @@ class Validator {
       error("must not be empty (a file path or builtin:<name>)");
       return;
     }
-    if (!texture.starts_with(kBuiltinSpriteUriPrefix)) return;  // a file: the renderer opens it
-    const std::string_view name = std::string_view(texture).substr(kBuiltinSpriteUriPrefix.size());
-    for (const std::string_view n : kBuiltinSpriteNames)
+    checkBuiltinName(texture, kBuiltinSpriteNames, "sprite");  // a file: the renderer opens it
+  }
+
+  // A "builtin:<name>" URI must name one of `names`; anything else is a file path.
+  void checkBuiltinName(const std::string& uri, std::span<const std::string_view> names,
+                        std::string_view kind) {
+    if (!uri.starts_with(kBuiltinSpriteUriPrefix)) return;
+    const std::string_view name = std::string_view(uri).substr(kBuiltinSpriteUriPrefix.size());
+    for (const std::string_view n : names)
       if (n == name) return;
-    std::string message = "unknown built-in sprite \"" + texture + "\"";
-    const std::string_view suggestion = closestMatch(name, kBuiltinSpriteNames);
+    std::string message = "unknown built-in " + std::string(kind) + " \"" + uri + "\"";
+    const std::string_view suggestion = closestMatch(name, names);
     if (!suggestion.empty()) {
       message += " (did you mean \"";
       message += kBuiltinSpriteUriPrefix;
@@ -624,6 +632,9 @@ class Validator {
       if (e.render.mode == RenderMode::Mesh && e.render.mesh.empty()) {
         Scope mesh(*this, "mesh");
         error("mesh mode needs a mesh name");
+      } else if (!e.render.mesh.empty()) {
+        Scope mesh(*this, "mesh");
+        checkBuiltinName(e.render.mesh, kBuiltinMeshNames, "mesh");
       }
       if (!e.render.beam.targetField.empty()) {
         Scope beam(*this, "beam");

@@ -2,8 +2,10 @@
 // Lowering of MDL emitter nodes to EffectDesc (docs/nwn-import.md is the field-by-field account;
 // MDL_EMITTERS.md §4, §6 and §7 the semantics it follows). Everything NWN-specific lives here
 // (rollnw seed, "Decision Rule").
+#include "mdl_report.h"
 #include "mdl_tables.h"
 #include "mdl_track.h"
+#include "mdl_transform.h"
 
 #include <mote/authoring/effect_json.h>
 #include <mote/nwn/mdl.h>
@@ -27,13 +29,6 @@ using detail::SortedTrack;
 constexpr float kRadiansToDegrees = 57.2957795f;
 constexpr std::uint32_t kMaxParticlesPerImportedEmitter = 16384;  // × 256 emitters = the effect cap
 
-std::string lowerCopy(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    c = asciiLower(c);
-  return out;
-}
-
 bool equalsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i)
@@ -41,38 +36,9 @@ bool equalsIgnoreCase(std::string_view a, std::string_view b) {
   return true;
 }
 
-// Quaternions (x, y, z, w) for the static node hierarchy.
-using Quat = std::array<float, 4>;
-
-Quat multiply(const Quat& a, const Quat& b) {
-  return {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
-          a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
-          a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
-          a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
-}
-
-Vec3 rotate(const Quat& q, const Vec3& v) {
-  const Quat p{v[0], v[1], v[2], 0.0f};
-  const Quat conj{-q[0], -q[1], -q[2], q[3]};
-  const Quat r = multiply(multiply(q, p), conj);
-  return {r[0], r[1], r[2]};
-}
-
-// NWN axis-angle (x y z angle, radians) → quaternion; a zero axis is the identity.
-Quat axisAngle(float x, float y, float z, float angle) {
-  const float len = std::sqrt(x * x + y * y + z * z);
-  if (!(len > 1e-12f) || !std::isfinite(len) || !std::isfinite(angle)) return {0, 0, 0, 1};
-  const float s = std::sin(angle * 0.5f) / len;
-  return {x * s, y * s, z * s, std::cos(angle * 0.5f)};
-}
-
-// NWN is Z up, Mote Y up (both right-handed): (x, y, z) → (x, z, −y), a rotation of −90° about X.
-Vec3 toMote(const Vec3& v) {
-  return {v[0], v[2], -v[1]};
-}
-Quat toMote(const Quat& q) {
-  return {q[0], q[2], -q[1], q[3]};
-}
+using detail::Quat;
+using detail::toMote;
+using detail::Xform;
 
 // Euler degrees for Emitter::rotation, applied Y·X·Z (R = Ry · Rx · Rz).
 Vec3 eulerYXZ(const Quat& qIn) {
@@ -122,15 +88,41 @@ Vec3 clampVec(const Vec3& v, float limit, bool& changed) {
   return out;
 }
 
-struct Xform {
-  Vec3 position{0, 0, 0};
-  Quat rotation{0, 0, 0, 1};
+// The files of one directory by lower-case name, each with its absolute path; listed on first
+// use (NWN resource names are case-insensitive, file systems mostly are not).
+class DirectoryIndex {
+ public:
+  explicit DirectoryIndex(const std::string& directory) : directory_(directory) {}
+
+  // The absolute path of the file whose lower-cased name is `lowerName`, or null.
+  const std::string* find(const std::string& lowerName) {
+    if (!listed_) {
+      listed_ = true;
+      std::error_code ec;
+      for (std::filesystem::directory_iterator it(directory_, ec), end; !ec && it != end;
+           it.increment(ec)) {
+        files_.emplace(lowerCopy(it->path().filename().string()),
+                       std::filesystem::absolute(it->path(), ec).string());
+      }
+    }
+    const auto it = files_.find(lowerName);
+    return it == files_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  std::string directory_;
+  std::map<std::string, std::string> files_;
+  bool listed_ = false;
 };
 
 class Lowerer {
  public:
   Lowerer(const MdlModel& model, const ImportOptions& options, ImportResult& result)
-      : model_(model), options_(options), result_(result) {}
+      : model_(model),
+        options_(options),
+        result_(result),
+        textureFiles_(options.textureDirectory),
+        modelFiles_(options.modelDirectory) {}
 
   void run() {
     if (!chooseAnimation()) return;
@@ -184,19 +176,15 @@ class Lowerer {
   std::vector<float> eventDetonations_;
   std::set<std::string> usedNames_;
   std::set<std::string> warnedTextures_;
-  std::map<std::string, std::string> textureFiles_;  // lower-case file name → path
-  bool textureDirectoryListed_ = false;
+  DirectoryIndex textureFiles_;
+  DirectoryIndex modelFiles_;
+  std::map<std::string, std::size_t> chunks_;  // lower-case chunk name → result_.chunks
   std::uint32_t texturesMissingWithoutDirectory_ = 0;
-  static constexpr std::size_t kRoot = static_cast<std::size_t>(-1);
+  detail::Reporter report_{&result_.diagnostics, model_.file};
+  static constexpr std::size_t kRoot = detail::kRootNode;
 
-  void warn(std::uint32_t line, std::string message) {
-    result_.diagnostics.push_back(
-        Diagnostic{Severity::Warning, {}, std::move(message), model_.file, line, 0});
-  }
-  void error(std::uint32_t line, std::string message) {
-    result_.diagnostics.push_back(
-        Diagnostic{Severity::Error, {}, std::move(message), model_.file, line, 0});
-  }
+  void warn(std::uint32_t line, std::string message) { report_.warn(line, std::move(message)); }
+  void error(std::uint32_t line, std::string message) { report_.error(line, std::move(message)); }
 
   bool chooseAnimation() {
     std::string wanted = options_.animation;
@@ -254,21 +242,11 @@ class Lowerer {
     const std::size_t n = model_.nodes.size();
     local_.resize(n);
     world_.resize(n);
-    parent_.assign(n, kRoot);
+    detail::NodeHierarchy hierarchy = detail::indexHierarchy(model_, result_.diagnostics);
+    geometryIndex_ = std::move(hierarchy.byName);
+    parent_ = std::move(hierarchy.parent);
     for (std::size_t i = 0; i < n; ++i) {
       const MdlNode& node = model_.nodes[i];
-      const std::string key = lowerCopy(node.name);
-      if (!geometryIndex_.emplace(key, i).second)
-        warn(node.line, "a second node named '" + node.name + "'; children attach to the first");
-      if (!node.parent.empty()) {
-        const auto it = geometryIndex_.find(lowerCopy(node.parent));
-        if (it == geometryIndex_.end() || it->second == i) {
-          warn(node.line, "the parent '" + node.parent + "' of '" + node.name +
-                              "' is not declared before it; the node is placed at the root");
-        } else {
-          parent_[i] = it->second;
-        }
-      }
       const SortedTrack pos = track(node, "position");
       const SortedTrack ori = track(node, "orientation");
       for (const SortedTrack* t : {&pos, &ori}) {
@@ -278,20 +256,10 @@ class Lowerer {
                             "move, the node is placed at its 0 s transform");
         }
       }
-      Xform x;
-      if (pos.present()) x.position = {pos.eval(0, 0), pos.eval(0, 1), pos.eval(0, 2)};
-      if (ori.present())
-        x.rotation = axisAngle(ori.eval(0, 0), ori.eval(0, 1), ori.eval(0, 2), ori.eval(0, 3));
+      // Emitters ignore `scale` (a particle's size is its own).
+      const Xform x = detail::localXform(pos, ori, SortedTrack{});
       local_[i] = x;
-      if (parent_[i] == kRoot) {
-        world_[i] = x;
-      } else {
-        const Xform& p = world_[parent_[i]];
-        const Vec3 offset = rotate(p.rotation, x.position);
-        world_[i].position = {p.position[0] + offset[0], p.position[1] + offset[1],
-                              p.position[2] + offset[2]};
-        world_[i].rotation = multiply(p.rotation, x.rotation);
-      }
+      world_[i] = parent_[i] == kRoot ? x : detail::compose(world_[parent_[i]], x);
     }
     if (anim_ != nullptr) {
       for (const MdlNode& a : anim_->nodes)
@@ -421,24 +389,62 @@ class Lowerer {
       if (warnedTextures_.insert(lowerCopy(name)).second) ++texturesMissingWithoutDirectory_;
       return fallback;
     }
-    if (!textureDirectoryListed_) {
-      textureDirectoryListed_ = true;
-      std::error_code ec;
-      for (std::filesystem::directory_iterator it(options_.textureDirectory, ec), end;
-           !ec && it != end; it.increment(ec)) {
-        const std::string file = it->path().filename().string();
-        textureFiles_.emplace(lowerCopy(file), std::filesystem::absolute(it->path(), ec).string());
-      }
-    }
     const std::string key = lowerCopy(name);
     for (const char* extension : {".png", ".tga", ".dds"})
-      if (const auto it = textureFiles_.find(key + extension); it != textureFiles_.end())
-        return it->second;
+      if (const std::string* path = textureFiles_.find(key + extension)) return *path;
     if (warnedTextures_.insert(key).second) {
       warn(line, "texture '" + name + "' is not in " + options_.textureDirectory + " as " + name +
                      ".png, .tga or .dds; builtin:soft_circle is drawn instead");
     }
     return fallback;
+  }
+
+  // The mesh of chunk `name`: <name>.mdl from the model directory (its absolute path, like a
+  // texture's, so the effect file can be written anywhere), else the built-in shard with one
+  // warning per name saying what was looked for where. Each chunk is loaded once.
+  std::string lookUpChunk(const std::string& name, std::uint32_t line) {
+    const std::string key = lowerCopy(name);
+    if (const auto it = chunks_.find(key); it != chunks_.end())
+      return result_.chunks[it->second].mesh;
+    ImportedChunk chunk{name, std::string(kBuiltinShardMeshName),
+                        builtinShardMesh().triangleCount()};
+    const std::string file = name + ".mdl";
+    const std::string instead = "; builtin:shard is drawn instead";
+    const std::string* path =
+        options_.modelDirectory.empty() ? nullptr : modelFiles_.find(key + ".mdl");
+    if (options_.modelDirectory.empty()) {
+      warn(line, "chunk model '" + name + "' is not loaded: no model directory to look for " +
+                     file + " in (ImportOptions::modelDirectory)" + instead);
+    } else if (path == nullptr) {
+      warn(line, "chunk model '" + name + "' is not in " + options_.modelDirectory + " as " + file +
+                     " (any case)" + instead);
+    } else if (path->size() > kMaxPathLength) {
+      warn(line, "chunk model '" + name + "' has a path longer than " +
+                     std::to_string(kMaxPathLength) + " bytes" + instead);
+    } else {
+      ChunkMeshResult loaded = loadChunkMesh(*path);
+      const auto failed =
+          std::find_if(loaded.diagnostics.begin(), loaded.diagnostics.end(),
+                       [](const Diagnostic& d) { return d.severity == Severity::Error; });
+      if (failed != loaded.diagnostics.end()) {
+        warn(line, "chunk model '" + name + "' does not load (" + formatMdlDiagnostic(*failed) +
+                       ")" + instead);
+      } else if (loaded.mesh.triangleCount() == 0) {
+        warn(line, "chunk model '" + name + "' (" + *path +
+                       ") has no triangles (no drawn trimesh, danglymesh, skin or animmesh "
+                       "faces)" +
+                       instead);
+      } else {
+        // Its warnings keep their own file and line.
+        for (Diagnostic& d : loaded.diagnostics)
+          result_.diagnostics.push_back(std::move(d));
+        chunk.mesh = *path;
+        chunk.triangles = loaded.mesh.triangleCount();
+      }
+    }
+    chunks_.emplace(key, result_.chunks.size());
+    result_.chunks.push_back(chunk);
+    return chunk.mesh;
   }
 
   void warnUiFields(const MdlNode& node) {
@@ -583,9 +589,7 @@ void Lowerer::lowerEmitter(std::size_t index) {
         std::clamp(std::round(unanimated(node, "lightningsubdiv", 4.0f)), 0.0f, 10.0f));
   } else if (hasChunk) {
     e.render.mode = RenderMode::Mesh;
-    e.render.mesh = chunk.substr(0, kMaxPathLength);
-    warn(node.property("chunkname")->line,
-         "chunk model '" + chunk + "' is not loaded (mesh particles keep its name only)");
+    e.render.mesh = lookUpChunk(chunk, node.property("chunkname")->line);
   }
 
   // Point-to-point targeting (§7.5).
@@ -1030,10 +1034,13 @@ ImportResult importMdlFile(const std::string& path, const ImportOptions& options
     result.diagnostics = std::move(parsed.diagnostics);
     return result;
   }
-  ImportResult result = importMdl(parsed.model, options);
-  result.diagnostics.insert(result.diagnostics.begin(),
-                            std::make_move_iterator(parsed.diagnostics.begin()),
-                            std::make_move_iterator(parsed.diagnostics.end()));
+  ImportOptions withDirectory = options;
+  if (withDirectory.modelDirectory.empty()) {
+    const std::filesystem::path directory = std::filesystem::path(path).parent_path();
+    withDirectory.modelDirectory = directory.empty() ? "." : directory.string();
+  }
+  ImportResult result = importMdl(parsed.model, withDirectory);
+  detail::prependDiagnostics(result.diagnostics, std::move(parsed.diagnostics));
   return result;
 }
 

@@ -59,7 +59,8 @@ std::vector<Line> splitLines(std::string_view text) {
 
 class Parser {
  public:
-  Parser(std::string_view text, std::string_view file) : file_(file), lines_(splitLines(text)) {}
+  Parser(std::string_view text, std::string_view file, const MdlParseOptions& options)
+      : file_(file), lines_(splitLines(text)), options_(options) {}
 
   MdlParseResult run(std::string_view text) {
     MdlParseResult result;
@@ -77,6 +78,7 @@ class Parser {
  private:
   std::string file_;
   std::vector<Line> lines_;
+  MdlParseOptions options_;
   std::size_t next_ = 0;
   std::vector<Diagnostic> diagnostics_;
   bool sawModel_ = false;
@@ -88,13 +90,6 @@ class Parser {
   }
   void error(std::uint32_t line, std::string message) {
     diagnostics_.push_back(Diagnostic{Severity::Error, {}, std::move(message), file_, line, 0});
-  }
-
-  static std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out)
-      c = asciiLower(c);
-    return out;
   }
 
   static std::string joined(const Line& line, std::size_t from) {
@@ -111,12 +106,12 @@ class Parser {
     while (next_ < lines_.size()) {
       const Line& line = lines_[next_++];
       if (line.tokens.empty()) continue;
-      const std::string kw = lower(line.tokens[0]);
+      const std::string kw = lowerCopy(line.tokens[0]);
       if (kw == "newmodel") {
         if (line.tokens.size() > 1) model.name = std::string(line.tokens[1]);
         sawModel_ = true;
       } else if (kw == "setsupermodel") {
-        if (line.tokens.size() > 2 && lower(line.tokens[2]) != "null")
+        if (line.tokens.size() > 2 && lowerCopy(line.tokens[2]) != "null")
           model.supermodel = std::string(line.tokens[2]);
       } else if (kw == "classification") {
         if (line.tokens.size() > 1) model.classification = std::string(line.tokens[1]);
@@ -153,7 +148,7 @@ class Parser {
         if (anim.name.empty()) warn(line.number, "newanim without a name");
         for (; typesIndexed_ < model.nodes.size(); ++typesIndexed_) {
           const MdlNode& g = model.nodes[typesIndexed_];
-          geometryTypes_.emplace(lower(g.name), g.type);
+          geometryTypes_.emplace(lowerCopy(g.name), g.type);
         }
         if (!parseAnimation(anim)) return;
         if (model.animations.size() >= kMaxMdlAnimations) {
@@ -188,7 +183,7 @@ class Parser {
       return false;
     }
     node.typeName = std::string(header.tokens[1]);
-    node.type = nodeType(lower(header.tokens[1]));
+    node.type = nodeType(lowerCopy(header.tokens[1]));
     node.name = std::string(header.tokens[2]);
     if (node.type == MdlNodeType::Other)
       warn(header.number, "unknown node type '" + node.typeName + "'; kept as a dummy");
@@ -199,14 +194,15 @@ class Parser {
     // orientation are kept: emitters inherit them).
     MdlNodeType type = node.type;
     if (geometry != nullptr) {
-      if (const auto it = geometry->find(lower(node.name)); it != geometry->end())
+      if (const auto it = geometry->find(lowerCopy(node.name)); it != geometry->end())
         type = it->second;
     }
     const bool close = type == MdlNodeType::Emitter || type == MdlNodeType::Reference;
+    const bool mesh = options_.meshes && geometry == nullptr && isMeshType(type);
     while (next_ < lines_.size()) {
       const Line& line = lines_[next_++];
       if (line.tokens.empty()) continue;
-      const std::string kw = lower(line.tokens[0]);
+      const std::string kw = lowerCopy(line.tokens[0]);
       if (kw == "endnode") {
         if (line.tokens.size() > 1 && close)
           warn(line.number, "extra tokens after endnode; ignored");
@@ -219,6 +215,7 @@ class Parser {
                                "' before its endnode");
         return false;
       }
+      if (mesh && meshLine(line, kw, node.mesh)) continue;
       nodeLine(line, kw, node, close);
     }
     error(node.line, "node '" + node.name + "' has no endnode (the file ends inside it)");
@@ -231,7 +228,8 @@ class Parser {
         warn(line.number, "parent without a name; ignored");
         return;
       }
-      node.parent = lower(line.tokens[1]) == "null" ? std::string() : std::string(line.tokens[1]);
+      node.parent =
+          lowerCopy(line.tokens[1]) == "null" ? std::string() : std::string(line.tokens[1]);
       return;
     }
     if (kw == "endlist") {
@@ -303,6 +301,129 @@ class Parser {
                           node.name + "'; ignored");
   }
 
+  // The lines of a mesh node that a chunk mesh needs; false for every other line.
+  bool meshLine(const Line& line, const std::string& kw, MdlMeshLists& mesh) {
+    if (kw == "bitmap") {
+      if (line.tokens.size() > 1) mesh.bitmap = std::string(line.tokens[1]);
+      return true;
+    }
+    if (kw == "render") {
+      float v = 1.0f;
+      if (line.tokens.size() < 2 || !parseFloat(line.tokens[1], v)) {
+        warn(line.number, "a mesh's render needs 0 or 1; read as 1");
+        v = 1.0f;
+      }
+      mesh.render = v != 0.0f;
+      return true;
+    }
+    if (kw != "verts" && kw != "tverts" && kw != "faces") return false;
+    if (mesh.line == 0) mesh.line = line.number;
+    if (kw == "verts") {
+      readMeshList(line, 3, 3, mesh.verts,
+                   [](const Line& row, std::array<float, 3>& v) { return readFloats(row, v); });
+    } else if (kw == "tverts") {
+      readMeshList(line, 2, 3, mesh.tverts,
+                   [](const Line& row, std::array<float, 2>& v) { return readFloats(row, v); });
+    } else {
+      readMeshList(line, 7, 8, mesh.faces, [](const Line& row, MdlFace& f) {
+        f.line = row.number;
+        for (std::size_t i = 0; i < 3; ++i) {
+          if (!parseWhole(row.tokens[i], f.verts[i]) || !parseWhole(row.tokens[4 + i], f.tverts[i]))
+            return false;
+        }
+        return true;
+      });
+    }
+    return true;
+  }
+
+  template <std::size_t N>
+  static bool readFloats(const Line& row, std::array<float, N>& out) {
+    for (std::size_t i = 0; i < N; ++i)
+      if (!parseFloat(row.tokens[i], out[i])) return false;
+    return true;
+  }
+
+  // A whole number written in full ("12"; not "-1", "1.0" or "12x").
+  template <class T>
+  static bool parseWhole(std::string_view t, T& out) {
+    const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
+    return ec == std::errc() && p == t.data() + t.size();
+  }
+
+  // A counted mesh list (`verts N` and N rows of `columns` to `allowed` values, an `endlist` after
+  // them tolerated). Unlike key lists, a count that lies is an error: a mesh read from fewer or
+  // more rows than it says is not the mesh that was written. `read` fills one item from a row,
+  // false when a value is not what the list needs. Rows are stored as they are read (never reserved
+  // from the count), and at most kMaxMdlMeshListRows. A second list of a name replaces the first.
+  template <class T, class Read>
+  void readMeshList(const Line& header, std::size_t columns, std::size_t allowed,
+                    std::vector<T>& list, Read read) {
+    const std::string name = lowerCopy(header.tokens[0]);
+    if (!list.empty()) warn(header.number, "a second " + name + " list replaces the first");
+    list.clear();
+    std::uint64_t count = 0;
+    if (header.tokens.size() < 2 || !parseWhole(header.tokens[1], count)) {
+      error(header.number, "'" + name + "' needs a row count ('" + name + " N')");
+      skipNumberRows();
+      return;
+    }
+    if (header.tokens.size() > 2) warn(header.number, "extra tokens after the row count; ignored");
+    if (count > kMaxMdlMeshListRows) {
+      error(header.number, "'" + name + " " + std::to_string(count) + "': more than " +
+                               std::to_string(kMaxMdlMeshListRows) + " rows");
+      skipNumberRows();
+      return;
+    }
+    std::uint64_t rows = 0;
+    bool bad = false;
+    while (rows < count && next_ < lines_.size()) {
+      const Line& line = lines_[next_];
+      if (line.tokens.empty()) {
+        ++next_;
+        continue;
+      }
+      if (!startsNumber(line.tokens[0])) break;
+      ++next_;
+      ++rows;
+      T item{};
+      if (line.tokens.size() < columns || !read(line, item)) {
+        if (!bad) {
+          error(line.number, "a row of '" + name + "' needs " + std::to_string(columns) +
+                                 (name == "faces" ? " indices (a b c group ta tb tc [material])"
+                                                  : " finite numbers"));
+        }
+        bad = true;  // one error per list: the rows after a bad one are as suspect
+        continue;
+      }
+      if (line.tokens.size() > allowed)
+        warn(line.number, "extra values in a row of '" + name + "'; ignored");
+      list.push_back(item);
+    }
+    if (rows < count) {
+      const std::uint32_t at = next_ < lines_.size() ? lines_[next_].number : header.number;
+      error(at, "'" + name + "' (line " + std::to_string(header.number) + ") has " +
+                    std::to_string(rows) + " of " + std::to_string(count) + " rows");
+      return;
+    }
+    skipTrailingEndlist();
+    std::size_t i = next_;
+    while (i < lines_.size() && lines_[i].tokens.empty())
+      ++i;
+    if (i < lines_.size() && startsNumber(lines_[i].tokens[0])) {
+      error(lines_[i].number, "'" + name + "' (line " + std::to_string(header.number) +
+                                  ") has more rows than its count " + std::to_string(count));
+      next_ = i;
+      skipNumberRows();
+    }
+  }
+
+  void skipNumberRows() {
+    while (next_ < lines_.size() &&
+           (lines_[next_].tokens.empty() || startsNumber(lines_[next_].tokens[0])))
+      ++next_;
+  }
+
   void addTrack(MdlNode& node, MdlTrack track) {
     // A later line for the same controller replaces the earlier one.
     for (MdlTrack& t : node.tracks) {
@@ -354,11 +475,8 @@ class Parser {
     std::uint64_t count = 0;
     bool counted = false;
     if (header.tokens.size() > 1) {
-      std::uint64_t n = 0;
       const std::string_view t = header.tokens[1];
-      const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
-      if (ec == std::errc() && p == t.data() + t.size()) {
-        count = n;
+      if (parseWhole(t, count)) {
         counted = true;
       } else {
         warn(header.number, "'" + std::string(t) + "' is not a key count; read up to endlist");
@@ -381,7 +499,7 @@ class Parser {
         continue;
       }
       if (!startsNumber(line.tokens[0])) {
-        if (lower(line.tokens[0]) == "endlist") {
+        if (lowerCopy(line.tokens[0]) == "endlist") {
           if (counted && rows < count)
             warn(line.number, "endlist after " + std::to_string(rows) + " of " +
                                   std::to_string(count) + " keys");
@@ -435,7 +553,7 @@ class Parser {
     std::size_t i = next_;
     while (i < lines_.size() && lines_[i].tokens.empty())
       ++i;
-    if (i < lines_.size() && lower(lines_[i].tokens[0]) == "endlist") next_ = i + 1;
+    if (i < lines_.size() && lowerCopy(lines_[i].tokens[0]) == "endlist") next_ = i + 1;
   }
 
   void pushKey(MdlTrack& track, const MdlKey& key, bool& dropped, std::uint32_t line) {
@@ -453,11 +571,7 @@ class Parser {
   void skipKeyRows(const Line& header) {
     std::uint64_t count = 0;
     bool counted = false;
-    if (header.tokens.size() > 1) {
-      const std::string_view t = header.tokens[1];
-      const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), count);
-      counted = ec == std::errc() && p == t.data() + t.size();
-    }
+    if (header.tokens.size() > 1) counted = parseWhole(header.tokens[1], count);
     std::uint64_t rows = 0;
     while (next_ < lines_.size() && !(counted && rows >= count)) {
       const Line& line = lines_[next_];
@@ -466,7 +580,7 @@ class Parser {
         continue;
       }
       if (!startsNumber(line.tokens[0])) {
-        if (lower(line.tokens[0]) == "endlist") ++next_;
+        if (lowerCopy(line.tokens[0]) == "endlist") ++next_;
         return;
       }
       ++next_;
@@ -481,7 +595,7 @@ class Parser {
     while (next_ < lines_.size()) {
       const Line& line = lines_[next_++];
       if (line.tokens.empty()) continue;
-      const std::string kw = lower(line.tokens[0]);
+      const std::string kw = lowerCopy(line.tokens[0]);
       if (kw == "doneanim") return true;
       if (kw == "length" || kw == "transtime") {
         float v = 0.0f;
@@ -499,7 +613,7 @@ class Parser {
           warn(line.number, "event needs a time and a name ('event <t> <name>'); ignored");
           continue;
         }
-        e.name = lower(line.tokens[2]);
+        e.name = lowerCopy(line.tokens[2]);
         if (anim.events.size() >= kMaxMdlEventsPerAnimation) {
           if (!droppedEvents) warn(line.number, "too many events; the rest are dropped");
           droppedEvents = true;
@@ -541,12 +655,13 @@ const MdlTrack* MdlNode::track(std::string_view wanted) const {
   return nullptr;
 }
 
-MdlParseResult parseMdl(std::string_view text, std::string_view fileName) {
-  Parser parser(text, fileName);
+MdlParseResult parseMdl(std::string_view text, std::string_view fileName,
+                        const MdlParseOptions& options) {
+  Parser parser(text, fileName, options);
   return parser.run(text);
 }
 
-MdlParseResult loadMdlFile(const std::string& path) {
+MdlParseResult loadMdlFile(const std::string& path, const MdlParseOptions& options) {
   Result<std::vector<std::uint8_t>> bytes = readFile(path, kMaxMdlFileBytes);
   if (!bytes.ok()) {
     MdlParseResult result;
@@ -556,7 +671,7 @@ MdlParseResult loadMdlFile(const std::string& path) {
     return result;
   }
   const std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
-  return parseMdl(text, path);
+  return parseMdl(text, path, options);
 }
 
 std::string formatMdlDiagnostic(const Diagnostic& d) {

@@ -19,6 +19,13 @@ inline char asciiLower(char c) {
   return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
 }
 
+inline std::string lowerCopy(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    c = asciiLower(c);
+  return out;
+}
+
 inline bool isDigit(char c) {
   return c >= '0' && c <= '9';
 }
@@ -208,6 +215,12 @@ inline const FieldInfo* findField(std::string_view lowerName) {
   for (const FieldInfo& f : kFields)
     if (f.name == lowerName) return &f;
   return nullptr;
+}
+
+/// Node types whose `verts`/`tverts`/`faces` lists a chunk mesh is made of.
+inline bool isMeshType(MdlNodeType type) {
+  return type == MdlNodeType::Trimesh || type == MdlNodeType::Danglymesh ||
+         type == MdlNodeType::Skin || type == MdlNodeType::Animmesh;
 }
 
 inline MdlNodeType nodeType(std::string_view lowerName) {

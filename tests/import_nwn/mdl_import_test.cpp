@@ -4,6 +4,7 @@
 // and renders a frame; junk warns with its line; malformed structure is a located error.
 #include <mote/authoring/effect_json.h>
 #include <mote/compiler/compiler.h>
+#include <mote/core/file.h>
 #include <mote/nwn/mdl.h>
 #include <mote/render/image.h>
 #include <mote/render/particle_renderer.h>
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <unistd.h>
 #include <variant>
@@ -145,11 +147,9 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, EveryFixture,
                          ::testing::Values("bioware_fountain.mdl", "nwmax_gravity.mdl",
                                            "nwnmdlcomp_flash.mdl", "explosion_events.mdl",
                                            "cleanmodels_lightning.mdl", "sprites_single.mdl",
-                                           "junk.mdl"),
+                                           "junk.mdl", "chunks/chunk_rocks.mdl"),
                          [](const ::testing::TestParamInfo<const char*>& p) {
-                           std::string name = p.param;
-                           name = name.substr(0, name.find('.'));
-                           return name;
+                           return std::filesystem::path(p.param).stem().string();
                          });
 
 // -------------------------------------------------------------------------------------------------
@@ -439,9 +439,11 @@ TEST(MdlImport, SpritesSingleClampsFramesAndKeepsStepsAndNegativeKeys) {
 
   const Emitter& chunks = emitter(r.effect, "Chunks");
   EXPECT_EQ(chunks.render.mode, RenderMode::Mesh);
-  EXPECT_EQ(chunks.render.mesh, "fx_rockchunk");
-  EXPECT_FLOAT_EQ(chunks.init.color.a[3], 1.0f);  // a chunk is visible without a texture
-  EXPECT_TRUE(hasWarning(r.diagnostics, 0, "chunk model 'fx_rockchunk' is not loaded"));
+  EXPECT_EQ(chunks.render.mesh, "builtin:shard");  // no fx_rockchunk.mdl next to the model
+  EXPECT_FLOAT_EQ(chunks.init.color.a[3], 1.0f);   // a chunk is visible without a texture
+  EXPECT_TRUE(hasWarning(r.diagnostics, 52,
+                         "chunk model 'fx_rockchunk' is not in " + kDataDir.string() +
+                             " as fx_rockchunk.mdl (any case); builtin:shard is drawn instead"));
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -527,6 +529,17 @@ struct BadInput {
   const char* message;
 };
 
+// The first error of `diagnostics` is in bad.mdl at c.line and says c.message.
+void expectLocatedError(const std::vector<Diagnostic>& diagnostics, const BadInput& c) {
+  const auto error = std::find_if(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& d) {
+    return d.severity == Severity::Error;
+  });
+  ASSERT_NE(error, diagnostics.end()) << c.text;
+  EXPECT_EQ(error->line, c.line) << c.text;
+  EXPECT_NE(error->message.find(c.message), std::string::npos) << error->message;
+  EXPECT_EQ(error->file, "bad.mdl");
+}
+
 TEST(MdlParse, MalformedStructureIsALocatedError) {
   const BadInput cases[] = {
       {"newmodel m\nnode emitter\nendnode\n", 2, "node needs a type and a name"},
@@ -541,13 +554,7 @@ TEST(MdlParse, MalformedStructureIsALocatedError) {
   for (const BadInput& c : cases) {
     const MdlParseResult p = parseMdl(c.text, "bad.mdl");
     ASSERT_FALSE(p.ok()) << c.text;
-    const Diagnostic* error = nullptr;
-    for (const Diagnostic& d : p.diagnostics)
-      if (d.severity == Severity::Error) error = &d;
-    ASSERT_NE(error, nullptr);
-    EXPECT_EQ(error->line, c.line) << c.text;
-    EXPECT_NE(error->message.find(c.message), std::string::npos) << error->message;
-    EXPECT_EQ(error->file, "bad.mdl");
+    expectLocatedError(p.diagnostics, c);
   }
 }
 
@@ -794,6 +801,269 @@ doneanim a m
   EXPECT_TRUE(hasWarning(r.diagnostics, 5, "position of 'e' is not finite"));
   EXPECT_TRUE(hasWarning(r.diagnostics, 0, "later than 1e6 s are dropped"));
   EXPECT_TRUE(compiler::compileEffect(r.effect).ok());
+}
+
+// -------------------------------------------------------------------------------------------------
+// Chunk models: the ASCII trimesh a chunkName emitter instances, or the built-in shard.
+
+void expectVertex(const ChunkMesh& mesh, std::size_t i, float x, float y, float z, float u,
+                  float v) {
+  ASSERT_LT(i, mesh.vertexCount());
+  EXPECT_NEAR(mesh.positions[3 * i + 0], x, 1e-5f) << "vertex " << i;
+  EXPECT_NEAR(mesh.positions[3 * i + 1], y, 1e-5f) << "vertex " << i;
+  EXPECT_NEAR(mesh.positions[3 * i + 2], z, 1e-5f) << "vertex " << i;
+  EXPECT_FLOAT_EQ(mesh.uvs[2 * i + 0], u) << "vertex " << i;
+  EXPECT_FLOAT_EQ(mesh.uvs[2 * i + 1], v) << "vertex " << i;
+}
+
+TEST(ChunkMesh, TrimeshVerticesAreBroughtIntoModelSpaceInMetres) {
+  const ChunkMeshResult r = loadChunkMesh(fixture("chunks/fx_shard01.mdl"));
+  ASSERT_TRUE(r.ok()) << allDiagnostics(r.diagnostics);
+  EXPECT_TRUE(r.diagnostics.empty()) << allDiagnostics(r.diagnostics);
+  const ChunkMesh& m = r.mesh;
+  EXPECT_EQ(m.source, fixture("chunks/fx_shard01.mdl"));
+  EXPECT_EQ(m.texture, "fx_shardtex");  // the flap's FX_ShardTex is the same texture
+  // shard: v ×2 (its scale), turned 90° about NWN +Z ((x, y) → (−y, x)) by the dummy, moved by
+  // the dummy's (1, 0, 0) plus the turned (0, 0, 0.5); then NWN (x, y, z) → Mote (x, z, −y).
+  // v0 (0.1, 0, 0) → (0.2, 0, 0) → (0, 0.2, 0) → (1, 0.2, 0.5) → (1, 0.5, −0.2).
+  ASSERT_EQ(m.triangleCount(), 4u);  // 3 + the flap's 1; shard_shadow is `render 0`
+  ASSERT_EQ(m.vertexCount(), 8u);    // 5 (v0 twice: tverts 0 and 1) + 3
+  expectVertex(m, 0, 1.0f, 0.5f, -0.2f, 0.0f, 0.0f);
+  expectVertex(m, 1, 0.6f, 0.5f, 0.0f, 1.0f, 0.0f);   // v1 (0, 0.2, 0) → (−0.4, 0, 0) + …
+  expectVertex(m, 2, 1.0f, 1.1f, 0.0f, 0.0f, 1.0f);   // v2 (0, 0, 0.3) → (0, 0, 0.6) + …
+  expectVertex(m, 3, 0.6f, 0.5f, -0.2f, 1.0f, 1.0f);  // v3 (0.1, 0.2, 0) → (−0.4, 0.2, 0) + …
+  expectVertex(m, 4, 1.0f, 0.5f, -0.2f, 1.0f, 0.0f);  // v0 again, with tvert 1
+  // flap: at the root, untransformed; no tverts, so every corner reads 0 0.
+  expectVertex(m, 5, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f);
+  expectVertex(m, 6, 0.1f, 0.0f, 0.0f, 0.0f, 0.0f);
+  expectVertex(m, 7, 0.0f, 0.0f, -0.1f, 0.0f, 0.0f);
+  const std::vector<std::uint32_t> indices{0, 1, 2, 0, 3, 1, 2, 3, 4, 5, 6, 7};
+  EXPECT_EQ(m.indices, indices);
+}
+
+TEST(ChunkMesh, CrlfAndLfGiveTheSameMesh) {
+  Result<std::vector<std::uint8_t>> bytes =
+      readFile(fixture("chunks/fx_shard01.mdl"), kMaxMdlFileBytes);
+  ASSERT_TRUE(bytes.ok());
+  std::string crlf(bytes->begin(), bytes->end());
+  ASSERT_NE(crlf.find("\r\n"), std::string::npos);  // the fixture is CRLF
+  std::string lf;
+  for (const char c : crlf)
+    if (c != '\r') lf += c;
+  const ChunkMeshResult a = parseChunkMesh(crlf, "x.mdl");
+  const ChunkMeshResult b = parseChunkMesh(lf, "x.mdl");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a.mesh, b.mesh);
+  EXPECT_EQ(a.mesh.triangleCount(), 4u);
+}
+
+TEST(ChunkMesh, BuiltinShardIsASmallClosedOutwardTetrahedron) {
+  const ChunkMesh m = builtinShardMesh();
+  EXPECT_EQ(m.source, "builtin:shard");
+  EXPECT_EQ(m.vertexCount(), 4u);
+  ASSERT_EQ(m.triangleCount(), 4u);
+  EXPECT_EQ(m.uvs.size(), 8u);
+  EXPECT_EQ(m, builtinShardMesh());  // deterministic
+  const auto at = [&](std::uint32_t i) {
+    return Vec3{m.positions[3 * i], m.positions[3 * i + 1], m.positions[3 * i + 2]};
+  };
+  Vec3 centre{0, 0, 0};
+  for (std::uint32_t i = 0; i < 4; ++i)
+    for (std::size_t c = 0; c < 3; ++c)
+      centre[c] += at(i)[c] / 4.0f;
+  float extent = 0.0f;
+  for (std::uint32_t i = 0; i < 4; ++i)
+    for (std::size_t c = 0; c < 3; ++c)
+      extent = std::max(extent, std::fabs(at(i)[c] - centre[c]));
+  EXPECT_GT(extent, 0.03f);  // about 0.1 m across
+  EXPECT_LT(extent, 0.08f);
+  // Every face is counter-clockwise seen from outside: its normal points away from the centre.
+  std::set<std::uint32_t> used;
+  for (std::size_t t = 0; t < 4; ++t) {
+    const Vec3 a = at(m.indices[3 * t]), b = at(m.indices[3 * t + 1]), c = at(m.indices[3 * t + 2]);
+    used.insert({m.indices[3 * t], m.indices[3 * t + 1], m.indices[3 * t + 2]});
+    const Vec3 u{b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    const Vec3 v{c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    const Vec3 n{u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+    const Vec3 out{(a[0] + b[0] + c[0]) / 3 - centre[0], (a[1] + b[1] + c[1]) / 3 - centre[1],
+                   (a[2] + b[2] + c[2]) / 3 - centre[2]};
+    EXPECT_GT(n[0] * out[0] + n[1] * out[1] + n[2] * out[2], 0.0f) << "face " << t;
+  }
+  EXPECT_EQ(used.size(), 4u);
+}
+
+TEST(MdlImport, ChunkModelsAreLoadedFromTheModelDirectoryElseTheShard) {
+  const ImportResult r = importFixture("chunks/chunk_rocks.mdl");
+  ASSERT_TRUE(r.ok()) << allDiagnostics(r.diagnostics);
+  const std::string shard =
+      std::filesystem::absolute(kDataDir / "chunks" / "fx_shard01.mdl").string();
+  // FX_SHARD01 and fx_shard01 both find fx_shard01.mdl, loaded once and without a warning.
+  for (const char* name : {"Rocks", "Rubble"}) {
+    const Emitter& e = emitter(r.effect, name);
+    EXPECT_EQ(e.render.mode, RenderMode::Mesh) << name;
+    EXPECT_EQ(e.render.mesh, shard) << name;
+  }
+  EXPECT_FALSE(hasWarning(r.diagnostics, 15, "chunk"));
+  EXPECT_FALSE(hasWarning(r.diagnostics, 25, "chunk"));
+  // fx_missing and FX_Missing: one chunk, the shard, one warning saying what was looked for where.
+  EXPECT_EQ(emitter(r.effect, "Pebbles").render.mesh, "builtin:shard");
+  EXPECT_EQ(emitter(r.effect, "Gravel").render.mesh, "builtin:shard");
+  const std::string directory = (kDataDir / "chunks").string();
+  EXPECT_TRUE(hasWarning(r.diagnostics, 33,
+                         "chunk model 'fx_missing' is not in " + directory +
+                             " as fx_missing.mdl (any case); builtin:shard is drawn instead"));
+  // The malformed chunk: the shard, and a warning that names the error and its line.
+  EXPECT_EQ(emitter(r.effect, "Bad").render.mesh, "builtin:shard");
+  const std::string bad =
+      std::filesystem::absolute(kDataDir / "chunks" / "fx_badchunk.mdl").string();
+  EXPECT_TRUE(hasWarning(r.diagnostics, 49,
+                         "chunk model 'fx_badchunk' does not load (" + bad +
+                             ":12: error: face vertex 7 of 'bad' is outside its 3 verts); "
+                             "builtin:shard is drawn instead"));
+  std::size_t chunkWarnings = 0;
+  for (const Diagnostic& d : r.diagnostics)
+    chunkWarnings += d.message.find("chunk model") != std::string::npos ? 1 : 0;
+  EXPECT_EQ(chunkWarnings, 2u) << allDiagnostics(r.diagnostics);
+  const std::vector<ImportedChunk> chunks{{"FX_SHARD01", shard, 4},
+                                          {"fx_missing", "builtin:shard", 4},
+                                          {"fx_badchunk", "builtin:shard", 4}};
+  EXPECT_EQ(r.chunks, chunks);
+}
+
+TEST(MdlImport, AChunkOfAModelReadFromTextIsTheShardUnlessADirectoryIsGiven) {
+  Result<std::vector<std::uint8_t>> bytes =
+      readFile(fixture("chunks/chunk_rocks.mdl"), kMaxMdlFileBytes);
+  ASSERT_TRUE(bytes.ok());
+  const MdlParseResult p = parseMdl(std::string(bytes->begin(), bytes->end()), "text.mdl");
+  ASSERT_TRUE(p.ok());
+  ImportResult r = importMdl(p.model);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(emitter(r.effect, "Rocks").render.mesh, "builtin:shard");
+  EXPECT_TRUE(hasWarning(r.diagnostics, 15,
+                         "chunk model 'FX_SHARD01' is not loaded: no model directory to look for "
+                         "FX_SHARD01.mdl in"));
+  ImportOptions options;
+  options.modelDirectory = (kDataDir / "chunks").string();
+  r = importMdl(p.model, options);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(emitter(r.effect, "Rocks").render.mesh,
+            std::filesystem::absolute(kDataDir / "chunks" / "fx_shard01.mdl").string());
+}
+
+TEST(MdlImport, ChunkWarningsKeepTheirOwnFileAndLine) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("mote-nwn-chunk-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto write = [&](const char* name, const std::string& text) {
+    std::FILE* f = std::fopen((dir / name).c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+  };
+  write("Fx_Warn.MDL",
+        "newmodel fx_warn\nnode trimesh a\nparent NULL\nverts 3\n0 0 0\n1 0 0\n0 1 0\n"
+        "faces 1\n0 1 2 1 0 0 0 1 9\nendnode\n");
+  write("fx_flat.mdl", "newmodel fx_flat\nnode dummy a\nparent NULL\nendnode\n");
+  write("fx_fx.mdl",
+        "newmodel fx_fx\nnode emitter e\nchunkName fx_warn\nbirthrate 1\nsizeStart 1\nendnode\n"
+        "node emitter f\nchunkName FX_FLAT\nbirthrate 1\nsizeStart 1\nendnode\n");
+  const ImportResult r = importFixture((dir / "fx_fx.mdl").string());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(emitter(r.effect, "e").render.mesh,
+            std::filesystem::absolute(dir / "Fx_Warn.MDL").string());
+  const auto forwarded = std::find_if(r.diagnostics.begin(), r.diagnostics.end(), [](auto& d) {
+    return d.message.find("extra values in a row of 'faces'") != std::string::npos;
+  });
+  ASSERT_NE(forwarded, r.diagnostics.end()) << allDiagnostics(r.diagnostics);
+  EXPECT_EQ(forwarded->line, 9u);
+  EXPECT_EQ(forwarded->file, std::filesystem::absolute(dir / "Fx_Warn.MDL").string());
+  EXPECT_EQ(emitter(r.effect, "f").render.mesh, "builtin:shard");
+  EXPECT_TRUE(hasWarning(r.diagnostics, 8, "chunk model 'FX_FLAT' ("));
+  EXPECT_TRUE(hasWarning(r.diagnostics, 8, ") has no triangles"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ChunkMesh, MalformedListsAreErrorsWithTheirLine) {
+  const std::string head = "newmodel m\nnode trimesh a\nparent NULL\n";  // lines 1–3
+  const BadInput cases[] = {
+      // A count that lies: fewer rows, then more rows than it says.
+      {"verts 3\n0 0 0\n1 0 0\nfaces 0\nendnode\n", 7, "'verts' (line 4) has 2 of 3 rows"},
+      {"verts 2\n0 0 0\n1 0 0\n0 1 0\nendnode\n", 7, "has more rows than its count 2"},
+      {"verts 1\nnan 0 0\nendnode\n", 5, "'verts' (line 4) has 0 of 1 rows"},  // not a row
+      {"verts 1\n0 nan 0\nendnode\n", 5, "a row of 'verts' needs 3 finite numbers"},
+      {"verts 1\n0 0 inf\nendnode\n", 5, "a row of 'verts' needs 3 finite numbers"},
+      {"verts 1\n1e39 0 0\nendnode\n", 5, "needs 3 finite numbers"},
+      {"verts 1\n0 0\nendnode\n", 5, "needs 3 finite numbers"},
+      {"tverts 1\n0 x\nendnode\n", 5, "a row of 'tverts' needs 2 finite numbers"},
+      {"faces 1\n0 1 -2 1 0 0 0 1\nendnode\n", 5, "a row of 'faces' needs 7 indices"},
+      {"faces 1\n0 1 2.0 1 0 0 0 1\nendnode\n", 5, "needs 7 indices"},
+      {"faces 1\n0 1 2 1 0 0\nendnode\n", 5, "needs 7 indices"},
+      {"verts 4000000000\n0 0 0\nendnode\n", 4, "'verts 4000000000': more than 65536 rows"},
+      {"verts\n0 0 0\nendnode\n", 4, "'verts' needs a row count"},
+      {"verts x\nendnode\n", 4, "'verts' needs a row count"},
+      // Indices outside the lists (checked when the mesh is built).
+      {"verts 3\n0 0 0\n1 0 0\n0 1 0\nfaces 1\n0 1 3 1 0 0 0 1\nendnode\n", 9,
+       "face vertex 3 of 'a' is outside its 3 verts"},
+      {"verts 3\n0 0 0\n1 0 0\n0 1 0\ntverts 1\n0 0 0\nfaces 1\n0 1 2 1 0 0 1 1\nendnode\n", 11,
+       "face texture vertex 1 of 'a' is outside its 1 tverts"},
+      // A vertex that overflows once scaled.
+      {"scale 1e30\nverts 3\n3e38 0 0\n1 0 0\n0 1 0\nfaces 1\n0 1 2 1 0 0 0 1\nendnode\n", 5,
+       "vertex 0 of 'a' is not finite in model space"},
+  };
+  for (const BadInput& c : cases) {
+    const std::string text = head + std::string(c.text);
+    const ChunkMeshResult r = parseChunkMesh(text, "bad.mdl");
+    ASSERT_FALSE(r.ok()) << c.text;
+    expectLocatedError(r.diagnostics, c);
+    // The emitter import never reads mesh lists: the same text is not an error there.
+    EXPECT_TRUE(parseMdl(text, "bad.mdl").ok()) << c.text;
+  }
+}
+
+TEST(ChunkMesh, ListsEndingWithTheFileAndHugeCountsAllocateNothingAhead) {
+  const ChunkMeshResult r =
+      parseChunkMesh("newmodel m\nnode trimesh a\nparent NULL\nverts 65536\n0 0 0\nendnode\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(allDiagnostics(r.diagnostics).find(":6: error: 'verts' (line 4) has 1 of 65536 rows"),
+            std::string::npos)
+      << allDiagnostics(r.diagnostics);
+  const ChunkMeshResult end = parseChunkMesh("newmodel m\nnode trimesh a\nverts 2\n0 0 0\n");
+  ASSERT_FALSE(end.ok());
+  EXPECT_NE(allDiagnostics(end.diagnostics).find(":3: error: 'verts' (line 3) has 1 of 2 rows"),
+            std::string::npos)
+      << allDiagnostics(end.diagnostics);
+}
+
+TEST(ChunkMesh, TexturesOfSeveralNodesWarnAndTheFirstIsKept) {
+  const ChunkMeshResult r = parseChunkMesh(
+      "newmodel m\nnode trimesh a\nbitmap NULL\nverts 3\n0 0 0\n1 0 0\n0 1 0\nfaces 1\n"
+      "0 1 2 1 0 0 0 1\nendnode\nnode trimesh b\nbitmap rock\nverts 3\n0 0 0\n1 0 0\n0 1 0\n"
+      "faces 1\n0 1 2 1 0 0 0 1\nendnode\nnode skin c\nbitmap moss\nverts 3\n0 0 0\n1 0 0\n"
+      "0 1 0\nfaces 1\n0 1 2 1 0 0 0 1\nweights 3\nroot 1\nroot 1\nroot 1\nendnode\n",
+      "t.mdl");
+  ASSERT_TRUE(r.ok()) << allDiagnostics(r.diagnostics);
+  EXPECT_EQ(r.mesh.texture, "rock");
+  EXPECT_EQ(r.mesh.triangleCount(), 3u);
+  EXPECT_TRUE(hasWarning(r.diagnostics, 20, "'c' has the texture 'moss' and 'b' has 'rock'"));
+}
+
+TEST(MdlImport, ValidationKnowsTheBuiltinMeshNames) {
+  EffectDesc effect;
+  Emitter e;
+  e.name = "e";
+  e.render.mode = RenderMode::Mesh;
+  e.render.mesh = "builtin:shard";
+  effect.emitters.push_back(e);
+  EXPECT_FALSE(hasErrors(validateEffect(effect)));
+  effect.emitters[0].render.mesh = "builtin:shardd";
+  const std::vector<Diagnostic> d = validateEffect(effect);
+  ASSERT_TRUE(hasErrors(d));
+  EXPECT_NE(allDiagnostics(d).find("unknown built-in mesh \"builtin:shardd\" (did you mean "
+                                   "\"builtin:shard\"?)"),
+            std::string::npos)
+      << allDiagnostics(d);
+  effect.emitters[0].render.mesh = "rocks/fx_shard01.mdl";  // a file: not checked here
+  EXPECT_FALSE(hasErrors(validateEffect(effect)));
 }
 
 }  // namespace

@@ -113,9 +113,10 @@ bool isMdlPath(const std::string& path) {
 
 namespace {
 
-// Imports an NWN model, printing its diagnostics; false on an error.
+// Imports an NWN model, printing its diagnostics; false on an error. Chunk models are looked up
+// next to the model (importMdlFile's default ImportOptions::modelDirectory).
 bool importMdlEffect(const std::string& input, const MdlOptions& mdl, authoring::EffectDesc& effect,
-                     std::string* animation = nullptr, std::size_t* warnings = nullptr) {
+                     nwn::ImportResult* summary = nullptr) {
   nwn::ImportOptions options;
   options.animation = mdl.animation;
   options.textureDirectory = mdl.textureDirectory;
@@ -123,9 +124,8 @@ bool importMdlEffect(const std::string& input, const MdlOptions& mdl, authoring:
   for (const authoring::Diagnostic& d : imported.diagnostics)
     fmt::print(stderr, "{}\n", nwn::formatMdlDiagnostic(d));
   if (!imported.ok()) return false;
-  if (animation != nullptr) *animation = imported.animation;
-  if (warnings != nullptr) *warnings = imported.diagnostics.size();
   effect = std::move(imported.effect);
+  if (summary != nullptr) *summary = std::move(imported);
   return true;
 }
 
@@ -155,9 +155,10 @@ int runImportMdl(const std::string& input, const std::string& output, const MdlO
     return 1;
   }
   authoring::EffectDesc effect;
-  std::string animation;
-  std::size_t warnings = 0;
-  if (!importMdlEffect(input, mdl, effect, &animation, &warnings)) return 1;
+  nwn::ImportResult summary;
+  if (!importMdlEffect(input, mdl, effect, &summary)) return 1;
+  const std::string& animation = summary.animation;
+  const std::size_t warnings = summary.diagnostics.size();
   if (const auto parent = std::filesystem::path(output).parent_path(); !parent.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(parent, ec);
@@ -175,6 +176,9 @@ int runImportMdl(const std::string& input, const std::string& output, const MdlO
              effect.emitters.size() == 1 ? "" : "s", input,
              animation.empty() ? std::string() : " (animation " + animation + ")", warnings,
              warnings == 1 ? "" : "s");
+  for (const nwn::ImportedChunk& c : summary.chunks)
+    fmt::print("  chunk {}: {} triangle{} ({})\n", c.name, c.triangles, c.triangles == 1 ? "" : "s",
+               c.mesh);
   return 0;
 }
 

@@ -4,11 +4,16 @@
 // EffectDesc. docs/nwn-import.md has every field's lowering and the decisions taken where the
 // format is undocumented; shared/nwn/MDL_EMITTERS.md is the format reference.
 //
+// Also the geometry of chunk models (`chunkName`, the small models mesh particles instance):
+// loadChunkMesh reads an ASCII model's trimesh, danglymesh, skin and animmesh nodes into one
+// triangle list.
+//
 // Errors: junk lines, unknown keywords, typos and values the importer cannot represent are
 // warnings with file and line; parsing and lowering go on. Only malformed structure (a binary
 // file, a node without a name or without `endnode`, an animation without `doneanim`, a file with
-// no model) is an error. Safe on hostile input: never crashes, never loops without consuming
-// input, and holds memory proportional to the input (counted key lists never pre-allocate).
+// no model; for a chunk mesh also a malformed vertex, texture-vertex or face list) is an error.
+// Safe on hostile input: never crashes, never loops without consuming input, and holds memory
+// proportional to the input (counted key lists never pre-allocate).
 //
 // Thread safety: free functions over values; reentrant. Allocation: everything (authoring-time
 // code); the results own their strings and vectors.
@@ -33,6 +38,9 @@ inline constexpr std::uint32_t kMaxMdlNodes = 16384;
 inline constexpr std::uint32_t kMaxMdlAnimations = 1024;
 inline constexpr std::uint32_t kMaxMdlKeysPerTrack = 65536;
 inline constexpr std::uint32_t kMaxMdlEventsPerAnimation = 4096;
+/// The most rows a mesh list (`verts`, `tverts`, `faces`) may hold, and the most triangles of a
+/// chunk mesh: more is an error (chunk models have tens of faces).
+inline constexpr std::uint32_t kMaxMdlMeshListRows = 65536;
 
 enum class MdlNodeType : std::uint8_t {
   Dummy,
@@ -78,6 +86,29 @@ struct MdlProperty {
   bool operator==(const MdlProperty&) const = default;
 };
 
+/// One row of a mesh's `faces` list: `a b c smoothgroup ta tb tc material`, the corners' indices
+/// into `verts` and `tverts` (smoothing group and material are not kept).
+struct MdlFace {
+  std::array<std::uint32_t, 3> verts{0, 0, 0};
+  std::array<std::uint32_t, 3> tverts{0, 0, 0};
+  std::uint32_t line = 0;
+  bool operator==(const MdlFace&) const = default;
+};
+
+/// The geometry of a trimesh, danglymesh, skin or animmesh node as written: node-local positions
+/// (metres, NWN axes, Z up), texture coordinates (u v; a third column is dropped) and faces.
+/// Indices are checked against the lists by buildChunkMesh, not by the parser. Read only when
+/// parsing with MdlParseOptions::meshes; empty otherwise.
+struct MdlMeshLists {
+  std::vector<std::array<float, 3>> verts;
+  std::vector<std::array<float, 2>> tverts;
+  std::vector<MdlFace> faces;
+  std::string bitmap;      ///< the node's texture as written (`bitmap`); empty when absent
+  bool render = true;      ///< `render 0`: a mesh the game does not draw (a shadow caster)
+  std::uint32_t line = 0;  ///< the first list's line; 0: the node has no lists
+  bool operator==(const MdlMeshLists&) const = default;
+};
+
 struct MdlNode {
   MdlNodeType type = MdlNodeType::Dummy;
   std::string typeName;  ///< as written
@@ -86,6 +117,7 @@ struct MdlNode {
   std::uint32_t line = 0;
   std::vector<MdlProperty> properties;
   std::vector<MdlTrack> tracks;
+  MdlMeshLists mesh;  ///< mesh nodes, when parsed with MdlParseOptions::meshes
 
   /// The last property or track of that canonical name, or null. Complexity: O(properties).
   [[nodiscard]] const MdlProperty* property(std::string_view name) const;
@@ -131,19 +163,84 @@ struct MdlParseResult {
   [[nodiscard]] bool ok() const { return !authoring::hasErrors(diagnostics); }
 };
 
+struct MdlParseOptions {
+  /// Read the `verts`, `tverts` and `faces` lists, `bitmap` and `render` of geometry mesh nodes
+  /// into MdlNode::mesh. A list whose rows are not all numbers, whose count is wrong (fewer or
+  /// more rows than it says) or above kMaxMdlMeshListRows is then an error at its line. Off (the
+  /// emitter import): mesh nodes are skipped quietly, whatever their lists hold.
+  bool meshes = false;
+};
+
 /// Parses ASCII MDL text. Keywords and enum values are case-insensitive; CRLF, tabs, free
 /// indentation, trailing spaces, `#` comments, counted and `endlist` key lists (and both),
 /// `bezierkey`, blank `detonatekey` rows and the junk of MDL_EMITTERS.md §2 are accepted (junk and
-/// unknown keywords warn). Complexity: O(text). Allocates: the model and the diagnostics.
-[[nodiscard]] MdlParseResult parseMdl(std::string_view text, std::string_view fileName = {});
+/// unknown keywords warn). Complexity: O(text). Allocates: the model and the diagnostics (never
+/// ahead of a list's count: memory is proportional to the text).
+[[nodiscard]] MdlParseResult parseMdl(std::string_view text, std::string_view fileName = {},
+                                      const MdlParseOptions& options = {});
 
 /// Reads `path` (at most kMaxMdlFileBytes; an unreadable or larger file is one error) and parses
 /// it.
-[[nodiscard]] MdlParseResult loadMdlFile(const std::string& path);
+[[nodiscard]] MdlParseResult loadMdlFile(const std::string& path,
+                                         const MdlParseOptions& options = {});
 
 /// "file:line: warning: message" (or "file: error: …" without a line): the diagnostic format of the
 /// importer and `mote import-mdl`.
 [[nodiscard]] std::string formatMdlDiagnostic(const authoring::Diagnostic& diagnostic);
+
+// -------------------------------------------------------------------------------------------------
+// Chunk models: the meshes `chunkName` emitters instance
+
+/// The name EffectDesc uses for builtinShardMesh() (`render.mesh`).
+inline constexpr std::string_view kBuiltinShardMeshName = "builtin:shard";
+
+/// An indexed triangle mesh in model space: Mote axes (Y up; NWN's (x, y, z) is (x, z, −y), as
+/// for emitters), metres (NWN geometry is in metres already: nothing is scaled but by the nodes'
+/// `scale`). Triangles keep the file's winding (NWN front faces are counter-clockwise; the axis
+/// change is a rotation, so they still are). A vertex is one (position, texture vertex) pair of a
+/// node: corners that share both share the vertex. The value owns its vectors.
+struct ChunkMesh {
+  std::vector<float> positions;        ///< x y z per vertex (metres)
+  std::vector<float> uvs;              ///< u v per vertex, as written (0 0 when a node has none)
+  std::vector<std::uint32_t> indices;  ///< three per triangle, each < vertexCount()
+  std::string texture;                 ///< the first drawn node's `bitmap`; empty for none/NULL
+  std::string source;                  ///< the file read, or kBuiltinShardMeshName
+
+  [[nodiscard]] std::size_t vertexCount() const { return positions.size() / 3; }
+  [[nodiscard]] std::size_t triangleCount() const { return indices.size() / 3; }
+  bool operator==(const ChunkMesh&) const = default;
+};
+
+struct ChunkMeshResult {
+  ChunkMesh mesh;  ///< meaningful only when ok(); may hold no triangle (the caller decides)
+  /// The parser's warnings and errors, then the mesh's own, with `file` and `line` set.
+  std::vector<authoring::Diagnostic> diagnostics;
+  [[nodiscard]] bool ok() const { return !authoring::hasErrors(diagnostics); }
+};
+
+/// Builds the chunk mesh of a model parsed with MdlParseOptions::meshes: every drawn (not
+/// `render 0`) trimesh, danglymesh, skin and animmesh geometry node, its vertices brought into
+/// model space by the `position`, `orientation` (axis-angle, radians) and `scale` of the node and
+/// its ancestors at 0 s (keys frozen at 0 s; `parent` resolved as for emitters). Errors (at the
+/// face's or list's line): a face index outside `verts` or `tverts` (a node without tverts reads
+/// 0 0 for every corner), more than kMaxMdlMeshListRows triangles, a vertex that is not finite
+/// once transformed. Warnings: nodes with different textures (the first is kept). Animations are
+/// ignored. Complexity: O(faces + nodes · log nodes). Allocates: the mesh (at most three vertices
+/// per face) and the diagnostics.
+[[nodiscard]] ChunkMeshResult buildChunkMesh(const MdlModel& model);
+
+/// parseMdl with MdlParseOptions::meshes, then buildChunkMesh; the parse diagnostics come first.
+[[nodiscard]] ChunkMeshResult parseChunkMesh(std::string_view text, std::string_view fileName = {});
+
+/// Reads `path` (at most kMaxMdlFileBytes) and parses it as parseChunkMesh does; mesh.source is
+/// `path`. An unreadable file is one error without a line.
+[[nodiscard]] ChunkMeshResult loadChunkMesh(const std::string& path);
+
+/// The stand-in for a chunk model that is not there: an irregular tetrahedron (4 vertices, 4
+/// outward-facing triangles) about 0.1 m across, centred near the origin, uvs at the corners of
+/// the unit square, no texture, source kBuiltinShardMeshName. Deterministic.
+/// Allocates: the mesh.
+[[nodiscard]] ChunkMesh builtinShardMesh();
 
 // -------------------------------------------------------------------------------------------------
 // Lowering to EffectDesc
@@ -156,11 +253,25 @@ struct ImportOptions {
   /// extension); empty: none. A texture not found there is drawn with builtin:soft_circle, with
   /// one warning per name.
   std::string textureDirectory;
+  /// Where chunk models (`chunkName X`) are looked up as X.mdl (any case of the name) and loaded
+  /// with loadChunkMesh; importMdlFile fills it with the model's own directory when empty. A
+  /// chunk that is not found, does not load or has no triangle is drawn as builtinShardMesh()
+  /// (`render.mesh` "builtin:shard"), with one warning per chunk name.
+  std::string modelDirectory;
+};
+
+/// A chunk model the import looked for: what `render.mesh` became and how many triangles it has.
+struct ImportedChunk {
+  std::string name;           ///< the `chunkName` as written (first spelling)
+  std::string mesh;           ///< the loaded file's absolute path, or kBuiltinShardMeshName
+  std::size_t triangles = 0;  ///< of the mesh drawn (4 for the shard)
+  bool operator==(const ImportedChunk&) const = default;
 };
 
 struct ImportResult {
   authoring::EffectDesc effect;  ///< meaningful only when ok(); passes authoring::validateEffect
   std::string animation;         ///< the animation used; empty when the model has none
+  std::vector<ImportedChunk> chunks;  ///< one per chunk name (case-insensitive), in file order
   std::vector<authoring::Diagnostic> diagnostics;
   [[nodiscard]] bool ok() const { return !authoring::hasErrors(diagnostics); }
 };
@@ -175,7 +286,8 @@ struct ImportResult {
 /// Complexity: O(model). Allocates: the effect and the diagnostics.
 [[nodiscard]] ImportResult importMdl(const MdlModel& model, const ImportOptions& options = {});
 
-/// loadMdlFile, then importMdl; the parse diagnostics come first.
+/// loadMdlFile, then importMdl (with options.modelDirectory defaulting to the directory of
+/// `path`); the parse diagnostics come first.
 [[nodiscard]] ImportResult importMdlFile(const std::string& path,
                                          const ImportOptions& options = {});
 
