@@ -147,9 +147,6 @@ constexpr std::array<float, 256> kUnitFromU8 = [] {
   return table;
 }();
 
-// The look index of a declaration stored whole (an add()).
-constexpr std::uint32_t kWholeItem = detail::SpriteFrameWindow::kWholeItem;
-
 }  // namespace
 
 // Declarations live at ring positions in one of two forms: an add()ed sprite whole (76 bytes, its
