@@ -67,6 +67,14 @@ void runPerParticle(const BatchState& batch, const PreparedProgram::Op& op);
 void randomShapes(const BatchState& batch, const PreparedProgram::Op& op,
                   const std::uint32_t* bits);
 
+// CURVE's per-particle part, compiled once like runPerParticle: semantics.h's segment search for
+// each particle of the batch, into rows of `out` (kBatchLanes floats each): row 0 the segment
+// parameter s, rows 1 + c the running sum where the segment starts (lane c), rows 5 + c the
+// segment's delta. The caller finishes with fma(delta, s, start). Needs 2 or more keys.
+void curveSegments(const BatchState& batch, const PreparedProgram::Op& op,
+                   const std::vector<std::array<float, 4>>& constants, float* out);
+inline constexpr std::uint32_t kCurveRows = 9;
+
 // Ops that compute lane c of dst from lane c of their sources, particle by particle: they may read
 // streams in place and write their result straight into a stream.
 constexpr bool isElementwise(bytecode::Opcode op) {
@@ -832,6 +840,28 @@ class Interpreter {
       src_[op.dst + c] = own(op.dst + c);
   }
 
+  // CURVE: the search per particle (vm_detail::curveSegments), then the lerp as FMA's kernel
+  // (a vector FMA only where the hardware fuses it). A single key is its value.
+  void curve(const PreparedProgram::Op& op) {
+    const std::uint32_t keys = op.index2 & 0xFFFFu;
+    if (keys == 1) {
+      const bytecode::semantics::CurveTable table{program_.constants().data() + op.index, 1,
+                                                  op.width, bytecode::CurveTableInterp::Linear};
+      for (std::uint32_t c = 0; c < op.width; ++c)
+        fill(op.dst + c, table.value(0, c));
+      return;
+    }
+    float* rows = curve_.data();
+    vm_detail::curveSegments({&ctx_, section_, first_, n_, rows_, src_}, op, program_.constants(),
+                             rows);
+    for (std::uint32_t c = 0; c < op.width; ++c) {
+      float* d = own(op.dst + c);
+      lanes3<kFusedFma>(FmaOp{}, n_, d, rows + std::size_t{5 + c} * kBatchLanes, rows,
+                        rows + std::size_t{1 + c} * kBatchLanes);
+      src_[op.dst + c] = d;
+    }
+  }
+
   void step(const PreparedProgram::Op& op) {
     const std::uint32_t w = op.width;
     switch (op.op) {
@@ -993,6 +1023,9 @@ class Interpreter {
       case Opcode::RandCone:
         randShape(op);
         break;
+      case Opcode::Curve:
+        curve(op);
+        break;
       case Opcode::Cross:
       case Opcode::QuatMul:
       case Opcode::QuatRotate:
@@ -1021,6 +1054,7 @@ class Interpreter {
   bool idsLoaded_ = false;
   alignas(64) std::array<std::uint32_t, kBatchLanes> ids_{};
   alignas(64) std::array<std::uint32_t, 4 * kBatchLanes> bits_{};  // word k at k * kBatchLanes
+  alignas(64) std::array<float, vm_detail::kCurveRows * kBatchLanes> curve_{};  // curveSegments
 };
 
 }  // namespace
@@ -1096,6 +1130,24 @@ void randomShapes(const BatchState& batch, const PreparedProgram::Op& op,
     default:
       MOTE_ASSERT(false, "BatchVm: not a random shape");
       break;
+  }
+}
+
+void curveSegments(const BatchState& batch, const PreparedProgram::Op& op,
+                   const std::vector<std::array<float, 4>>& constants, float* out) {
+  namespace sem = bytecode::semantics;
+  const std::uint32_t w = op.width;
+  const sem::CurveTable table{
+      constants.data() + op.index, op.index2 & 0xFFFFu, w,
+      static_cast<bytecode::CurveTableInterp>(op.index2 >> bytecode::kCurveInterpShift)};
+  const float* t = batch.rowSources[op.src[1].rows[0]];
+  for (std::uint32_t i = 0; i < batch.n; ++i) {
+    const sem::CurveSegment seg = sem::curveSegment(table, t[i]);
+    out[i] = seg.s;
+    for (std::uint32_t c = 0; c < w; ++c) {
+      out[std::size_t{1 + c} * kBatchLanes + i] = sem::curveStart(table, seg, c);
+      out[std::size_t{5 + c} * kBatchLanes + i] = table.delta(seg.segment, c);
+    }
   }
 }
 
@@ -1348,6 +1400,7 @@ PreparedProgram PreparedProgram::prepare(const bytecode::VerifiedProgram& verifi
       op.width = static_cast<std::uint8_t>(in.width);
       op.dst = static_cast<std::uint16_t>(in.dst);
       op.index = in.src[0];
+      if (bytecode::opInfo(in.op).sources[2] == bytecode::SourceRule::Index) op.index2 = in.src[2];
       for (std::uint32_t slot = 0; slot < 3; ++slot) {
         Source& src = op.src[slot];
         if (in.kinds[slot] == bytecode::OperandKind::Imm) {

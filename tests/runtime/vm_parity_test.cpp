@@ -8,6 +8,7 @@
 
 #include <mote/bytecode/assembler.h>
 #include <mote/bytecode/reference.h>
+#include <mote/bytecode/semantics.h>
 #include <mote/runtime/vm.h>
 
 #include <gtest/gtest.h>
@@ -18,6 +19,7 @@
 #include <limits>
 #include <random>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace mote {
@@ -67,6 +69,24 @@ float randomInput(std::mt19937& rng) {
     default:
       return std::uniform_real_distribution<float>(-4.0f, 4.0f)(rng);
   }
+}
+
+// CURVE's keys in the parity instances: inside the inputs' range [-4, 4], a jump at -1 and two
+// keys at 2 (equal times), values that are not exact sums of each other (the lerp's rounding).
+constexpr std::array<std::pair<float, float>, 7> kCurveKeys = {{{-3.0f, 0.1f},
+                                                                {-1.0f, -2.7f},
+                                                                {-1.0f, 5.3f},
+                                                                {0.3f, 1.0f / 3.0f},
+                                                                {2.0f, 7.77f},
+                                                                {2.0f, -0.0f},
+                                                                {3.5f, 1e-3f}}};
+
+// kCurveKeys as a CURVE table `width` wide (lane c of a key's value: value · (c + 1)).
+std::vector<std::array<float, 4>> curveTable(std::uint32_t width) {
+  std::vector<std::pair<float, std::array<float, 4>>> keys;
+  for (const auto& [time, value] : kCurveKeys)
+    keys.push_back({time, {value, value * 2.0f, value * 3.0f, value * 4.0f}});
+  return semantics::curveTableOf(keys, width);
 }
 
 // One legal instance of `info` at `width`, reading r0.., r4.., r8.. (loaded from the particle's
@@ -120,6 +140,12 @@ Program instance(const OpInfo& info, std::uint32_t width, bool inPlace, std::mt1
       }
       if (info.opcode == Opcode::LoadConst) index = 0;
       if (info.opcode == Opcode::Spawn) index = 2;
+      if (info.opcode == Opcode::Curve) {
+        // The table of curveTable() at entry 1; linear, step or smooth.
+        index = slot == 0 ? 1
+                          : curveKeysWord(static_cast<std::uint32_t>(kCurveKeys.size()),
+                                          static_cast<CurveTableInterp>(rng() % 3));
+      }
       in.src[slot] = index;
       continue;
     }
@@ -136,6 +162,10 @@ Program instance(const OpInfo& info, std::uint32_t width, bool inPlace, std::mt1
     in.src[slot] = regWord(4 * slot, swizzle);
   }
   code.push_back(in);
+  if (info.opcode == Opcode::Curve) {
+    const std::vector<std::array<float, 4>> table = curveTable(width);
+    p.constants.insert(p.constants.end(), table.begin(), table.end());
+  }
   if (dw > 0) {
     Instruction store;
     store.op = Opcode::StoreField;

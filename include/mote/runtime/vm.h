@@ -44,7 +44,8 @@ class PreparedProgram {
     bytecode::Opcode op;
     std::uint8_t width;
     std::uint16_t dst;
-    std::uint32_t index;  ///< the Index operand (field word, constant, builtin, draw, target)
+    std::uint32_t index;       ///< the Index operand (field word, constant, builtin, draw, target)
+    std::uint32_t index2 = 0;  ///< s2 when it is an Index operand (CURVE's key word)
     std::array<Source, 3> src;
     /// A later lane reads a row an earlier lane writes (mov.2 r0, r0.yx): computed through
     /// scratch rows. Decided once here, not per batch.
