@@ -858,6 +858,96 @@ TEST(Reference, CurveSumsASegmentThatHasNotReachedOneYet) {
             std::fma(2.0f, (0.9f - 0.85f) * (1.0f / (1.0f - 0.85f)), 3.0f));
 }
 
+// CURVE against the arithmetic the compiler emitted for curves before it (docs/compiler.md,
+// "Curves"): v_0 + Σ_i (v_{i+1} − v_i) · s_i(t), one fma per segment over every segment, written
+// out here with the ISA's formulas. Bit for bit at and around every key time and over a sweep,
+// for keys with jumps, a reciprocal that rounds short (0.85) and random keys.
+TEST(Reference, CurveIsTheOldArithmeticBitForBit) {
+  const auto arithmetic = [](const Keys& keys, CurveTableInterp interp, std::uint32_t lane,
+                             float t) {
+    float acc = keys[0].second[lane];
+    for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
+      const float t0 = keys[i].first;
+      const float t1 = keys[i + 1].first;
+      float s;
+      if (interp == CurveTableInterp::Step || t1 <= t0) {
+        s = t1 <= t ? 1.0f : 0.0f;
+      } else if (interp == CurveTableInterp::Smooth) {
+        float u = (t - t0) / (t1 - t0);
+        u = u < 0.0f ? 0.0f : (u > 1.0f ? 1.0f : u);
+        s = u * u * (3.0f - 2.0f * u);
+      } else {
+        const float u = (t - t0) * (1.0f / (t1 - t0));
+        const float m = u < 0.0f ? 0.0f : u;
+        s = 1.0f < m ? 1.0f : m;
+      }
+      acc = std::fma(keys[i + 1].second[lane] - keys[i].second[lane], s, acc);
+    }
+    return acc;
+  };
+  std::vector<Keys> sets = {{{0.0f, {0.0f, 1.0f, -2.0f, 0.5f}},
+                             {0.85f, {3.0f, 0.1f, 7.0f, 1.0f}},
+                             {0.85f, {-1.0f, 0.2f, 0.3f, 0.0f}},
+                             {0.9f, {2.5f, 1.0f / 3.0f, 5.0f, 0.25f}},
+                             {0.95f, {0.7f, 0.6f, 0.1f, 0.2f}},
+                             {1.0f, {5.0f, 0.0f, 1.0f, 1.0f}}},
+                            // bonfire's flame colour
+                            {{0.0f, {1.0f, 1.0f, 1.0f, 0.0f}},
+                             {0.15f, {1.0f, 1.0f, 1.0f, 1.0f}},
+                             {0.6f, {1.0f, 0.5f, 0.2f, 0.8f}},
+                             {1.0f, {0.6f, 0.1f, 0.05f, 0.0f}}}};
+  std::uint32_t seed = 12345;
+  const auto next = [&seed] {
+    seed = seed * 1664525u + 1013904223u;
+    return static_cast<float>(seed >> 8) / 16777216.0f;
+  };
+  for (int set = 0; set < 20; ++set) {
+    Keys keys;
+    float time = 0.0f;
+    const int count = 2 + set % 9;
+    for (int k = 0; k < count; ++k) {
+      if (k > 0 && next() < 0.8f) time += next() * 0.3f;  // else a jump
+      keys.push_back({time, {next() * 4.0f - 2.0f, next(), next() * 100.0f, next() * 1e-3f}});
+    }
+    sets.push_back(keys);
+  }
+  int checked = 0;
+  for (const Keys& keys : sets) {
+    std::vector<float> ts;
+    for (const auto& key : keys) {
+      float t = key.first;
+      for (int k = 0; k < 6; ++k)
+        t = std::nextafter(t, -10.0f);
+      for (int k = 0; k < 13; ++k, t = std::nextafter(t, 10.0f))
+        ts.push_back(t);
+    }
+    for (int k = 0; k <= 400; ++k)
+      ts.push_back(-0.1f + static_cast<float>(k) * (1.2f / 400.0f) * keys.back().first);
+    ts.push_back(kInf);
+    ts.push_back(-kInf);
+    for (const CurveTableInterp interp :
+         {CurveTableInterp::Linear, CurveTableInterp::Step, CurveTableInterp::Smooth}) {
+      Harness h;
+      h.program.constants = semantics::curveTableOf(keys, 4);
+      const semantics::CurveTable table{h.program.constants.data(),
+                                        static_cast<std::uint32_t>(keys.size()), 4, interp};
+      for (const float t : ts) {
+        const Lanes got = semantics::curve(table, t);
+        for (std::uint32_t lane = 0; lane < 4; ++lane) {
+          const float want = arithmetic(keys, interp, lane, t);
+          // The arithmetic adds the segments after t's as (+0 or −0) · d: it can turn a −0 into +0.
+          if (want == 0.0f && got[lane] == 0.0f) continue;
+          ASSERT_EQ(std::bit_cast<std::uint32_t>(got[lane]), std::bit_cast<std::uint32_t>(want))
+              << "t " << t << " lane " << lane << " interp " << static_cast<int>(interp) << " keys "
+              << keys.size() << ": curve " << got[lane] << ", arithmetic " << want;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 50000);
+}
+
 TEST(Reference, DestinationMayOverlapItsSources) {
   // r0 = (1, 2, 3); cross.3 r0, r0.yzx, r0 reads both before writing:
   // (2, 3, 1) × (1, 2, 3) = (3·3 - 1·2, 1·1 - 2·3, 2·2 - 3·1) = (7, -5, 1)

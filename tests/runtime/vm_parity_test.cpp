@@ -458,6 +458,101 @@ TEST(VmParity, RandomOpcodesMatchOverManyParticlesOnEverySimdTarget) {
   EXPECT_FALSE(targets.empty());
 }
 
+// CURVE at and around its key times, where the vector search and the per-lane fix-up meet: keys
+// whose linear reciprocal rounds short (0.85 · (1 / 0.85) < 1, so just past 0.85 the running sum
+// still adds part of segment 0), a jump, and the key times ±1 ulp, NaN and ±inf among the inputs;
+// widths 1 and 4, every interpolation, on every SIMD target, bit for bit against the reference.
+std::size_t expectCurveMatchesAtKeyTimes(
+    const std::vector<std::pair<float, std::array<float, 4>>>& keys) {
+  std::vector<float> inputs = {std::numeric_limits<float>::quiet_NaN(),
+                               std::numeric_limits<float>::infinity(),
+                               -std::numeric_limits<float>::infinity(), -1.0f, 2.0f};
+  for (const auto& key : keys) {
+    float t = key.first;
+    for (int k = 0; k < 4; ++k)
+      t = std::nextafter(t, -1.0f);
+    for (int k = 0; k < 9; ++k, t = std::nextafter(t, 2.0f))
+      inputs.push_back(t);
+  }
+  std::size_t cases = 0;
+  for (const std::uint32_t width : {1u, 4u}) {
+    for (const CurveTableInterp interp :
+         {CurveTableInterp::Linear, CurveTableInterp::Step, CurveTableInterp::Smooth}) {
+      Program p;
+      p.registerCount = 8;
+      p.particleWords = 5;
+      p.constants = semantics::curveTableOf(keys, width);
+      Instruction load;
+      load.op = Opcode::LoadField;
+      Instruction curve;
+      curve.op = Opcode::Curve;
+      curve.width = width;
+      curve.dst = 4;
+      curve.kinds[1] = OperandKind::Reg;
+      curve.src = {0, regWord(0), curveKeysWord(static_cast<std::uint32_t>(keys.size()), interp)};
+      Instruction store;
+      store.op = Opcode::StoreField;
+      store.width = width;
+      store.kinds[1] = OperandKind::Reg;
+      store.src = {1, regWord(4), 0};
+      for (const Instruction& in : {load, curve, store}) {
+        const auto words = encode(in);
+        p.update.insert(p.update.end(), words.begin(), words.end());
+      }
+      Result<VerifiedProgram> verified = verify(p);
+      EXPECT_TRUE(verified.ok()) << verified.status().toString();
+      if (!verified.ok()) return cases;
+      const PreparedProgram prepared = PreparedProgram::prepare(*verified);
+      std::vector<std::vector<float>> soa(5, std::vector<float>(kParticles, 0.0f));
+      for (std::uint32_t i = 0; i < kParticles; ++i)
+        soa[0][i] = inputs[i % inputs.size()];
+      std::vector<float*> streams;
+      for (auto& word : soa)
+        streams.push_back(word.data());
+      Result<BatchVm> vm = BatchVm::create();
+      std::vector<std::uint8_t> killed(kParticles, 0);
+      vm->run(prepared, Section::Update, streams, 0, kParticles, VmContext{}, killed);
+      for (std::uint32_t i = 0; i < kParticles; ++i) {
+        std::vector<float> particle(5, 0.0f);
+        particle[0] = soa[0][i];
+        runReference(*verified, Section::Update, particle, ReferenceContext{});
+        for (std::uint32_t c = 0; c < width; ++c) {
+          EXPECT_EQ(std::bit_cast<std::uint32_t>(soa[1 + c][i]),
+                    std::bit_cast<std::uint32_t>(particle[1 + c]))
+              << "curve." << width << " interp " << static_cast<int>(interp) << " t " << particle[0]
+              << " lane " << c;
+        }
+        ++cases;
+      }
+    }
+  }
+  return cases;
+}
+
+TEST(VmParity, CurveMatchesAtKeyTimesOnEverySimdTarget) {
+  // 6 keys (the VM's select search) and 40 (its gathers), both with jumps and a short reciprocal.
+  const std::vector<std::pair<float, std::array<float, 4>>> few = {
+      {0.0f, {0.0f, 1.0f, -2.0f, 0.5f}},  {0.85f, {3.0f, 0.1f, 7.0f, 1.0f}},
+      {0.85f, {-1.0f, 0.2f, 0.3f, 0.0f}}, {0.9f, {2.5f, 1.0f / 3.0f, 5.0f, 0.25f}},
+      {0.95f, {0.7f, 0.6f, 0.0f, -0.0f}}, {1.0f, {5.0f, 0.0f, 1.0f, 1.0f}}};
+  std::vector<std::pair<float, std::array<float, 4>>> many = few;
+  many.back().first = 0.96f;
+  for (int k = 0; k < 34; ++k) {
+    const float time = k % 5 == 3 ? many.back().first : 0.97f + 0.05f * static_cast<float>(k);
+    const float v = static_cast<float>(k) * 0.37f - 3.0f;
+    many.push_back({time, {v, -v, v * v, 1.0f / (v + 10.0f)}});
+  }
+  const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  for (const std::int64_t target : targets) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    EXPECT_EQ(expectCurveMatchesAtKeyTimes(few), 6u * kParticles);
+    EXPECT_EQ(expectCurveMatchesAtKeyTimes(many), 6u * kParticles);
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  EXPECT_FALSE(targets.empty());
+}
+
 TEST(VmStreamOperands, AreUsedWhereExact) {
   // A load read in place, an op writing its result straight into the stream, the store skipped.
   const PreparedProgram p = expectSameAsReference(R"(.registers 8

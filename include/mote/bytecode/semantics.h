@@ -142,9 +142,20 @@ inline CurveSegment curveSegment(const CurveTable& c, float t) {
     j = c.time(j + half) <= t ? j + half : j;
     n -= half;
   }
+  // Only a linear segment can end below 1 (a step is 0 or 1; smooth divides, exact at its end).
+  // Scan back over the unsaturated segments and through any run of keys at segment j's time (a
+  // jump): segments that end earlier than that and reach 1 have all earlier ones at 1 too, unless
+  // keys lie a few ulps apart (docs/compiler.md, "Curves").
   std::uint32_t first = j;
-  while (first > 0 && c.segmentParameter(first - 1, t) < 1.0f)
-    --first;
+  if (c.interp == CurveTableInterp::Linear) {
+    for (std::uint32_t i = j; i > 0; --i) {
+      if (c.segmentParameter(i - 1, t) < 1.0f) {
+        first = i - 1;
+      } else if (c.time(i) != c.time(j)) {
+        break;
+      }
+    }
+  }
   return {j, first, c.segmentParameter(j, t), t};
 }
 

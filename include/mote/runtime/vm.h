@@ -71,11 +71,14 @@ class PreparedProgram {
   const std::vector<std::uint32_t>& immediates() const { return immediates_; }
   std::uint32_t particleWords() const { return particleWords_; }
   const std::vector<std::array<float, 4>>& constants() const { return constants_; }
+  /// The pool as one float array (entry e's lane l at 4e + l): what CURVE's gathers index.
+  const float* constantLanes() const { return constantLanes_.data(); }
 
  private:
   std::vector<Op> init_;
   std::vector<Op> update_;
   std::vector<std::array<float, 4>> constants_;
+  std::vector<float> constantLanes_;
   std::vector<std::uint32_t> immediates_;
   std::uint32_t registerCount_ = 0;
   std::uint32_t particleWords_ = 0;
