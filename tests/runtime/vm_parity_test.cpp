@@ -297,6 +297,17 @@ TEST(VmParity, EveryOpcodeMatchesOnEverySimdTarget) {
   EXPECT_FALSE(targets.empty());
 }
 
+// UPDATE of `prepared` on the VM over the kParticles particles of `soa` (one vector per word), with
+// no context.
+void runUpdate(const PreparedProgram& prepared, std::vector<std::vector<float>>& soa) {
+  std::vector<float*> streams;
+  for (auto& word : soa)
+    streams.push_back(word.data());
+  Result<BatchVm> vm = BatchVm::create();
+  std::vector<std::uint8_t> killed(kParticles, 0);
+  vm->run(prepared, Section::Update, streams, 0, kParticles, VmContext{}, killed);
+}
+
 // Runs `text` (UPDATE) over kParticles random particles in the VM and the reference and expects
 // identical words. Returns the prepared program for a look at its stream operands.
 PreparedProgram expectSameAsReference(std::string_view text) {
@@ -315,12 +326,7 @@ PreparedProgram expectSameAsReference(std::string_view text) {
   for (std::uint32_t i = 0; i < kParticles; ++i)
     for (std::uint32_t w = 0; w < words; ++w)
       aos[i][w] = soa[w][i];
-  std::vector<float*> streams;
-  for (auto& word : soa)
-    streams.push_back(word.data());
-  Result<BatchVm> vm = BatchVm::create();
-  std::vector<std::uint8_t> killed(kParticles, 0);
-  vm->run(prepared, Section::Update, streams, 0, kParticles, VmContext{}, killed);
+  runUpdate(prepared, soa);
   for (std::uint32_t i = 0; i < kParticles; ++i) {
     runReference(*verified, Section::Update, aos[i], ReferenceContext{});
     for (std::uint32_t w = 0; w < words; ++w) {
@@ -506,12 +512,7 @@ std::size_t expectCurveMatchesAtKeyTimes(
       std::vector<std::vector<float>> soa(5, std::vector<float>(kParticles, 0.0f));
       for (std::uint32_t i = 0; i < kParticles; ++i)
         soa[0][i] = inputs[i % inputs.size()];
-      std::vector<float*> streams;
-      for (auto& word : soa)
-        streams.push_back(word.data());
-      Result<BatchVm> vm = BatchVm::create();
-      std::vector<std::uint8_t> killed(kParticles, 0);
-      vm->run(prepared, Section::Update, streams, 0, kParticles, VmContext{}, killed);
+      runUpdate(prepared, soa);
       for (std::uint32_t i = 0; i < kParticles; ++i) {
         std::vector<float> particle(5, 0.0f);
         particle[0] = soa[0][i];
