@@ -482,6 +482,28 @@ Status checkEffect(const CompiledEffect& e) {
   return {};
 }
 
+// Version 1 → 2. The payload layout is the same (readEffect reads both); what v2 adds is the
+// CURVE opcode, which a v1 program cannot hold: a v1 file with one is refused, like any other
+// opcode unknown to its version. A v1 program's curves are arithmetic (docs/compiler.md) and stay
+// so: they verify and run unchanged in v2, only slower than CURVE.
+Status upgradeV1ToV2(const CompiledEffect& effect) {
+  for (const CompiledEmitter& em : effect.emitters) {
+    for (const Section s : {Section::Init, Section::Update}) {
+      const std::span<const std::uint32_t> code = em.program.section(s);
+      for (std::size_t at = 0; at + kWordsPerInstruction <= code.size();
+           at += kWordsPerInstruction) {
+        if ((code[at] & 0xFFu) == static_cast<std::uint32_t>(Opcode::Curve)) {
+          return parseError("emitter " + em.name + ": " +
+                            (s == Section::Init ? "init[" : "update[") +
+                            std::to_string(at / kWordsPerInstruction) +
+                            "]: opcode 54 (curve) in a version 1 file (curve is version 2)");
+        }
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 std::uint64_t contentHash(const Program& p) {
@@ -516,10 +538,10 @@ Result<CompiledEffect> loadMotefx(std::span<const std::uint8_t> bytes) {
   const std::uint32_t flags = header.u32("flags");
   const std::uint64_t size = header.u64("payload size");
   const std::uint64_t checksum = header.u64("checksum");
-  // Older versions would be upgraded here, one function per version step (v1 is the first).
-  if (version != kMotefxVersion) {
+  if (version < kMotefxOldestVersion || version > kMotefxVersion) {
     return parseError("offset 8: unsupported .motefx version " + std::to_string(version) +
-                      " (this build reads version " + std::to_string(kMotefxVersion) + ")");
+                      " (this build reads versions " + std::to_string(kMotefxOldestVersion) +
+                      " to " + std::to_string(kMotefxVersion) + ")");
   }
   if (flags != 0) return parseError("offset 12: unknown flags " + std::to_string(flags));
   if (size != bytes.size() - kHeaderBytes) {
@@ -537,6 +559,8 @@ Result<CompiledEffect> loadMotefx(std::span<const std::uint8_t> bytes) {
     return parseError("offset " + std::to_string(r.offset()) +
                       ": trailing bytes after the last emitter");
   }
+  // The one place that knows old versions: each step's upgrade, applied in turn.
+  if (version == 1) MOTE_RETURN_IF_ERROR(upgradeV1ToV2(effect));
   MOTE_RETURN_IF_ERROR(checkEffect(effect));
   for (CompiledEmitter& em : effect.emitters) {
     Result<VerifiedProgram> verified = verify(em.program);

@@ -432,6 +432,13 @@ class Machine {
                    {at[0], at[1], at[2]}, ctx_.spawnUser);
         return;
       }
+      case Opcode::Curve:
+        write(in,
+              semantics::curve({p_.constants.data() + in.src[0], in.src[2] & 0xFFFFu, w,
+                                static_cast<CurveTableInterp>(in.src[2] >> kCurveInterpShift)},
+                               read(in, 1, 1)[0]),
+              w);
+        return;
       case Opcode::SampleWind: {
         const Lanes pos = read(in, 0, 3);
         std::array<float, 3> wind{0.0f, 0.0f, 0.0f};

@@ -4,6 +4,7 @@
 #include <mote/bytecode/program.h>
 
 #include <bitset>
+#include <cmath>
 #include <string>
 #include <utility>
 
@@ -257,6 +258,8 @@ class Verifier {
                       std::to_string(kMaxSpawnTargets - 1));
         }
         return {};
+      case Opcode::Curve:
+        return curve(in);
       case Opcode::RandUniform:
       case Opcode::RandRange:
       case Opcode::RandUnitVector:
@@ -271,6 +274,37 @@ class Verifier {
       default:
         return {};
     }
+  }
+
+  // CURVE: a legal key word, the whole table inside the pool, key times finite and non-decreasing.
+  Status curve(const Instruction& in) {
+    const std::uint32_t first = in.src[0];
+    const std::uint32_t keys = in.src[2] & 0xFFFFu;
+    const std::uint32_t interp = in.src[2] >> kCurveInterpShift;
+    if (interp > static_cast<std::uint32_t>(CurveTableInterp::Smooth)) {
+      return fail("s2: interpolation " + std::to_string(interp) +
+                  " does not exist (0 linear, 1 step, 2 smooth; key count in bits 0..15)");
+    }
+    if (keys < 1 || keys > kMaxCurveTableKeys) {
+      return fail("a curve of " + std::to_string(keys) + " keys; curves have 1.." +
+                  std::to_string(kMaxCurveTableKeys));
+    }
+    const std::uint64_t end = std::uint64_t{first} + curveTableEntries(keys, in.width);
+    if (end > p_.constants.size()) {
+      return fail("the curve table, constants [" + std::to_string(first) + ", " +
+                  std::to_string(end) + "), is outside the pool of " +
+                  std::to_string(p_.constants.size()));
+    }
+    const std::array<float, 4>* table = p_.constants.data() + first;
+    for (std::uint32_t j = 0; j < keys; ++j) {
+      const float t = table[j / 4][j % 4];
+      if (!std::isfinite(t)) return fail("curve key " + std::to_string(j) + ": time is not finite");
+      if (j > 0 && t < table[(j - 1) / 4][(j - 1) % 4]) {
+        return fail("curve key " + std::to_string(j) + ": time is before key " +
+                    std::to_string(j - 1) + "'s (key times must not decrease)");
+      }
+    }
+    return {};
   }
 
   const Program& p_;

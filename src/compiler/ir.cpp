@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ir.h"
 
+#include <mote/bytecode/semantics.h>
 #include <mote/core/assert.h>
 
 #include <algorithm>
@@ -135,6 +136,16 @@ Value Builder::loadGlobal(std::uint32_t import, std::uint32_t width) {
 
 void Builder::kill(Value condition) {
   emit(Opcode::Kill, 1, use(condition));
+}
+
+Value Builder::curve(const std::vector<std::pair<float, Lanes>>& keys,
+                     bytecode::CurveTableInterp interp, std::uint32_t width, Value x) {
+  const auto count = static_cast<std::uint32_t>(keys.size());
+  MOTE_ASSERT(count >= 2 && count <= bytecode::kMaxCurveTableKeys, "Builder::curve: key count");
+  const Value v =
+      emit(Opcode::Curve, width, index(0), use(x), index(bytecode::curveKeysWord(count, interp)));
+  nodes_[v.node].table = bytecode::semantics::curveTableOf(keys, width);
+  return v;
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -366,6 +377,28 @@ void optimize(std::vector<Node>& nodes) {
     nodes[i].dead = !live[i];
 }
 
+namespace {
+
+bool sameBits(const Lanes& a, const Lanes& b) {
+  return std::bit_cast<std::array<std::uint32_t, 4>>(a) ==
+         std::bit_cast<std::array<std::uint32_t, 4>>(b);
+}
+
+// The first pool index of `table` as one contiguous run: an identical run already in the pool, or
+// appended whole. O(pool · table).
+std::uint32_t internTable(std::vector<Lanes>& constants, const std::vector<Lanes>& table) {
+  for (std::size_t start = 0; start + table.size() <= constants.size(); ++start) {
+    bool same = true;
+    for (std::size_t k = 0; k < table.size() && same; ++k)
+      same = sameBits(constants[start + k], table[k]);
+    if (same) return static_cast<std::uint32_t>(start);
+  }
+  constants.insert(constants.end(), table.begin(), table.end());
+  return static_cast<std::uint32_t>(constants.size() - table.size());
+}
+
+}  // namespace
+
 Result<std::uint32_t> emitSection(const std::vector<Node>& nodes, std::vector<std::uint32_t>& out,
                                   std::vector<Lanes>& constants) {
   using bytecode::OperandKind;
@@ -418,13 +451,9 @@ Result<std::uint32_t> emitSection(const std::vector<Node>& nodes, std::vector<st
     std::uint32_t constIndex = 0;
     if (n.isConstant) {
       // Intern by bit pattern.
-      const auto same = [&](const Lanes& c) {
-        return std::bit_cast<std::array<std::uint32_t, 4>>(c) ==
-               std::bit_cast<std::array<std::uint32_t, 4>>(n.constant);
-      };
       std::size_t found = constants.size();
       for (std::size_t c = 0; c < constants.size(); ++c)
-        if (same(constants[c])) found = c;
+        if (sameBits(constants[c], n.constant)) found = c;
       if (found == constants.size()) constants.push_back(n.constant);
       constIndex = static_cast<std::uint32_t>(found);
       in.kinds = {OperandKind::None, OperandKind::None, OperandKind::None};
@@ -435,7 +464,7 @@ Result<std::uint32_t> emitSection(const std::vector<Node>& nodes, std::vector<st
         if (o.type == OperandType::None) continue;
         if (o.type == OperandType::Index) {
           in.kinds[s] = OperandKind::None;
-          in.src[s] = o.index;
+          in.src[s] = s == 0 && n.op == Opcode::Curve ? internTable(constants, n.table) : o.index;
         } else if (const std::optional<std::uint32_t> bits = immediate(n, s)) {
           in.kinds[s] = OperandKind::Imm;
           in.src[s] = *bits;

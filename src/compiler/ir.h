@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mote::compiler {
@@ -41,6 +42,7 @@ struct Node {
   std::array<Operand, 3> src{};
   bool isConstant = false;  ///< a literal (op LoadConst, value in `constant`)
   Lanes constant{};
+  std::vector<Lanes> table;  ///< CURVE: its constant-pool table (isa.h), placed by emitSection
   bool dead = false;
 };
 
@@ -93,6 +95,10 @@ class Builder {
   /// A fresh random-draw index for this section (each draw gets its own counter stream).
   std::uint32_t nextDraw() { return draws_++; }
   void kill(Value condition);
+  /// CURVE over `keys` (time, value) pairs, `width` lanes of value, at 1-wide `x`; 2 keys or more,
+  /// times finite and non-decreasing. The table goes into the pool whole when emitted.
+  Value curve(const std::vector<std::pair<float, Lanes>>& keys, bytecode::CurveTableInterp interp,
+              std::uint32_t width, Value x);
 
  private:
   std::vector<Node> nodes_;
@@ -104,7 +110,8 @@ class Builder {
 void optimize(std::vector<Node>& nodes);
 
 /// Register allocation and encoding of one section into `out` (4 words per live node); constants
-/// are interned into `constants` by bit pattern (-0 and +0 are different constants), and a
+/// are interned into `constants` by bit pattern (-0 and +0 are different constants), a CURVE's
+/// table as one contiguous run (an identical run already in the pool is shared), and a
 /// literal whose lanes are all one value becomes an immediate operand. Returns the number of
 /// registers the section needs, or an error when more than 256 would be live at once.
 Result<std::uint32_t> emitSection(const std::vector<Node>& nodes, std::vector<std::uint32_t>& out,

@@ -143,29 +143,12 @@ class EmitterCompiler {
   // --- curves
   // ------------------------------------------------------------------------------------------
 
-  // Piecewise evaluation as arithmetic (meep): v(x) = v0 + Σ (v[i+1] - v[i]) · s_i(x), where s_i
-  // ramps 0 → 1 over key segment i (linear, smoothstep, or a step at its end). Clamped outside the
-  // keys; two keys at one time make a jump. 1-wide x; `width` lanes of values.
+  // A keyed curve: one CURVE instruction over a table of the keys (docs/compiler.md, "Curves");
+  // a single key is a constant. 1-wide x; `width` lanes of values.
   Value evalKeys(Builder& b, Interp interp, const std::vector<std::pair<float, Lanes>>& keys,
                  std::uint32_t width, Value x) {
-    Value v = b.constant(keys[0].second, width);
-    for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
-      const float t0 = keys[i].first;
-      const float t1 = keys[i + 1].first;
-      Lanes delta{};
-      for (std::uint32_t l = 0; l < width; ++l)
-        delta[l] = keys[i + 1].second[l] - keys[i].second[l];
-      Value s;
-      if (interp == Interp::Step || t1 <= t0) {
-        s = b.emit(Opcode::CmpLe, 1, b.use(b.scalar(t1)), b.use(x));  // x >= t1
-      } else if (interp == Interp::Smooth) {
-        s = b.emit(Opcode::Smoothstep, 1, b.use(b.scalar(t0)), b.use(b.scalar(t1)), b.use(x));
-      } else {
-        s = b.saturate(b.mul(b.sub(x, b.scalar(t0)), b.scalar(1.0f / (t1 - t0))));
-      }
-      v = b.fma(b.constant(delta, width), s, v);
-    }
-    return v;
+    if (keys.size() == 1) return b.constant(keys[0].second, width);
+    return b.curve(keys, static_cast<bytecode::CurveTableInterp>(interp), width, x);
   }
 
   Value evalCurve(Builder& b, const Curve& c, Value x) {
@@ -1101,6 +1084,14 @@ static_assert(static_cast<int>(authoring::SimulationSpace::SpawnAttached) ==
               static_cast<int>(bytecode::SimulationSpace::SpawnAttached));
 static_assert(static_cast<int>(authoring::Interp::Smooth) ==
               static_cast<int>(bytecode::CurveInterp::Smooth));
+static_assert(static_cast<int>(authoring::Interp::Linear) ==
+                  static_cast<int>(bytecode::CurveTableInterp::Linear) &&
+              static_cast<int>(authoring::Interp::Step) ==
+                  static_cast<int>(bytecode::CurveTableInterp::Step) &&
+              static_cast<int>(authoring::Interp::Smooth) ==
+                  static_cast<int>(bytecode::CurveTableInterp::Smooth));
+static_assert(authoring::kMaxCurveKeys <= bytecode::kMaxCurveTableKeys,
+              "every valid curve fits one CURVE");
 
 // Euler degrees (applied Y, then X, then Z) as a quaternion: q = qY · qX · qZ.
 std::array<float, 4> eulerQuat(const Vec3& degrees) {

@@ -67,6 +67,15 @@ void runPerParticle(const BatchState& batch, const PreparedProgram::Op& op);
 void randomShapes(const BatchState& batch, const PreparedProgram::Op& op,
                   const std::uint32_t* bits);
 
+// CURVE's per-particle part, compiled once like runPerParticle: semantics.h's segment search for
+// particles [begin, end) of the batch, into rows of `out` (kBatchLanes floats each): row 0 the
+// segment parameter s, rows 1 + c the running sum where the segment starts (lane c), rows 5 + c
+// the segment's delta. The caller finishes with fma(delta, s, start). Needs 2 or more keys.
+void curveSegments(const BatchState& batch, const PreparedProgram::Op& op,
+                   const std::vector<std::array<float, 4>>& constants, float* out,
+                   std::uint32_t begin, std::uint32_t end);
+inline constexpr std::uint32_t kCurveRows = 9;
+
 // Ops that compute lane c of dst from lane c of their sources, particle by particle: they may read
 // streams in place and write their result straight into a stream.
 constexpr bool isElementwise(bytecode::Opcode op) {
@@ -832,6 +841,196 @@ class Interpreter {
       src_[op.dst + c] = own(op.dst + c);
   }
 
+  // CURVE a vector at a time: semantics.h's formulas as explicit vector ops (gathers from the
+  // pool, compare + select for saturate, so nothing is contracted and no branch depends on t),
+  // then fma(delta, s, start) into dst. Two keys (the common case) need no gather: every lane has
+  // segment 0. A vector with a lane where curveSegment would scan back (a linear segment before
+  // it still below 1 at t, or a jump just before it) takes vm_detail::curveSegments, lane for
+  // lane. Each vector reads t before it writes dst, so dst may be t's row.
+  // Up to this many keys the search is a select per key, past it dependent gathers: on this
+  // machine (AVX2 target) selects measured faster up to 32 keys (docs/performance.md).
+  static constexpr std::uint32_t kCurveSelectKeys = 32;
+
+  void curveVectors(const PreparedProgram::Op& op, std::uint32_t keys) {
+    using V = hn::Vec<Tag>;
+    using DI = hn::RebindToSigned<Tag>;
+    using VI = hn::Vec<DI>;
+    const Tag d;
+    const DI di;
+    const std::uint32_t step = static_cast<std::uint32_t>(hn::Lanes(d));
+    const std::uint32_t w = op.width;
+    const auto interp =
+        static_cast<bytecode::CurveTableInterp>(op.index2 >> bytecode::kCurveInterpShift);
+    const float* pool = program_.constantLanes() + std::size_t{op.index} * 4;
+    // Float offsets into `pool` of the value and delta runs (isa.h, "CURVE").
+    const auto valueRun = static_cast<std::int32_t>(4 * bytecode::curveRunEntries(keys, 1));
+    const auto deltaRun =
+        valueRun + static_cast<std::int32_t>(4 * bytecode::curveRunEntries(keys, w));
+    const V zero = hn::Zero(d);
+    const V one = hn::Set(d, 1.0f);
+    const V two = hn::Set(d, 2.0f);
+    const V three = hn::Set(d, 3.0f);
+    // CurveTable::segmentParameter for segment [a, b] at t.
+    const auto parameter = [&](V a, V b, V t) {
+      const V stepS = hn::IfThenElse(hn::Le(b, t), one, zero);
+      if (interp == bytecode::CurveTableInterp::Step) return stepS;
+      V s;
+      if (interp == bytecode::CurveTableInterp::Smooth) {
+        V u = hn::Div(hn::Sub(t, a), hn::Sub(b, a));
+        u = hn::IfThenElse(hn::Lt(u, zero), zero, hn::IfThenElse(hn::Gt(u, one), one, u));
+        s = hn::Mul(hn::Mul(u, u), hn::Sub(three, hn::Mul(two, u)));
+      } else {
+        const V u = hn::Mul(hn::Sub(t, a), hn::Div(one, hn::Sub(b, a)));
+        const V m = hn::IfThenElse(hn::Lt(u, zero), zero, u);
+        s = hn::IfThenElse(hn::Lt(one, m), one, m);
+      }
+      return hn::IfThenElse(hn::Lt(a, b), s, stepS);
+    };
+    const float* tRow = read(op.src[1], 0);
+    std::array<float*, 4> out{};
+    for (std::uint32_t c = 0; c < w; ++c)
+      out[c] = own(op.dst + c);
+    const V firstTime = hn::Set(d, pool[0]);
+    const VI oneI = hn::Set(di, 1);
+    float* rows = curve_.data();  // curveSegments' rows, for the vectors that need it
+    alignas(64) std::array<float, HWY_MAX_BYTES / sizeof(float)> part{};
+    alignas(64) std::array<float, 3 * HWY_MAX_BYTES / sizeof(float)> lanes{};
+    for (std::uint32_t i = 0; i < n_; i += step) {
+      const std::uint32_t valid = std::min(step, n_ - i);
+      V t;
+      if (valid == step) {
+        t = hn::LoadU(d, tRow + i);
+      } else {
+        part.fill(0.0f);
+        std::memcpy(part.data(), tRow + i, valid * sizeof(float));
+        t = hn::LoadU(d, part.data());
+      }
+      t = hn::IfThenElse(hn::Eq(t, t), t, firstTime);  // NaN: the first key's time
+      VI j = hn::Zero(di);
+      V s;
+      // Left uninitialised on purpose: value-initialising them costs a memset per vector; lanes
+      // c < w are always set below.
+      std::array<V, 4> start;
+      std::array<V, 4> delta;
+      bool late = false;
+      if (keys == 2) {
+        s = parameter(firstTime, hn::Set(d, pool[1]), t);
+        for (std::uint32_t c = 0; c < w; ++c) {
+          start[c] = hn::Set(d, pool[valueRun + static_cast<std::int32_t>(c)]);
+          delta[c] = hn::Set(d, pool[deltaRun + static_cast<std::int32_t>(c)]);
+        }
+      } else if (keys <= kCurveSelectKeys) {
+        // Few keys: the search as a select per key (times are non-decreasing, so the last key
+        // at or before t wins, as in the binary search) — cheaper than dependent gathers.
+        V a = firstTime;
+        V b = hn::Set(d, pool[1]);
+        V before = firstTime;
+        for (std::uint32_t c = 0; c < w; ++c) {
+          start[c] = hn::Set(d, pool[valueRun + static_cast<std::int32_t>(c)]);
+          delta[c] = hn::Set(d, pool[deltaRun + static_cast<std::int32_t>(c)]);
+        }
+        auto past = hn::Lt(t, t);  // all false: segment 0
+        for (std::uint32_t m = 1; m + 1 < keys; ++m) {
+          const auto here = hn::Le(hn::Set(d, pool[m]), t);
+          before = hn::IfThenElse(here, hn::Set(d, pool[m - 1]), before);
+          a = hn::IfThenElse(here, hn::Set(d, pool[m]), a);
+          b = hn::IfThenElse(here, hn::Set(d, pool[m + 1]), b);
+          for (std::uint32_t c = 0; c < w; ++c) {
+            const auto item = static_cast<std::int32_t>(w == 1 ? m : 4 * m + c);
+            start[c] = hn::IfThenElse(here, hn::Set(d, pool[valueRun + item]), start[c]);
+            delta[c] = hn::IfThenElse(here, hn::Set(d, pool[deltaRun + item]), delta[c]);
+          }
+          past = hn::Or(past, here);
+        }
+        s = parameter(a, b, t);
+        if (interp == bytecode::CurveTableInterp::Linear) {
+          // curveSegment's scan back: the previous segment unsaturated, or a jump just before a.
+          const auto scan =
+              hn::And(past, hn::Or(hn::Lt(parameter(before, a, t), one), hn::Eq(before, a)));
+          late = !hn::AllFalse(d, scan);
+        }
+      } else {
+        for (std::uint32_t m = keys - 1; m > 1;) {
+          const std::uint32_t half = m / 2;
+          const VI candidate = hn::Add(j, hn::Set(di, static_cast<std::int32_t>(half)));
+          j = hn::IfThenElse(hn::RebindMask(di, hn::Le(hn::GatherIndex(d, pool, candidate), t)),
+                             candidate, j);
+          m -= half;
+        }
+        const V a = hn::GatherIndex(d, pool, j);
+        const V b = hn::GatherIndex(d, pool, hn::Add(j, oneI));
+        s = parameter(a, b, t);
+        for (std::uint32_t c = 0; c < w; ++c) {
+          const VI item =
+              w == 1 ? j : hn::Add(hn::ShiftLeft<2>(j), hn::Set(di, static_cast<std::int32_t>(c)));
+          start[c] = hn::GatherIndex(d, pool, hn::Add(item, hn::Set(di, valueRun)));
+          delta[c] = hn::GatherIndex(d, pool, hn::Add(item, hn::Set(di, deltaRun)));
+        }
+        if (interp == bytecode::CurveTableInterp::Linear) {
+          // curveSegment's scan back: the previous segment unsaturated, or a jump just before a.
+          const V before = hn::GatherIndex(d, pool, hn::Max(hn::Sub(j, oneI), hn::Zero(di)));
+          const auto scan = hn::And(
+              hn::Gt(j, hn::Zero(di)),
+              hn::RebindMask(di, hn::Or(hn::Lt(parameter(before, a, t), one), hn::Eq(before, a))));
+          late = !hn::AllFalse(di, scan);
+        }
+      }
+      if (late) {
+        vm_detail::curveSegments({&ctx_, section_, first_, n_, rows_, src_}, op,
+                                 program_.constants(), rows, i, i + valid);
+        s = hn::LoadU(d, rows + i);
+        for (std::uint32_t c = 0; c < w; ++c) {
+          start[c] = hn::LoadU(d, rows + std::size_t{1 + c} * kBatchLanes + i);
+          delta[c] = hn::LoadU(d, rows + std::size_t{5 + c} * kBatchLanes + i);
+        }
+      }
+      for (std::uint32_t c = 0; c < w; ++c) {
+        if constexpr (kFusedFma) {
+          if (valid == step) {
+            hn::StoreU(hn::MulAdd(delta[c], s, start[c]), d, out[c] + i);
+            continue;
+          }
+          hn::StoreU(hn::MulAdd(delta[c], s, start[c]), d, lanes.data());
+        } else {  // Highway's MulAdd rounds twice below AVX2: one lane at a time, as FMA does
+          hn::StoreU(delta[c], d, lanes.data());
+          hn::StoreU(s, d, lanes.data() + step);
+          hn::StoreU(start[c], d, lanes.data() + 2 * step);
+          for (std::uint32_t l = 0; l < valid; ++l)
+            lanes[l] = std::fma(lanes[l], lanes[step + l], lanes[2 * step + l]);
+        }
+        std::memcpy(out[c] + i, lanes.data(), valid * sizeof(float));
+      }
+    }
+    for (std::uint32_t c = 0; c < w; ++c)
+      src_[op.dst + c] = out[c];
+  }
+
+  // CURVE: the vector kernel above, or on the scalar target the search per particle
+  // (vm_detail::curveSegments) and the lerp as FMA's kernel. A single key is its value.
+  void curve(const PreparedProgram::Op& op) {
+    const std::uint32_t keys = op.index2 & 0xFFFFu;
+    if (keys == 1) {
+      const bytecode::semantics::CurveTable table{program_.constants().data() + op.index, 1,
+                                                  op.width, bytecode::CurveTableInterp::Linear};
+      for (std::uint32_t c = 0; c < op.width; ++c)
+        fill(op.dst + c, table.value(0, c));
+      return;
+    }
+    if constexpr (kSimd) {
+      curveVectors(op, keys);
+    } else {
+      float* rows = curve_.data();
+      vm_detail::curveSegments({&ctx_, section_, first_, n_, rows_, src_}, op, program_.constants(),
+                               rows, 0, n_);
+      for (std::uint32_t c = 0; c < op.width; ++c) {
+        float* d = own(op.dst + c);
+        lanes3<kFusedFma>(FmaOp{}, n_, d, rows + std::size_t{5 + c} * kBatchLanes, rows,
+                          rows + std::size_t{1 + c} * kBatchLanes);
+        src_[op.dst + c] = d;
+      }
+    }
+  }
+
   void step(const PreparedProgram::Op& op) {
     const std::uint32_t w = op.width;
     switch (op.op) {
@@ -993,6 +1192,9 @@ class Interpreter {
       case Opcode::RandCone:
         randShape(op);
         break;
+      case Opcode::Curve:
+        curve(op);
+        break;
       case Opcode::Cross:
       case Opcode::QuatMul:
       case Opcode::QuatRotate:
@@ -1021,6 +1223,7 @@ class Interpreter {
   bool idsLoaded_ = false;
   alignas(64) std::array<std::uint32_t, kBatchLanes> ids_{};
   alignas(64) std::array<std::uint32_t, 4 * kBatchLanes> bits_{};  // word k at k * kBatchLanes
+  alignas(64) std::array<float, vm_detail::kCurveRows * kBatchLanes> curve_{};  // curveSegments
 };
 
 }  // namespace
@@ -1096,6 +1299,25 @@ void randomShapes(const BatchState& batch, const PreparedProgram::Op& op,
     default:
       MOTE_ASSERT(false, "BatchVm: not a random shape");
       break;
+  }
+}
+
+void curveSegments(const BatchState& batch, const PreparedProgram::Op& op,
+                   const std::vector<std::array<float, 4>>& constants, float* out,
+                   std::uint32_t begin, std::uint32_t end) {
+  namespace sem = bytecode::semantics;
+  const std::uint32_t w = op.width;
+  const sem::CurveTable table{
+      constants.data() + op.index, op.index2 & 0xFFFFu, w,
+      static_cast<bytecode::CurveTableInterp>(op.index2 >> bytecode::kCurveInterpShift)};
+  const float* t = batch.rowSources[op.src[1].rows[0]];
+  for (std::uint32_t i = begin; i < end; ++i) {
+    const sem::CurveSegment seg = sem::curveSegment(table, t[i]);
+    out[i] = seg.s;
+    for (std::uint32_t c = 0; c < w; ++c) {
+      out[std::size_t{1 + c} * kBatchLanes + i] = sem::curveStart(table, seg, c);
+      out[std::size_t{5 + c} * kBatchLanes + i] = table.delta(seg.segment, c);
+    }
   }
 }
 
@@ -1328,6 +1550,8 @@ PreparedProgram PreparedProgram::prepare(const bytecode::VerifiedProgram& verifi
   out.registerCount_ = p.registerCount;
   out.particleWords_ = p.particleWords;
   out.constants_ = p.constants;
+  for (const std::array<float, 4>& c : p.constants)
+    out.constantLanes_.insert(out.constantLanes_.end(), c.begin(), c.end());
   const std::uint32_t scratch = p.registerCount;
   std::vector<std::uint32_t> immediates;  // bit patterns, in row order after the scratch rows
   const auto immediateRow = [&](std::uint32_t bits) {
@@ -1348,6 +1572,7 @@ PreparedProgram PreparedProgram::prepare(const bytecode::VerifiedProgram& verifi
       op.width = static_cast<std::uint8_t>(in.width);
       op.dst = static_cast<std::uint16_t>(in.dst);
       op.index = in.src[0];
+      if (bytecode::opInfo(in.op).sources[2] == bytecode::SourceRule::Index) op.index2 = in.src[2];
       for (std::uint32_t slot = 0; slot < 3; ++slot) {
         Source& src = op.src[slot];
         if (in.kinds[slot] == bytecode::OperandKind::Imm) {

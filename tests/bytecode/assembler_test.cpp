@@ -70,6 +70,49 @@ TEST(Assembler, DisassemblyIsCanonicalAndRoundTrips) {
   EXPECT_EQ(disassemble(*again), text);
 }
 
+// A gradient of 3 keys (entries 0..5: times; values A_j; deltas d_j) and a smooth scalar curve of
+// 2 keys (entries 6..8): the tables sit in the pool as .const lines, the key word (count |
+// interpolation << 16) is a raw #index.
+constexpr std::string_view kCurves = R"(.registers 8
+.particle 5
+.field color 0 4
+.field age 4 1
+.emitter 0
+.const 0 0.5 1 0
+.const 1 0 0 1
+.const 0 1 0 0.5
+.const 0 0 1 0
+.const -1 1 0 -0.5
+.const 0 -1 1 -0.5
+.const 0 1 0 0
+.const 2 3 0 0
+.const 1 0 0 0
+.init
+  ldf.1 r0, #4
+  curve.4 r1, #0, r0, #3
+  stf.4 #0, r1
+.update
+  curve.1 r5, #6, 0.25, #131074
+  stf.1 #4, r5
+)";
+
+TEST(Assembler, CurveRoundTripsAndVerifies) {
+  Result<Program> p = assemble(kCurves);
+  ASSERT_TRUE(p.ok()) << p.status().toString();
+  // curve.4 r1, #0, r0, #3: op 54 | (4-1) << 8 | kinds (none, reg, none) | dst 1 << 24
+  EXPECT_EQ(p->init[4], 54u | 3u << 8 | 1u << 18 | 1u << 24);
+  EXPECT_EQ(p->init[5], 0u);
+  EXPECT_EQ(p->init[7], curveKeysWord(3, CurveTableInterp::Linear));
+  EXPECT_EQ(p->update[3], curveKeysWord(2, CurveTableInterp::Smooth));
+  const std::string text = disassemble(*p);
+  EXPECT_NE(text.find("  curve.4 r1, #0, r0, #3\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  curve.1 r5, #6, 0.25, #131074\n"), std::string::npos) << text;
+  Result<Program> again = assemble(text);
+  ASSERT_TRUE(again.ok()) << again.status().toString();
+  EXPECT_EQ(*again, *p);
+  EXPECT_TRUE(verify(std::move(p).takeValue()).ok());
+}
+
 TEST(Assembler, AnyWordsRoundTripThroughText) {
   std::mt19937 engine(7);
   const auto rng = [&engine] { return static_cast<std::uint32_t>(engine()); };

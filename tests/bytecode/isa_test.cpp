@@ -88,6 +88,7 @@ constexpr std::array kHandComputed = {
     HandComputed{Opcode::Kill, "KillKillsOnlyForNonZero"},
     HandComputed{Opcode::SampleWind, "SampleWindAsksTheHostOrIsStill"},
     HandComputed{Opcode::Spawn, "SpawnQueuesWholeParticlesAtAPosition"},
+    HandComputed{Opcode::Curve, "CurveHoldsTheEndsSearchesTheSegmentAndLerps"},
 };
 
 constexpr bool everyOpcodeHandComputedExactlyOnce() {
@@ -131,7 +132,12 @@ constexpr std::uint32_t kDst = 8;  // instances write r8..r11; the prelude fills
 Program instanceLayout() {
   Program p;
   p.registerCount = 16;
-  p.constants = {{1.0f, 2.0f, 3.0f, 4.0f}};
+  // Entry 0 doubles as CURVE's key times (1, 2: finite, non-decreasing); the next three as its
+  // values and deltas (two keys at width 4 need 1 + 2 + 1 entries).
+  p.constants = {{1.0f, 2.0f, 3.0f, 4.0f},
+                 {5.0f, 6.0f, 7.0f, 8.0f},
+                 {9.0f, 10.0f, 11.0f, 12.0f},
+                 {13.0f, 14.0f, 15.0f, 16.0f}};
   p.particleWords = 8;
   p.particleFields = {{"position", 0, 3}, {"velocity", 3, 3}, {"age", 6, 1}};
   p.emitterWords = 8;
@@ -144,8 +150,10 @@ using test::legalWidths;
 // A valid Index operand for `info` at `width` in instanceLayout(), or nullopt where none exists
 // (no builtin is 2 wide). An Index opcode this function does not know fails the test: a new one
 // needs its index rule here (and in the verifier).
-std::optional<std::uint32_t> validIndex(const OpInfo& info, std::uint32_t width) {
+std::optional<std::uint32_t> validIndex(const OpInfo& info, std::uint32_t width, std::size_t slot) {
   switch (info.opcode) {
+    case Opcode::Curve:  // the table at entry 0, two linear keys
+      return slot == 0 ? 0 : curveKeysWord(2, CurveTableInterp::Linear);
     case Opcode::LoadConst:
       return 0;
     case Opcode::LoadField:
@@ -186,7 +194,7 @@ std::optional<Instruction> wellFormed(const OpInfo& info, std::uint32_t width,
       case SourceRule::Unused:
         break;
       case SourceRule::Index: {
-        const std::optional<std::uint32_t> i = validIndex(info, width);
+        const std::optional<std::uint32_t> i = validIndex(info, width, slot);
         if (!i) return std::nullopt;
         in.src[slot] = *i;
         break;
@@ -277,13 +285,16 @@ TEST(IsaTable, OpcodesAreDenseAndRowsAreWellFormed) {
     EXPECT_EQ(static_cast<std::uint32_t>(info->opcode), code);
     EXPECT_EQ(&opInfo(info->opcode), info);
     EXPECT_FALSE(info->semantics.empty()) << info->mnemonic;
-    // Index operands are read from word 1 (the verifier's and executor's src[0]).
-    for (std::size_t slot = 1; slot < 3; ++slot)
+    // Index operands are read from word 1 (the verifier's and executor's src[0]); CURVE alone has
+    // a second one, its key word in s2, which its verifier rule and executors read by name.
+    for (std::size_t slot = 1; slot < 3; ++slot) {
+      if (info->opcode == Opcode::Curve && slot == 2) continue;
       EXPECT_NE(info->sources[slot], SourceRule::Index) << info->mnemonic << " s" << slot;
+    }
   }
   EXPECT_EQ(opInfo(kOpcodeCount), nullptr);
   EXPECT_EQ(opInfo(255u), nullptr);
-  EXPECT_EQ(kOpcodeCount, 54u);  // append-only: a new opcode updates this and kHandComputed
+  EXPECT_EQ(kOpcodeCount, 55u);  // append-only: a new opcode updates this and kHandComputed
 }
 
 TEST(IsaTable, MnemonicsAreUniqueAndRoundTrip) {

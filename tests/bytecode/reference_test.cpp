@@ -5,6 +5,7 @@
 #include "support/bytecode_builder.h"
 
 #include <mote/bytecode/reference.h>
+#include <mote/bytecode/semantics.h>
 #include <mote/core/counter_rng.h>
 
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include <initializer_list>
 #include <limits>
 #include <numbers>
+#include <utility>
 #include <vector>
 
 namespace mote::bytecode {
@@ -773,6 +775,177 @@ TEST(Reference, ImmediatesAreTheSameInEveryLaneAndKeepTheirBits) {
   EXPECT_EQ(r, (std::vector<float>{1.5f, 2.5f, 3.5f, 4.5f, 10.0f, 10.0f, 0.0f, 0.0f, tiny}));
   EXPECT_TRUE(std::signbit(r[6]));
   EXPECT_TRUE(std::signbit(r[7]));
+}
+
+using Keys = std::vector<std::pair<float, Lanes>>;
+
+// CURVE over the table of `keys` at pool entry 0: curve.width r0, #0, t, #(keys | interp << 16).
+std::vector<float> curveAt(const Keys& keys, CurveTableInterp interp, std::uint32_t width,
+                           float t) {
+  Harness h;
+  h.program.constants = semantics::curveTableOf(keys, width);
+  const auto count = static_cast<std::uint32_t>(keys.size());
+  const ::testing::AssertionResult ran =
+      h.run({op(Opcode::Curve, width, 0, {idx(0), imm(t), idx(curveKeysWord(count, interp))}),
+             store(kOut, width, 0)});
+  EXPECT_TRUE(ran);
+  return h.out(width);
+}
+
+Lanes all(float v) {
+  return {v, v, v, v};
+}
+
+TEST(ReferenceOp, CurveHoldsTheEndsSearchesTheSegmentAndLerps) {
+  // Keys (0, 10), (0.5, 20), (0.5, 40), (1, 0): a jump at 0.5, where the later key wins.
+  const Keys keys = {{0.0f, all(10.0f)}, {0.5f, all(20.0f)}, {0.5f, all(40.0f)}, {1.0f, all(0.0f)}};
+  // The table: times; values A_j; deltas d_j (four a pool entry at width 1).
+  EXPECT_EQ(semantics::curveTableOf(keys, 1), (std::vector<Lanes>{{0.0f, 0.5f, 0.5f, 1.0f},
+                                                                  {10.0f, 20.0f, 40.0f, 0.0f},
+                                                                  {10.0f, 20.0f, -40.0f, 0.0f}}));
+  const auto at = [&](CurveTableInterp interp, float t) { return curveAt(keys, interp, 1, t)[0]; };
+  using enum CurveTableInterp;
+  EXPECT_EQ(at(Linear, -1.0f), 10.0f);  // before the first key: its value
+  EXPECT_EQ(at(Linear, 0.25f), 15.0f);  // fma(20 − 10, saturate(0.25 · (1 / 0.5)), 10)
+  EXPECT_EQ(at(Linear, 0.5f), 40.0f);   // the duplicate time: the last key there
+  EXPECT_EQ(at(Linear, 0.75f), 20.0f);  // fma(0 − 40, 0.5, 40)
+  EXPECT_EQ(at(Linear, 1.0f), 0.0f);
+  EXPECT_EQ(at(Linear, 7.0f), 0.0f);  // after the last key: its value
+  EXPECT_EQ(at(Linear, kInf), 0.0f);
+  EXPECT_EQ(at(Linear, -kInf), 10.0f);
+  EXPECT_EQ(at(Linear, kNaN), 10.0f);  // NaN is the first key's time
+  EXPECT_EQ(at(Step, 0.25f), 10.0f);   // a step holds each key's value until the next
+  EXPECT_EQ(at(Step, 0.75f), 40.0f);
+  EXPECT_EQ(at(Step, 1.0f), 0.0f);
+  EXPECT_EQ(at(Smooth, 0.25f), 15.0f);                      // smooth(0, 0.5, 0.25) = 0.5
+  EXPECT_EQ(at(Smooth, 0.125f), 10.0f + 10.0f * 0.15625f);  // u = 0.25: u² (3 − 2u)
+  EXPECT_EQ(at(Smooth, 0.5f), 40.0f);
+
+  // A gradient (4 wide): one pool entry per value and per delta.
+  const Keys gradient = {{0.0f, {0.0f, 0.0f, 0.0f, 1.0f}}, {1.0f, {1.0f, 2.0f, 4.0f, 1.0f}}};
+  EXPECT_EQ(semantics::curveTableOf(gradient, 4), (std::vector<Lanes>{{0.0f, 1.0f, 0.0f, 0.0f},
+                                                                      {0.0f, 0.0f, 0.0f, 1.0f},
+                                                                      {1.0f, 2.0f, 4.0f, 1.0f},
+                                                                      {1.0f, 2.0f, 4.0f, 0.0f}}));
+  EXPECT_EQ(curveAt(gradient, Linear, 4, 0.5f), (std::vector<float>{0.5f, 1.0f, 2.0f, 1.0f}));
+  // A single key is its value at every t.
+  EXPECT_EQ(curveAt({{0.3f, all(-7.0f)}}, Linear, 1, kNaN)[0], -7.0f);
+}
+
+// The values are the running sum of the deltas, as the compiler's old arithmetic reached them
+// (v0 + Σ d_i · s_i, one fma a segment): A_j is not always v_j. Keys 1, 1e-8, 1: d_0 = 1e-8 − 1
+// rounds to −1, so A_1 = 0 (not 1e-8) and A_2 = 1.
+TEST(Reference, CurveValuesAreTheRunningSumOfTheDeltas) {
+  const Keys keys = {{0.0f, all(1.0f)}, {0.5f, all(1e-8f)}, {1.0f, all(1.0f)}};
+  const std::vector<Lanes> table = semantics::curveTableOf(keys, 1);
+  EXPECT_EQ(table[1][1], 0.0f);
+  EXPECT_EQ(table[2][0], -1.0f);
+  EXPECT_EQ(curveAt(keys, CurveTableInterp::Linear, 1, 0.5f)[0], 0.0f);
+  EXPECT_EQ(curveAt(keys, CurveTableInterp::Linear, 1, 1.0f)[0], 1.0f);
+}
+
+// Just past a key, a linear segment's parameter saturate((t − a) · (1 / (b − a))) can still be
+// below 1 (the reciprocal rounds); the running sum then adds that segment's delta times it, as
+// the arithmetic did, not the whole delta.
+TEST(Reference, CurveSumsASegmentThatHasNotReachedOneYet) {
+  // 0.85 · (1 / 0.85) rounds to 1 − 2^-24 in f32: at t = 0.85 segment 0 is not quite done.
+  const float s = 0.85f * (1.0f / 0.85f);
+  ASSERT_LT(s, 1.0f);
+  const Keys keys = {{0.0f, all(0.0f)}, {0.85f, all(3.0f)}, {1.0f, all(5.0f)}};
+  EXPECT_EQ(curveAt(keys, CurveTableInterp::Linear, 1, 0.85f)[0], std::fma(3.0f, s, 0.0f));
+  EXPECT_LT(curveAt(keys, CurveTableInterp::Linear, 1, 0.85f)[0], 3.0f);
+  EXPECT_EQ(curveAt(keys, CurveTableInterp::Linear, 1, 0.9f)[0],
+            std::fma(2.0f, (0.9f - 0.85f) * (1.0f / (1.0f - 0.85f)), 3.0f));
+}
+
+// CURVE against the arithmetic the compiler emitted for curves before it (docs/compiler.md,
+// "Curves"): v_0 + Σ_i (v_{i+1} − v_i) · s_i(t), one fma per segment over every segment, written
+// out here with the ISA's formulas. Bit for bit at and around every key time and over a sweep,
+// for keys with jumps, a reciprocal that rounds short (0.85) and random keys.
+TEST(Reference, CurveIsTheOldArithmeticBitForBit) {
+  const auto arithmetic = [](const Keys& keys, CurveTableInterp interp, std::uint32_t lane,
+                             float t) {
+    float acc = keys[0].second[lane];
+    for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
+      const float t0 = keys[i].first;
+      const float t1 = keys[i + 1].first;
+      float s;
+      if (interp == CurveTableInterp::Step || t1 <= t0) {
+        s = t1 <= t ? 1.0f : 0.0f;
+      } else if (interp == CurveTableInterp::Smooth) {
+        float u = (t - t0) / (t1 - t0);
+        u = u < 0.0f ? 0.0f : (u > 1.0f ? 1.0f : u);
+        s = u * u * (3.0f - 2.0f * u);
+      } else {
+        const float u = (t - t0) * (1.0f / (t1 - t0));
+        const float m = u < 0.0f ? 0.0f : u;
+        s = 1.0f < m ? 1.0f : m;
+      }
+      acc = std::fma(keys[i + 1].second[lane] - keys[i].second[lane], s, acc);
+    }
+    return acc;
+  };
+  std::vector<Keys> sets = {{{0.0f, {0.0f, 1.0f, -2.0f, 0.5f}},
+                             {0.85f, {3.0f, 0.1f, 7.0f, 1.0f}},
+                             {0.85f, {-1.0f, 0.2f, 0.3f, 0.0f}},
+                             {0.9f, {2.5f, 1.0f / 3.0f, 5.0f, 0.25f}},
+                             {0.95f, {0.7f, 0.6f, 0.1f, 0.2f}},
+                             {1.0f, {5.0f, 0.0f, 1.0f, 1.0f}}},
+                            // bonfire's flame colour
+                            {{0.0f, {1.0f, 1.0f, 1.0f, 0.0f}},
+                             {0.15f, {1.0f, 1.0f, 1.0f, 1.0f}},
+                             {0.6f, {1.0f, 0.5f, 0.2f, 0.8f}},
+                             {1.0f, {0.6f, 0.1f, 0.05f, 0.0f}}}};
+  std::uint32_t seed = 12345;
+  const auto next = [&seed] {
+    seed = seed * 1664525u + 1013904223u;
+    return static_cast<float>(seed >> 8) / 16777216.0f;
+  };
+  for (int set = 0; set < 20; ++set) {
+    Keys keys;
+    float time = 0.0f;
+    const int count = 2 + set % 9;
+    for (int k = 0; k < count; ++k) {
+      if (k > 0 && next() < 0.8f) time += next() * 0.3f;  // else a jump
+      keys.push_back({time, {next() * 4.0f - 2.0f, next(), next() * 100.0f, next() * 1e-3f}});
+    }
+    sets.push_back(keys);
+  }
+  int checked = 0;
+  for (const Keys& keys : sets) {
+    std::vector<float> ts;
+    for (const auto& key : keys) {
+      float t = key.first;
+      for (int k = 0; k < 6; ++k)
+        t = std::nextafter(t, -10.0f);
+      for (int k = 0; k < 13; ++k, t = std::nextafter(t, 10.0f))
+        ts.push_back(t);
+    }
+    for (int k = 0; k <= 400; ++k)
+      ts.push_back(-0.1f + static_cast<float>(k) * (1.2f / 400.0f) * keys.back().first);
+    ts.push_back(kInf);
+    ts.push_back(-kInf);
+    for (const CurveTableInterp interp :
+         {CurveTableInterp::Linear, CurveTableInterp::Step, CurveTableInterp::Smooth}) {
+      Harness h;
+      h.program.constants = semantics::curveTableOf(keys, 4);
+      const semantics::CurveTable table{h.program.constants.data(),
+                                        static_cast<std::uint32_t>(keys.size()), 4, interp};
+      for (const float t : ts) {
+        const Lanes got = semantics::curve(table, t);
+        for (std::uint32_t lane = 0; lane < 4; ++lane) {
+          const float want = arithmetic(keys, interp, lane, t);
+          // The arithmetic adds the segments after t's as (+0 or −0) · d: it can turn a −0 into +0.
+          if (want == 0.0f && got[lane] == 0.0f) continue;
+          ASSERT_EQ(std::bit_cast<std::uint32_t>(got[lane]), std::bit_cast<std::uint32_t>(want))
+              << "t " << t << " lane " << lane << " interp " << static_cast<int>(interp) << " keys "
+              << keys.size() << ": curve " << got[lane] << ", arithmetic " << want;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 50000);
 }
 
 TEST(Reference, DestinationMayOverlapItsSources) {

@@ -159,7 +159,7 @@ TEST(VerifyRejects, UnknownOpcode) {
   p.update = {200, 0, 0, 0};
   EXPECT_EQ(rejection(p), "update[0]: unknown opcode 200");
   p.update = {kOpcodeCount, 0, 0, 0};  // the first code past the table
-  EXPECT_EQ(rejection(p), "update[0]: unknown opcode 54");
+  EXPECT_EQ(rejection(p), "update[0]: unknown opcode 55");
 }
 
 TEST(VerifyRejects, ReservedWord0Bits) {
@@ -384,6 +384,56 @@ TEST(VerifyRejects, RandomDrawPastTheLimit) {
   EXPECT_EQ(rejection(withUpdate(
                 {ldc(2, 0), op(Opcode::RandRange, 2, 4, {idx(70000), reg(0), imm(9.0f)})})),
             "update[1] randr: random draw 70000 is outside 0..65535");
+}
+
+// curve.w r0, #first, 0.5, #keys — over layout()'s pool unless the test replaces it.
+Instruction curve(std::uint32_t width, std::uint32_t first, std::uint32_t keysWord) {
+  return op(Opcode::Curve, width, 0, {idx(first), imm(0.5f), idx(keysWord)});
+}
+
+TEST(VerifyRejects, CurveOfNoKeysOrMoreThan256) {
+  EXPECT_EQ(rejection(withUpdate({curve(1, 0, 0)})),
+            "update[0] curve: a curve of 0 keys; curves have 1..256");
+  EXPECT_EQ(rejection(withUpdate({curve(1, 0, kMaxCurveTableKeys + 1)})),
+            "update[0] curve: a curve of 257 keys; curves have 1..256");
+}
+
+TEST(VerifyRejects, CurveInterpolationThatDoesNotExist) {
+  EXPECT_EQ(rejection(withUpdate({curve(1, 0, 2u | 3u << kCurveInterpShift)})),
+            "update[0] curve: s2: interpolation 3 does not exist (0 linear, 1 step, 2 smooth; key "
+            "count in bits 0..15)");
+  EXPECT_EQ(rejection(withUpdate({curve(1, 0, 2u | 1u << 31)})),
+            "update[0] curve: s2: interpolation 32768 does not exist (0 linear, 1 step, 2 smooth; "
+            "key count in bits 0..15)");
+}
+
+TEST(VerifyRejects, CurveTablePastThePool) {
+  // Two 4-wide keys need 1 time entry + 2 value entries + 1 delta entry; the pool has 2.
+  EXPECT_EQ(rejection(withUpdate({curve(4, 0, 2)})),
+            "update[0] curve: the curve table, constants [0, 4), is outside the pool of 2");
+  EXPECT_EQ(rejection(withUpdate({curve(1, 0xFFFFFFFFu, 2)})),
+            "update[0] curve: the curve table, constants [4294967295, 4294967298), is outside "
+            "the pool of 2");
+  Program p = withUpdate({curve(1, 0, 2)});  // 1 + 1 + 1 entries
+  EXPECT_EQ(rejection(p),
+            "update[0] curve: the curve table, constants [0, 3), is outside the pool "
+            "of 2");
+  p.constants.push_back({0.0f, 0.0f, 0.0f, 0.0f});
+  EXPECT_EQ(rejection(p), "(accepted)");  // times 1, 2
+}
+
+TEST(VerifyRejects, CurveKeyTimesThatDecreaseOrAreNotFinite) {
+  Program p = withUpdate({curve(1, 0, 3)});
+  p.constants.push_back({0.0f, 0.0f, 0.0f, 0.0f});
+  p.constants[0] = {0.0f, 0.5f, 0.25f, 0.0f};
+  EXPECT_EQ(rejection(p),
+            "update[0] curve: curve key 2: time is before key 1's (key times must not decrease)");
+  p.constants[0] = {0.0f, std::bit_cast<float>(0x7FC00000u), 1.0f, 0.0f};
+  EXPECT_EQ(rejection(p), "update[0] curve: curve key 1: time is not finite");
+  p.constants[0] = {-std::bit_cast<float>(0x7F800000u), 0.0f, 1.0f, 0.0f};
+  EXPECT_EQ(rejection(p), "update[0] curve: curve key 0: time is not finite");
+  p.constants[0] = {0.0f, 0.5f, 0.5f, -9.0f};  // equal times are a jump; lane 3 is no key
+  EXPECT_EQ(rejection(p), "(accepted)");
 }
 
 // --- where and in which order

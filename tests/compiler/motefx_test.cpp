@@ -30,8 +30,12 @@ TEST(Motefx, DamagedFilesAreRefusedWithTheReason) {
   b[0] = 'X';
   EXPECT_EQ(loadError(b), "offset 0: not a .motefx file (bad magic)");
   b = good;
-  b[8] = 2;
-  EXPECT_EQ(loadError(b), "offset 8: unsupported .motefx version 2 (this build reads version 1)");
+  b[8] = 3;  // a future version
+  EXPECT_EQ(loadError(b),
+            "offset 8: unsupported .motefx version 3 (this build reads versions 1 to 2)");
+  b[8] = 0;
+  EXPECT_EQ(loadError(b),
+            "offset 8: unsupported .motefx version 0 (this build reads versions 1 to 2)");
   b = good;
   b[12] = 1;
   EXPECT_EQ(loadError(b), "offset 12: unknown flags 1");
@@ -43,6 +47,62 @@ TEST(Motefx, DamagedFilesAreRefusedWithTheReason) {
   EXPECT_EQ(loadError(b), "offset 16: payload size " + std::to_string(good.size() - 32) + " but " +
                               std::to_string(good.size() - 31) + " bytes follow the header");
   EXPECT_EQ(loadError({}), "offset 0: truncated header");
+}
+
+Result<CompiledEffect> loadFixture(const std::string& name) {
+  Result<std::vector<std::uint8_t>> bytes =
+      readFile(MOTE_SOURCE_DIR "/tests/golden/motefx/" + name, kMaxMotefxBytes);
+  if (!bytes.ok()) return bytes.status();
+  return loadMotefx(*bytes);
+}
+
+std::size_t curveInstructions(const CompiledEffect& effect) {
+  std::size_t count = 0;
+  for (const CompiledEmitter& em : effect.emitters)
+    for (const Section s : {Section::Init, Section::Update})
+      for (std::size_t at = 0; at < em.program.section(s).size(); at += kWordsPerInstruction)
+        if ((em.program.section(s)[at] & 0xFFu) == static_cast<std::uint32_t>(Opcode::Curve))
+          ++count;
+  return count;
+}
+
+TEST(Motefx, SavesVersionTwo) {
+  const std::vector<std::uint8_t> bytes = bonfireBytes();
+  ASSERT_GE(bytes.size(), 12u);
+  EXPECT_EQ(bytes[8], 2u);
+  EXPECT_EQ(kMotefxVersion, 2u);
+}
+
+// explosion.motefx in v1/ (written by mote compile before CURVE) and v2/ (after): the same effect,
+// its curves arithmetic in v1 and CURVE in v2. Both load; tests/runtime/world_test.cpp runs them.
+TEST(Motefx, TheVersionOneAndTwoExplosionFixturesLoad) {
+  Result<CompiledEffect> v1 = loadFixture("v1/explosion.motefx");
+  ASSERT_TRUE(v1.ok()) << v1.status().toString();
+  Result<CompiledEffect> v2 = loadFixture("v2/explosion.motefx");
+  ASSERT_TRUE(v2.ok()) << v2.status().toString();
+  EXPECT_EQ(v1->name, "explosion");
+  EXPECT_EQ(v2->name, "explosion");
+  ASSERT_EQ(v1->emitters.size(), v2->emitters.size());
+  EXPECT_EQ(curveInstructions(*v1), 0u);
+  EXPECT_GT(curveInstructions(*v2), 0u);
+  for (std::size_t i = 0; i < v1->emitters.size(); ++i) {
+    EXPECT_EQ(v1->emitters[i].name, v2->emitters[i].name);
+    EXPECT_EQ(v1->emitters[i].channels, v2->emitters[i].channels);
+  }
+}
+
+TEST(Motefx, AVersionOneFileWithCurveIsRefused) {
+  // The v2 fixture relabelled as v1 (the checksum covers the payload only): v1 has no CURVE.
+  Result<std::vector<std::uint8_t>> bytes =
+      readFile(MOTE_SOURCE_DIR "/tests/golden/motefx/v2/explosion.motefx", kMaxMotefxBytes);
+  ASSERT_TRUE(bytes.ok());
+  std::vector<std::uint8_t> b = *bytes;
+  b[8] = 1;
+  const std::string error = loadError(b);
+  EXPECT_NE(error.find(": opcode 54 (curve) in a version 1 file (curve is version 2)"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(error.rfind("emitter ", 0), 0u) << error;
 }
 
 TEST(Motefx, TheVersionOneFixtureLoads) {

@@ -8,6 +8,7 @@
 
 #include <mote/bytecode/assembler.h>
 #include <mote/bytecode/reference.h>
+#include <mote/bytecode/semantics.h>
 #include <mote/runtime/vm.h>
 
 #include <gtest/gtest.h>
@@ -18,6 +19,7 @@
 #include <limits>
 #include <random>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace mote {
@@ -67,6 +69,24 @@ float randomInput(std::mt19937& rng) {
     default:
       return std::uniform_real_distribution<float>(-4.0f, 4.0f)(rng);
   }
+}
+
+// CURVE's keys in the parity instances: inside the inputs' range [-4, 4], a jump at -1 and two
+// keys at 2 (equal times), values that are not exact sums of each other (the lerp's rounding).
+constexpr std::array<std::pair<float, float>, 7> kCurveKeys = {{{-3.0f, 0.1f},
+                                                                {-1.0f, -2.7f},
+                                                                {-1.0f, 5.3f},
+                                                                {0.3f, 1.0f / 3.0f},
+                                                                {2.0f, 7.77f},
+                                                                {2.0f, -0.0f},
+                                                                {3.5f, 1e-3f}}};
+
+// kCurveKeys as a CURVE table `width` wide (lane c of a key's value: value · (c + 1)).
+std::vector<std::array<float, 4>> curveTable(std::uint32_t width) {
+  std::vector<std::pair<float, std::array<float, 4>>> keys;
+  for (const auto& [time, value] : kCurveKeys)
+    keys.push_back({time, {value, value * 2.0f, value * 3.0f, value * 4.0f}});
+  return semantics::curveTableOf(keys, width);
 }
 
 // One legal instance of `info` at `width`, reading r0.., r4.., r8.. (loaded from the particle's
@@ -120,6 +140,12 @@ Program instance(const OpInfo& info, std::uint32_t width, bool inPlace, std::mt1
       }
       if (info.opcode == Opcode::LoadConst) index = 0;
       if (info.opcode == Opcode::Spawn) index = 2;
+      if (info.opcode == Opcode::Curve) {
+        // The table of curveTable() at entry 1; linear, step or smooth.
+        index = slot == 0 ? 1
+                          : curveKeysWord(static_cast<std::uint32_t>(kCurveKeys.size()),
+                                          static_cast<CurveTableInterp>(rng() % 3));
+      }
       in.src[slot] = index;
       continue;
     }
@@ -136,6 +162,10 @@ Program instance(const OpInfo& info, std::uint32_t width, bool inPlace, std::mt1
     in.src[slot] = regWord(4 * slot, swizzle);
   }
   code.push_back(in);
+  if (info.opcode == Opcode::Curve) {
+    const std::vector<std::array<float, 4>> table = curveTable(width);
+    p.constants.insert(p.constants.end(), table.begin(), table.end());
+  }
   if (dw > 0) {
     Instruction store;
     store.op = Opcode::StoreField;
@@ -267,6 +297,17 @@ TEST(VmParity, EveryOpcodeMatchesOnEverySimdTarget) {
   EXPECT_FALSE(targets.empty());
 }
 
+// UPDATE of `prepared` on the VM over the kParticles particles of `soa` (one vector per word), with
+// no context.
+void runUpdate(const PreparedProgram& prepared, std::vector<std::vector<float>>& soa) {
+  std::vector<float*> streams;
+  for (auto& word : soa)
+    streams.push_back(word.data());
+  Result<BatchVm> vm = BatchVm::create();
+  std::vector<std::uint8_t> killed(kParticles, 0);
+  vm->run(prepared, Section::Update, streams, 0, kParticles, VmContext{}, killed);
+}
+
 // Runs `text` (UPDATE) over kParticles random particles in the VM and the reference and expects
 // identical words. Returns the prepared program for a look at its stream operands.
 PreparedProgram expectSameAsReference(std::string_view text) {
@@ -285,12 +326,7 @@ PreparedProgram expectSameAsReference(std::string_view text) {
   for (std::uint32_t i = 0; i < kParticles; ++i)
     for (std::uint32_t w = 0; w < words; ++w)
       aos[i][w] = soa[w][i];
-  std::vector<float*> streams;
-  for (auto& word : soa)
-    streams.push_back(word.data());
-  Result<BatchVm> vm = BatchVm::create();
-  std::vector<std::uint8_t> killed(kParticles, 0);
-  vm->run(prepared, Section::Update, streams, 0, kParticles, VmContext{}, killed);
+  runUpdate(prepared, soa);
   for (std::uint32_t i = 0; i < kParticles; ++i) {
     runReference(*verified, Section::Update, aos[i], ReferenceContext{});
     for (std::uint32_t w = 0; w < words; ++w) {
@@ -425,6 +461,96 @@ TEST(VmParity, RandomOpcodesMatchOverManyParticlesOnEverySimdTarget) {
   }
   hwy::SetSupportedTargetsForTest(0);
   EXPECT_EQ(expectRandomOpsMatch(), 8u);
+  EXPECT_FALSE(targets.empty());
+}
+
+// CURVE at and around its key times, where the vector search and the per-lane fix-up meet: keys
+// whose linear reciprocal rounds short (0.85 · (1 / 0.85) < 1, so just past 0.85 the running sum
+// still adds part of segment 0), a jump, and the key times ±1 ulp, NaN and ±inf among the inputs;
+// widths 1 and 4, every interpolation, on every SIMD target, bit for bit against the reference.
+std::size_t expectCurveMatchesAtKeyTimes(
+    const std::vector<std::pair<float, std::array<float, 4>>>& keys) {
+  std::vector<float> inputs = {std::numeric_limits<float>::quiet_NaN(),
+                               std::numeric_limits<float>::infinity(),
+                               -std::numeric_limits<float>::infinity(), -1.0f, 2.0f};
+  for (const auto& key : keys) {
+    float t = key.first;
+    for (int k = 0; k < 4; ++k)
+      t = std::nextafter(t, -1.0f);
+    for (int k = 0; k < 9; ++k, t = std::nextafter(t, 2.0f))
+      inputs.push_back(t);
+  }
+  std::size_t cases = 0;
+  for (const std::uint32_t width : {1u, 4u}) {
+    for (const CurveTableInterp interp :
+         {CurveTableInterp::Linear, CurveTableInterp::Step, CurveTableInterp::Smooth}) {
+      Program p;
+      p.registerCount = 8;
+      p.particleWords = 5;
+      p.constants = semantics::curveTableOf(keys, width);
+      Instruction load;
+      load.op = Opcode::LoadField;
+      Instruction curve;
+      curve.op = Opcode::Curve;
+      curve.width = width;
+      curve.dst = 4;
+      curve.kinds[1] = OperandKind::Reg;
+      curve.src = {0, regWord(0), curveKeysWord(static_cast<std::uint32_t>(keys.size()), interp)};
+      Instruction store;
+      store.op = Opcode::StoreField;
+      store.width = width;
+      store.kinds[1] = OperandKind::Reg;
+      store.src = {1, regWord(4), 0};
+      for (const Instruction& in : {load, curve, store}) {
+        const auto words = encode(in);
+        p.update.insert(p.update.end(), words.begin(), words.end());
+      }
+      Result<VerifiedProgram> verified = verify(p);
+      EXPECT_TRUE(verified.ok()) << verified.status().toString();
+      if (!verified.ok()) return cases;
+      const PreparedProgram prepared = PreparedProgram::prepare(*verified);
+      std::vector<std::vector<float>> soa(5, std::vector<float>(kParticles, 0.0f));
+      for (std::uint32_t i = 0; i < kParticles; ++i)
+        soa[0][i] = inputs[i % inputs.size()];
+      runUpdate(prepared, soa);
+      for (std::uint32_t i = 0; i < kParticles; ++i) {
+        std::vector<float> particle(5, 0.0f);
+        particle[0] = soa[0][i];
+        runReference(*verified, Section::Update, particle, ReferenceContext{});
+        for (std::uint32_t c = 0; c < width; ++c) {
+          EXPECT_EQ(std::bit_cast<std::uint32_t>(soa[1 + c][i]),
+                    std::bit_cast<std::uint32_t>(particle[1 + c]))
+              << "curve." << width << " interp " << static_cast<int>(interp) << " t " << particle[0]
+              << " lane " << c;
+        }
+        ++cases;
+      }
+    }
+  }
+  return cases;
+}
+
+TEST(VmParity, CurveMatchesAtKeyTimesOnEverySimdTarget) {
+  // 6 keys (the VM's select search) and 40 (its gathers), both with jumps and a short reciprocal.
+  const std::vector<std::pair<float, std::array<float, 4>>> few = {
+      {0.0f, {0.0f, 1.0f, -2.0f, 0.5f}},  {0.85f, {3.0f, 0.1f, 7.0f, 1.0f}},
+      {0.85f, {-1.0f, 0.2f, 0.3f, 0.0f}}, {0.9f, {2.5f, 1.0f / 3.0f, 5.0f, 0.25f}},
+      {0.95f, {0.7f, 0.6f, 0.0f, -0.0f}}, {1.0f, {5.0f, 0.0f, 1.0f, 1.0f}}};
+  std::vector<std::pair<float, std::array<float, 4>>> many = few;
+  many.back().first = 0.96f;
+  for (int k = 0; k < 34; ++k) {
+    const float time = k % 5 == 3 ? many.back().first : 0.97f + 0.05f * static_cast<float>(k);
+    const float v = static_cast<float>(k) * 0.37f - 3.0f;
+    many.push_back({time, {v, -v, v * v, 1.0f / (v + 10.0f)}});
+  }
+  const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  for (const std::int64_t target : targets) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    EXPECT_EQ(expectCurveMatchesAtKeyTimes(few), 6u * kParticles);
+    EXPECT_EQ(expectCurveMatchesAtKeyTimes(many), 6u * kParticles);
+  }
+  hwy::SetSupportedTargetsForTest(0);
   EXPECT_FALSE(targets.empty());
 }
 

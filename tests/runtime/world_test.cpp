@@ -6,6 +6,7 @@
 #include <mote/authoring/effect_json.h>
 #include <mote/compiler/compiler.h>
 #include <mote/core/alloc_watch.h>
+#include <mote/core/file.h>
 #include <mote/core/job_system.h>
 #include <mote/runtime/world.h>
 
@@ -482,6 +483,30 @@ TEST(ParticleWorld, BonfireStateHashIsPinned) {
   for (int i = 0; i < 600; ++i)
     world->tick(1.0f / 60.0f);
   EXPECT_EQ(world->stateHash(), 0x2f620a417ae50eb6ull);
+}
+
+// The explosion fixtures of tests/golden/motefx: v1 (written before CURVE: its curves are
+// arithmetic) and v2 (its curves are CURVE instructions). The programs compute the same values
+// (docs/compiler.md, "Curves"), so the simulations end in the same state, bit for bit.
+TEST(ParticleWorld, VersionOneAndTwoFixturesRunToTheSameStateHash) {
+  const auto run = [](const char* path) -> std::uint64_t {
+    Result<std::vector<std::uint8_t>> bytes = readFile(
+        std::string(MOTE_SOURCE_DIR "/tests/golden/motefx/") + path, bytecode::kMaxMotefxBytes);
+    EXPECT_TRUE(bytes.ok()) << path;
+    if (!bytes.ok()) return 0;
+    Result<bytecode::CompiledEffect> effect = bytecode::loadMotefx(*bytes);
+    EXPECT_TRUE(effect.ok()) << path << ": " << effect.status().toString();
+    if (!effect.ok()) return 0;
+    auto world = makeWorld();
+    EXPECT_TRUE(world->addEffect(*effect).ok());
+    for (int i = 0; i < 300; ++i)
+      world->tick(1.0f / 60.0f);
+    EXPECT_GT(world->stats().live, 0u) << path;
+    return world->stateHash();
+  };
+  const std::uint64_t v1 = run("v1/explosion.motefx");
+  EXPECT_NE(v1, 0u);
+  EXPECT_EQ(run("v2/explosion.motefx"), v1);
 }
 
 TEST(ParticleWorld, TickAllocatesNothingUnderHeavyChurn) {

@@ -22,7 +22,10 @@ namespace mote::bytecode {
 
 inline constexpr std::array<std::uint8_t, 8> kMotefxMagic = {'M', 'O', 'T',  'E',
                                                              'F', 'X', 0x1A, 0x0A};
-inline constexpr std::uint32_t kMotefxVersion = 1;
+/// The version saveMotefx writes. 2: programs may hold CURVE (opcode 54); the layout is v1's.
+inline constexpr std::uint32_t kMotefxVersion = 2;
+/// The oldest version loadMotefx reads (through upgradeV1ToV2, docs/motefx.md "Versions").
+inline constexpr std::uint32_t kMotefxOldestVersion = 1;
 inline constexpr std::size_t kMaxMotefxBytes = std::size_t{64} << 20;
 
 // Enumerations mirror the authoring model's numbering (the compiler static_asserts it).

@@ -123,7 +123,9 @@ enum class WidthRule : std::uint8_t {
   X(SampleWind, 52, "wind", Fixed3, Value, Unused, Unused,                                     \
     "dst = the host's wind at world position a, m/s (still air without a host field)")         \
   X(Spawn, 53, "spawn", NoDst, Index, Scalar, Vec3,                                            \
-    "queue floor(b) particles (none for b < 1 or nan) into emitter i, born at position c")
+    "queue floor(b) particles (none for b < 1 or nan) into emitter i, born at position c")     \
+  X(Curve, 54, "curve", Any, Index, Scalar, Index,                                             \
+    "dst = the keyed curve of c keys (c >> 16: interpolation) in constants from i, at t = b")
 
 enum class Opcode : std::uint8_t {
 #define MOTE_ISA_ENUM(name, code, mnemonic, width, s0, s1, s2, doc) name = code,
@@ -286,6 +288,37 @@ constexpr Instruction decodeRaw(const std::uint32_t* words, std::uint32_t& opcod
   }
   in.dst = words[0] >> 24;
   return in;
+}
+
+// -------------------------------------------------------------------------------------------------
+// CURVE (docs/isa.md, "Curves"): s0 = the first constant of its table, s1 = t (1 wide), s2 = the
+// key count k (bits 0..15) | the interpolation (bits 16..17; CurveTableInterp); other bits zero.
+// The table is contiguous in the pool, three runs of `width`-lane items, each run packed four items
+// an entry for width 1 (item j in lane j % 4 of the run's entry j / 4; unused lanes 0) and one
+// item an entry for widths 2..4 (lanes past the width 0):
+//   times   k key times (1 lane each, always packed four an entry);
+//   values  k values A_j: A_0 = v_0 and A_{j+1} = A_j + d_j (f32), the key values as a running sum
+//           of the deltas reaches them (bit for bit the compiler's old arithmetic,
+//           docs/compiler.md);
+//   deltas  k - 1 segment deltas d_j = v_{j+1} - v_j (f32).
+
+/// CURVE's interpolation between keys (the authoring CurveInterp's numbering).
+enum class CurveTableInterp : std::uint8_t { Linear = 0, Step = 1, Smooth = 2 };
+
+inline constexpr std::uint32_t kMaxCurveTableKeys = 256;  ///< keys of one CURVE, 1 at least
+inline constexpr std::uint32_t kCurveInterpShift = 16;
+
+/// CURVE's s2 word.
+constexpr std::uint32_t curveKeysWord(std::uint32_t keys, CurveTableInterp interp) {
+  return keys | static_cast<std::uint32_t>(interp) << kCurveInterpShift;
+}
+/// Pool entries of `items` CURVE table items `width` lanes wide.
+constexpr std::uint32_t curveRunEntries(std::uint32_t items, std::uint32_t width) {
+  return width == 1 ? (items + 3) / 4 : items;
+}
+/// Pool entries of a whole CURVE table (times, values, deltas) of `keys` keys `width` lanes wide.
+constexpr std::uint32_t curveTableEntries(std::uint32_t keys, std::uint32_t width) {
+  return curveRunEntries(keys, 1) + curveRunEntries(keys, width) + curveRunEntries(keys - 1, width);
 }
 
 inline constexpr std::uint32_t kReservedWord0Bits = 0x00C0FC00u;  // bits 10..15 and 22..23

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: MIT
-// The per-particle formulas of the opcodes that mix lanes (quaternions, random shapes), shared by
-// the reference executor and the runtime VM so both compute them with the same operations in the
-// same order. Single-precision IEEE arithmetic, no contraction (the build uses -ffp-contract=off).
+// The per-particle formulas of the opcodes that mix lanes (quaternions, random shapes, curves),
+// shared by the reference executor and the runtime VM so both compute them with the same operations
+// in the same order. Single-precision IEEE arithmetic, no contraction (the build uses
+// -ffp-contract=off).
 #pragma once
 
+#include <mote/bytecode/isa.h>
 #include <mote/core/counter_rng.h>
 
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace mote::bytecode::semantics {
 
@@ -74,6 +78,137 @@ inline Lanes coneDirection(const std::array<std::uint32_t, 4>& bits, float halfA
   const float sinT = std::sqrt(std::fmax(0.0f, 1.0f - cosT * cosT));
   const float phi = 2.0f * kPi * unitFloatFromU32(bits[1]);
   return {sinT * std::cos(phi), cosT, sinT * std::sin(phi), 0.0f};
+}
+
+/// A CURVE table in the pool (isa.h, "CURVE"): `entries` points at its first entry.
+struct CurveTable {
+  const Lanes* entries;
+  std::uint32_t keys;
+  std::uint32_t width;
+  CurveTableInterp interp;
+
+  float item(std::uint32_t run, std::uint32_t j, std::uint32_t lane) const {
+    const Lanes* at = entries + run;
+    return width == 1 ? at[j >> 2][j & 3u] : at[j][lane];
+  }
+  float time(std::uint32_t j) const { return entries[j >> 2][j & 3u]; }
+  /// A_j, lane `lane`.
+  float value(std::uint32_t j, std::uint32_t lane) const {
+    return item(curveRunEntries(keys, 1), j, lane);
+  }
+  /// d_j, lane `lane`.
+  float delta(std::uint32_t j, std::uint32_t lane) const {
+    return item(curveRunEntries(keys, 1) + curveRunEntries(keys, width), j, lane);
+  }
+
+  /// Segment j's parameter at t, in [0, 1] for any t that is not NaN: saturate((t − a) ·
+  /// (1 / (b − a))) linear, the SMOOTH opcode's formula smooth, and (b <= t ? 1 : 0) for a step
+  /// or a segment of zero length — the compiler's old arithmetic for one segment, bit for bit.
+  float segmentParameter(std::uint32_t j, float t) const {
+    const float a = time(j);
+    const float b = time(j + 1);
+    if (interp == CurveTableInterp::Step || !(a < b)) return b <= t ? 1.0f : 0.0f;
+    if (interp == CurveTableInterp::Smooth) {
+      float u = (t - a) / (b - a);
+      u = u < 0.0f ? 0.0f : (u > 1.0f ? 1.0f : u);
+      return u * u * (3.0f - 2.0f * u);
+    }
+    const float u = (t - a) * (1.0f / (b - a));
+    const float m = u < 0.0f ? 0.0f : u;
+    return 1.0f < m ? 1.0f : m;
+  }
+};
+
+/// Where CURVE evaluates t (k >= 2 keys): the value is fma(d_segment, s, start) with start =
+/// curveStart(). `first` <= `segment` is where the running sum starts: the segments before it have
+/// parameter 1 at t, so their sum is the stored A_first exactly.
+struct CurveSegment {
+  std::uint32_t segment;
+  std::uint32_t first;
+  float s;
+  float t;  ///< t, or the first key's time for a NaN t
+};
+
+/// The segment is the last key j in [0, k − 2] with time j <= t (0 when none), found by a
+/// branch-free binary search, so of several keys at one time the last wins at that time. The
+/// segments before it whose parameter is still below 1 at t (the rounding of a linear segment's
+/// reciprocal can leave one a few ulps short just past its end) are summed in too, as the
+/// arithmetic did. Key times finite and non-decreasing: the verifier's promise.
+inline CurveSegment curveSegment(const CurveTable& c, float t) {
+  if (t != t) t = c.time(0);
+  std::uint32_t j = 0;
+  for (std::uint32_t n = c.keys - 1; n > 1;) {
+    const std::uint32_t half = n / 2;
+    j = c.time(j + half) <= t ? j + half : j;
+    n -= half;
+  }
+  // Only a linear segment can end below 1 (a step is 0 or 1; smooth divides, exact at its end).
+  // Scan back over the unsaturated segments and through any run of keys at segment j's time (a
+  // jump): segments that end earlier than that and reach 1 have all earlier ones at 1 too, unless
+  // keys lie a few ulps apart (docs/compiler.md, "Curves").
+  std::uint32_t first = j;
+  if (c.interp == CurveTableInterp::Linear) {
+    for (std::uint32_t i = j; i > 0; --i) {
+      if (c.segmentParameter(i - 1, t) < 1.0f) {
+        first = i - 1;
+      } else if (c.time(i) != c.time(j)) {
+        break;
+      }
+    }
+  }
+  return {j, first, c.segmentParameter(j, t), t};
+}
+
+/// Lane `lane` of the running sum where `seg`'s segment starts.
+inline float curveStart(const CurveTable& c, const CurveSegment& seg, std::uint32_t lane) {
+  float acc = c.value(seg.first, lane);
+  for (std::uint32_t i = seg.first; i < seg.segment; ++i)
+    acc = std::fma(c.delta(i, lane), c.segmentParameter(i, seg.t), acc);
+  return acc;
+}
+
+/// The CURVE table of keys (time, value) with `width` lanes of value: the times, A_j and d_j as
+/// isa.h lays them out. `keys` holds 1..kMaxCurveTableKeys pairs, times finite, non-decreasing.
+inline std::vector<Lanes> curveTableOf(const std::vector<std::pair<float, Lanes>>& keys,
+                                       std::uint32_t width) {
+  const auto k = static_cast<std::uint32_t>(keys.size());
+  std::vector<Lanes> table(curveTableEntries(k, width), Lanes{});
+  const std::uint32_t values = curveRunEntries(k, 1);
+  const std::uint32_t deltas = values + curveRunEntries(k, width);
+  const auto put = [&](std::uint32_t run, std::uint32_t j, std::uint32_t lane, float v) {
+    if (width == 1) {
+      table[run + j / 4][j % 4] = v;
+    } else {
+      table[run + j][lane] = v;
+    }
+  };
+  for (std::uint32_t j = 0; j < k; ++j)
+    table[j / 4][j % 4] = keys[j].first;
+  for (std::uint32_t lane = 0; lane < width; ++lane) {
+    float running = keys[0].second[lane];
+    put(values, 0, lane, running);
+    for (std::uint32_t j = 0; j + 1 < k; ++j) {
+      const float d = keys[j + 1].second[lane] - keys[j].second[lane];
+      put(deltas, j, lane, d);
+      running = running + d;
+      put(values, j + 1, lane, running);
+    }
+  }
+  return table;
+}
+
+/// CURVE for one particle: `width` lanes of the curve `c` at t.
+inline Lanes curve(const CurveTable& c, float t) {
+  Lanes out{};
+  if (c.keys == 1) {
+    for (std::uint32_t lane = 0; lane < c.width; ++lane)
+      out[lane] = c.value(0, lane);
+    return out;
+  }
+  const CurveSegment seg = curveSegment(c, t);
+  for (std::uint32_t lane = 0; lane < c.width; ++lane)
+    out[lane] = std::fma(c.delta(seg.segment, lane), seg.s, curveStart(c, seg, lane));
+  return out;
 }
 
 }  // namespace mote::bytecode::semantics

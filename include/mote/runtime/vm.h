@@ -44,7 +44,8 @@ class PreparedProgram {
     bytecode::Opcode op;
     std::uint8_t width;
     std::uint16_t dst;
-    std::uint32_t index;  ///< the Index operand (field word, constant, builtin, draw, target)
+    std::uint32_t index;       ///< the Index operand (field word, constant, builtin, draw, target)
+    std::uint32_t index2 = 0;  ///< s2 when it is an Index operand (CURVE's key word)
     std::array<Source, 3> src;
     /// A later lane reads a row an earlier lane writes (mov.2 r0, r0.yx): computed through
     /// scratch rows. Decided once here, not per batch.
@@ -70,11 +71,14 @@ class PreparedProgram {
   const std::vector<std::uint32_t>& immediates() const { return immediates_; }
   std::uint32_t particleWords() const { return particleWords_; }
   const std::vector<std::array<float, 4>>& constants() const { return constants_; }
+  /// The pool as one float array (entry e's lane l at 4e + l): what CURVE's gathers index.
+  const float* constantLanes() const { return constantLanes_.data(); }
 
  private:
   std::vector<Op> init_;
   std::vector<Op> update_;
   std::vector<std::array<float, 4>> constants_;
+  std::vector<float> constantLanes_;
   std::vector<std::uint32_t> immediates_;
   std::uint32_t registerCount_ = 0;
   std::uint32_t particleWords_ = 0;
