@@ -35,12 +35,12 @@ template <SimScalar Backend>
 void declareRunScalar(const Particle<Backend>* __restrict in, const render::SpriteRunSlots& out,
                       std::uint32_t first, std::int32_t layer) {
   for (std::uint32_t i = first; i < out.count; ++i) {
-    const render::SpriteItem item = declaredItem(in[i], render::SpriteLook{}, layer);
-    out.posX[i] = item.pos.x;
-    out.posY[i] = item.pos.y;
-    out.depthKey[i] = item.depthKey;
-    out.size[i] = item.scale.x;
-    out.tint8[i] = declaredTint8(in[i]);
+    const DeclaredEntry e = declaredEntry(in[i], layer);
+    out.posX[i] = e.x;
+    out.posY[i] = e.y;
+    out.depthKey[i] = e.depthKey;
+    out.size[i] = e.size;
+    out.tint8[i] = e.tint8;
   }
 }
 

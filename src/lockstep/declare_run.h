@@ -11,33 +11,39 @@
 
 namespace mote::lockstep::detail {
 
-// u8 / 255 for every u8, computed at compile time with the single IEEE division the contract
-// names (one rounding per channel).
-inline constexpr std::array<float, 256> kUnitFromU8 = [] {
-  std::array<float, 256> table{};
-  for (std::size_t i = 0; i < table.size(); ++i)
-    table[i] = static_cast<float>(i) / kTintChannelDivisor;
-  return table;
-}();
+// The contract's tint divisor is the one the batcher decodes a run's 8-bit tint with.
+static_assert(kTintChannelDivisor == 255.0f && render::kSpriteTintFromU8[51] == 51.0f / 255.0f);
 
-/// The 8-bit tint of one particle's declaration: its RGB and its faded alpha.
+/// One particle's declaration as a run stores it: position, key, size and 8-bit tint (its RGB and
+/// its faded alpha) — laige particle_render.md's table, before the tint is divided by 255.
+struct DeclaredEntry {
+  float x = 0.0f;
+  float y = 0.0f;
+  std::uint32_t depthKey = 0;
+  float size = 0.0f;
+  std::array<std::uint8_t, 4> tint8{};
+};
+
 template <SimScalar Backend>
-std::array<std::uint8_t, 4> declaredTint8(const Particle<Backend>& p) noexcept {
-  return {p.tint[0], p.tint[1], p.tint[2], ParticleSystem<Backend>::fadeAlpha(p)};
+DeclaredEntry declaredEntry(const Particle<Backend>& p, std::int32_t layer) noexcept {
+  return {p.pos.x.toFloat(),
+          p.pos.y.toFloat(),
+          isoDepthKey(p.pos, particleDepthToStepHeight(p.depth), layer),
+          p.size.toFloat(),
+          {p.tint[0], p.tint[1], p.tint[2], ParticleSystem<Backend>::fadeAlpha(p)}};
 }
 
-/// One particle's sprite as a full SpriteItem: laige particle_render.md's table.
+/// The same declaration as a full SpriteItem, for add().
 template <SimScalar Backend>
 render::SpriteItem declaredItem(const Particle<Backend>& p, const render::SpriteLook& look,
                                 std::int32_t layer) noexcept {
+  const DeclaredEntry e = declaredEntry(p, layer);
+  const auto& unit = render::kSpriteTintFromU8;
   render::SpriteItem item;
-  item.pos = {p.pos.x.toFloat(), p.pos.y.toFloat()};
-  item.depthKey = isoDepthKey(p.pos, particleDepthToStepHeight(p.depth), layer);
-  const float size = p.size.toFloat();
-  item.scale = {size, size};
-  const std::array<std::uint8_t, 4> tint = declaredTint8(p);
-  item.tint = {kUnitFromU8[tint[0]], kUnitFromU8[tint[1]], kUnitFromU8[tint[2]],
-               kUnitFromU8[tint[3]]};
+  item.pos = {e.x, e.y};
+  item.depthKey = e.depthKey;
+  item.scale = {e.size, e.size};
+  item.tint = {unit[e.tint8[0]], unit[e.tint8[1]], unit[e.tint8[2]], unit[e.tint8[3]]};
   item.uv = look.uv;
   item.atlasId = look.atlasId;
   item.materialId = look.materialId;
@@ -54,8 +60,7 @@ bool declareIsaAvailable(DeclareIsa isa) noexcept;
 DeclareIsa bestDeclareIsa() noexcept;
 
 /// Writes the declarations of in[0, out.count) into a claimed run, with the kernel of `isa`
-/// (which must be available). Each entry is declaredItem's pos, depthKey, scale.x and
-/// declaredTint8.
+/// (which must be available). Entry i is declaredEntry(in[i], layer).
 template <SimScalar Backend>
 void declareRun(const Particle<Backend>* in, const render::SpriteRunSlots& out, std::int32_t layer,
                 DeclareIsa isa) noexcept;

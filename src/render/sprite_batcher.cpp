@@ -138,15 +138,6 @@ std::unique_ptr<T[]> allocateArray(std::size_t count, bool& failed) {
   return array;
 }
 
-// u8 / 255 for every u8 (one IEEE division each, as SpriteRunSlots promises), so decoding a run's
-// tint is a load.
-constexpr std::array<float, 256> kUnitFromU8 = [] {
-  std::array<float, 256> table{};
-  for (std::size_t i = 0; i < table.size(); ++i)
-    table[i] = static_cast<float>(i) / 255.0f;
-  return table;
-}();
-
 }  // namespace
 
 // Declarations live at ring positions in one of two forms: an add()ed sprite whole (76 bytes, its
@@ -214,7 +205,8 @@ struct SpriteBatcher::Storage : detail::SpriteFrameWindow {
     out.depthKey = depthKeys[position];
     out.depthOverride = look.depthOverride;
     out.scale = {s, s};
-    out.tint = {kUnitFromU8[t[0]], kUnitFromU8[t[1]], kUnitFromU8[t[2]], kUnitFromU8[t[3]]};
+    out.tint = {kSpriteTintFromU8[t[0]], kSpriteTintFromU8[t[1]], kSpriteTintFromU8[t[2]],
+                kSpriteTintFromU8[t[3]]};
     out.uv = look.uv;
     out.frameIndex = look.frameIndex;
     out.rotation = look.rotation;

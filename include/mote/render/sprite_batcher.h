@@ -6,6 +6,7 @@
 #include <mote/core/status.h>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -100,6 +101,15 @@ struct SpriteLook {
   bool depthOverride = false;
   friend bool operator==(const SpriteLook&, const SpriteLook&) = default;
 };
+
+/// c / 255 for every 8-bit channel c (one IEEE division each): how a run's tint8 becomes
+/// SpriteItem::tint.
+inline constexpr std::array<float, 256> kSpriteTintFromU8 = [] {
+  std::array<float, 256> table{};
+  for (std::size_t i = 0; i < table.size(); ++i)
+    table[i] = static_cast<float>(i) / 255.0f;
+  return table;
+}();
 
 /// Declarations handed out by SpriteBatcher::claimRun(): `count` square sprites with 8-bit tints,
 /// as parallel arrays — entry i of every array is the i-th claimed declaration. Each declares the
