@@ -441,6 +441,9 @@ struct Reflect<GraphNode> {
                  .max = 1e30,
                  .maxItems = 64});
     v(s.names, {.key = "names", .doc = "Name-valued parameters (fields, curves).", .maxItems = 64});
+    v(s.modules, {.key = "modules",
+                  .doc = "op \"modules\": update modules run at this node's place.",
+                  .maxItems = kMaxModules});
   }
 };
 

@@ -374,7 +374,11 @@ class Validator {
     return names;
   }
 
-  void checkGraph(const NodeGraph& graph) {
+  // The structure of a graph. `update` is the emitter whose UPDATE program the graph joins (its
+  // "modules" nodes are checked like the update list); null for the INIT graph, which has none.
+  void checkGraph(const NodeGraph& graph, const Emitter* update = nullptr,
+                  const std::vector<std::string_view>* positionFields = nullptr,
+                  const std::vector<std::string_view>* emitters = nullptr) {
     checkNames(
         "nodes", graph.nodes, [](const GraphNode& n) -> const std::string& { return n.id; }, "id",
         false);
@@ -384,19 +388,88 @@ class Validator {
     Scope list(*this, "nodes");
     for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
       Scope item(*this, i);
-      if (graph.nodes[i].op.empty()) {
+      const GraphNode& node = graph.nodes[i];
+      if (node.op.empty()) {
         Scope op(*this, "op");
         error("must not be empty");
       }
+      if (node.op == "modules") {
+        Scope modules(*this, "modules");
+        if (update == nullptr) {
+          error("module nodes run in UPDATE graphs (an INIT graph's modules are init's own)");
+        } else if (node.modules.empty()) {
+          error("a modules node needs at least one module");
+        } else {
+          checkUpdateModules(*update, node.modules, *positionFields, *emitters, true);
+        }
+      } else if (!node.modules.empty()) {
+        Scope modules(*this, "modules");
+        error("only a node with op \"modules\" holds modules (this one is \"" + node.op + "\")");
+      }
       Scope inputs(*this, "inputs");
-      for (const auto& [port, source] : graph.nodes[i].inputs) {
+      for (const auto& [port, source] : node.inputs) {
         Scope input(*this, port);
-        const std::string node = source.substr(0, source.find('.'));
-        if (node.empty()) {
+        const std::string from = source.substr(0, source.find('.'));
+        if (from.empty()) {
           error("must name a node output: \"node\" or \"node.port\"");
         } else {
-          checkReference(node, ids, "node");
+          checkReference(from, ids, "node");
         }
+      }
+    }
+  }
+
+  // The semantic checks of an update list, or of a modules node's list (`inNode`: no graph
+  // modules there).
+  void checkUpdateModules(const Emitter& e, const std::vector<UpdateModule>& modules,
+                          const std::vector<std::string_view>& positionFields,
+                          const std::vector<std::string_view>& emitters, bool inNode) {
+    for (std::size_t i = 0; i < modules.size(); ++i) {
+      Scope item(*this, i);
+      const UpdateModule& m = modules[i];
+      const auto positionField = [&](const std::string& name) {
+        if (name.empty()) return;
+        Scope field(*this, "position_field");
+        checkReference(name, positionFields, "vec3 emitter or global field");
+      };
+      if (const auto* a = std::get_if<AttractorModule>(&m)) positionField(a->positionField);
+      if (const auto* v = std::get_if<VortexModule>(&m)) checkDirection(v->axis, "axis");
+      if (const auto* k = std::get_if<KillModule>(&m);
+          k != nullptr && k->condition == KillCondition::Plane) {
+        checkDirection(k->normal, "normal");
+      }
+      if (const auto* t = std::get_if<TargetModule>(&m)) positionField(t->positionField);
+      if (const auto* c = std::get_if<CollisionModule>(&m)) {
+        {
+          Scope colliders(*this, "colliders");
+          if (c->colliders.empty()) error("needs at least one collider");
+          for (std::size_t j = 0; j < c->colliders.size(); ++j) {
+            if (c->colliders[j].kind != ColliderKind::Plane) continue;
+            Scope collider(*this, j);
+            checkDirection(c->colliders[j].normal, "normal");
+          }
+        }
+        if (!c->spawnEmitter.empty()) {
+          Scope spawn(*this, "spawn_emitter");
+          if (c->spawnEmitter == e.name) {
+            error("an emitter cannot spawn into itself");
+          } else {
+            checkReference(c->spawnEmitter, emitters, "emitter");
+          }
+        }
+      }
+      if (const auto* g = std::get_if<GraphModule>(&m)) {
+        if (inNode) {
+          Scope type(*this, "type");
+          error("a modules node cannot hold a graph module (graphs do not nest)");
+          continue;
+        }
+        Scope graph(*this, "graph");
+        if (g->graph.nodes.empty()) {
+          Scope nodes(*this, "nodes");
+          error("needs at least one node");
+        }
+        checkGraph(g->graph, &e, &positionFields, &emitters);
       }
     }
   }
@@ -459,12 +532,14 @@ class Validator {
 
   // True when some collision module of the effect spawns into the emitter named `name`.
   static bool isSpawnTarget(const EffectDesc& effect, const std::string& name) {
-    for (const Emitter& e : effect.emitters)
-      for (const UpdateModule& m : e.update)
-        if (const auto* c = std::get_if<CollisionModule>(&m);
-            c != nullptr && c->spawnEmitter == name)
-          return true;
-    return false;
+    bool target = false;
+    for (const Emitter& e : effect.emitters) {
+      forEachUpdateModule(e.update, [&](const UpdateModule& m) {
+        if (const auto* c = std::get_if<CollisionModule>(&m))
+          target = target || c->spawnEmitter == name;
+      });
+    }
+    return target;
   }
 
   void checkEmitter(const EffectDesc& effect, const Emitter& e,
@@ -581,51 +656,7 @@ class Validator {
     }
     {
       Scope update(*this, "update");
-      for (std::size_t i = 0; i < e.update.size(); ++i) {
-        Scope item(*this, i);
-        const auto positionField = [&](const std::string& name) {
-          if (name.empty()) return;
-          Scope field(*this, "position_field");
-          checkReference(name, positionFields, "vec3 emitter or global field");
-        };
-        if (const auto* a = std::get_if<AttractorModule>(&e.update[i]))
-          positionField(a->positionField);
-        if (const auto* v = std::get_if<VortexModule>(&e.update[i]))
-          checkDirection(v->axis, "axis");
-        if (const auto* k = std::get_if<KillModule>(&e.update[i]);
-            k != nullptr && k->condition == KillCondition::Plane) {
-          checkDirection(k->normal, "normal");
-        }
-        if (const auto* t = std::get_if<TargetModule>(&e.update[i]))
-          positionField(t->positionField);
-        if (const auto* c = std::get_if<CollisionModule>(&e.update[i])) {
-          {
-            Scope colliders(*this, "colliders");
-            if (c->colliders.empty()) error("needs at least one collider");
-            for (std::size_t j = 0; j < c->colliders.size(); ++j) {
-              if (c->colliders[j].kind != ColliderKind::Plane) continue;
-              Scope collider(*this, j);
-              checkDirection(c->colliders[j].normal, "normal");
-            }
-          }
-          if (!c->spawnEmitter.empty()) {
-            Scope spawn(*this, "spawn_emitter");
-            if (c->spawnEmitter == e.name) {
-              error("an emitter cannot spawn into itself");
-            } else {
-              checkReference(c->spawnEmitter, emitters, "emitter");
-            }
-          }
-        }
-        if (const auto* g = std::get_if<GraphModule>(&e.update[i])) {
-          Scope graph(*this, "graph");
-          if (g->graph.nodes.empty()) {
-            Scope nodes(*this, "nodes");
-            error("needs at least one node");
-          }
-          checkGraph(g->graph);
-        }
-      }
+      checkUpdateModules(e, e.update, positionFields, emitters, false);
     }
     {
       Scope render(*this, "render");

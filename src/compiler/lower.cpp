@@ -396,7 +396,7 @@ class EmitterCompiler {
   // --- UPDATE ------------------------------------------------------------------------------------
 
   void scanNeeds() {
-    for (const UpdateModule& m : e_.update) {
+    forEachUpdateModule(e_.update, [&](const UpdateModule& m) {
       if (const auto* c = std::get_if<ColorOverLifeModule>(&m); c && c->mode == CurveMode::Multiply)
         needsColor0_ = true;
       if (const auto* a = std::get_if<AlphaOverLifeModule>(&m); a && a->mode == CurveMode::Multiply)
@@ -408,7 +408,7 @@ class EmitterCompiler {
       if (const auto* d = std::get_if<DragModule>(&m); d && d->divideByMass) needsMass_ = true;
       if (const auto* t = std::get_if<TargetModule>(&m); t && t->mode == TargetMode::Bezier)
         needsOrigin_ = true;
-    }
+    });
     const Range& spin = e_.init.spin.range;
     if (spin.min != 0.0f || spin.max != 0.0f || !e_.init.spin.overEmitterTime.keys.empty())
       needsSpin_ = true;
@@ -423,169 +423,209 @@ class EmitterCompiler {
                         b.use(b.vec3(local[0], local[1], local[2]))));
   }
 
-  void lowerUpdate() {
-    Builder& b = update_;
-    const Value dt = b.builtin(Builtin::Dt);
-    const Value age = b.add(load(b, "age", 1), dt);
-    store(b, "age", age);
-    const Value lifetime = load(b, "lifetime", 1);
-    if (!e_.init.immortal) b.kill(b.emit(Opcode::CmpLt, 1, b.use(lifetime), b.use(age)));
-    const Value t = b.saturate(b.div(age, lifetime));
-    Value p = load(b, "position", 3);
-    Value v = load(b, "velocity", 3);
-    Value color = needsColor0_ ? load(b, "color0", 4) : Value{};
-    Value size = needsSize0_ ? load(b, "size0", 2) : Value{};
-    Value spin = needsSpin_ ? load(b, "spin", 1) : Value{};
+  // The running state of one UPDATE section: this tick's age, normalised age and dt, and the
+  // particle values the modules carry in registers between their loads and the final stores.
+  struct Running {
+    Value dt, age, t;
+    Value p, v, color, size, spin;
     bool colorChanged = false;
     bool sizeChanged = false;
     bool positionSet = false;
+  };
+
+  void lowerUpdate() {
+    Builder& b = update_;
+    Running& r = run_;
+    r.dt = b.builtin(Builtin::Dt);
+    r.age = b.add(load(b, "age", 1), r.dt);
+    store(b, "age", r.age);
+    const Value lifetime = load(b, "lifetime", 1);
+    if (!e_.init.immortal) b.kill(b.emit(Opcode::CmpLt, 1, b.use(lifetime), b.use(r.age)));
+    r.t = b.saturate(b.div(r.age, lifetime));
+    r.p = load(b, "position", 3);
+    r.v = load(b, "velocity", 3);
+    r.color = needsColor0_ ? load(b, "color0", 4) : Value{};
+    r.size = needsSize0_ ? load(b, "size0", 2) : Value{};
+    r.spin = needsSpin_ ? load(b, "spin", 1) : Value{};
     for (std::size_t i = 0; i < e_.update.size(); ++i) {
       const std::string at = "/update/" + std::to_string(i);
-      const UpdateModule& m = e_.update[i];
-      if (const auto* gravity = std::get_if<GravityModule>(&m)) {
-        Value acc =
-            b.vec3(gravity->acceleration[0], gravity->acceleration[1], gravity->acceleration[2]);
-        if (gravity->scaleByMass) acc = b.mul(acc, load(b, "mass", 1));
-        v = b.fma(acc, dt, v);
-      } else if (const auto* drag = std::get_if<DragModule>(&m)) {
-        Value k = b.mul(b.scalar(-drag->coefficient), dt);
-        if (drag->divideByMass) k = b.div(k, load(b, "mass", 1));
-        v = b.fma(v, k, v);
-      } else if (const auto* curl = std::get_if<CurlNoiseModule>(&m)) {
-        const Value scroll = b.mul(b.builtin(Builtin::Time), b.scalar(curl->scrollSpeed));
-        const Value q =
-            b.add(b.add(p, b.vec3(static_cast<float>(curl->seed % 1024u) * 17.31f, 0.0f, 0.0f)),
-                  b.mul(b.vec3(0.0f, -1.0f, 0.0f), scroll));
-        Value sum = b.vec3(0.0f, 0.0f, 0.0f);
-        float amplitude = 1.0f;
-        float frequency = curl->frequency;
-        for (std::uint32_t o = 0; o < curl->octaves; ++o) {
-          const Value n = b.emit(Opcode::CurlNoise, 3, b.use(q), b.use(b.scalar(frequency)));
-          sum = b.fma(n, b.scalar(amplitude), sum);
-          amplitude *= 0.5f;
-          frequency *= 2.0f;
-        }
-        v = b.fma(sum, b.mul(dt, b.scalar(curl->strength)), v);
-      } else if (const auto* vortex = std::get_if<VortexModule>(&m)) {
-        const Vec3& ax = vortex->axis;
-        const float len = std::sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
-        const Value axis = b.emit(Opcode::QuatRotate, 3, b.use(b.builtin(Builtin::EmitterRotation)),
-                                  b.use(b.vec3(ax[0] / len, ax[1] / len, ax[2] / len)));
-        const Value center = targetPoint(b, vortex->center, {});
-        const Value r = b.sub(p, center);
-        const Value turn = b.emit(Opcode::QuatFromAxisAngle, 4, b.use(axis),
-                                  b.use(b.mul(dt, b.scalar(vortex->angularSpeed * kDegrees))));
-        p = b.add(center, b.emit(Opcode::QuatRotate, 3, b.use(turn), b.use(r)));
-        if (vortex->pull != 0.0f) {
-          const Value radial = b.sub(r, b.mul(axis, b.dot(axis, r)));
-          v = b.fma(b.normalize(radial), b.mul(dt, b.scalar(-vortex->pull)), v);
-        }
-      } else if (const auto* attractor = std::get_if<AttractorModule>(&m)) {
-        const Value d = b.sub(targetPoint(b, attractor->position, attractor->positionField), p);
-        const Value dist = b.length(d);
-        Value strength = b.scalar(attractor->strength);
-        if (attractor->falloff != 0.0f) {
-          strength = b.div(strength, b.emit(Opcode::Pow, 1, b.use(b.max(dist, b.scalar(0.01f))),
-                                            b.use(b.scalar(attractor->falloff))));
-        }
-        v = b.fma(b.normalize(d), b.mul(strength, dt), v);
-        if (attractor->killRadius > 0.0f) {
-          b.kill(b.emit(Opcode::CmpLt, 1, b.use(dist), b.use(b.scalar(attractor->killRadius))));
-        }
-      } else if (const auto* tm = std::get_if<TargetModule>(&m)) {
-        const Value target = targetPoint(b, tm->position, tm->positionField);
-        if (tm->mode == TargetMode::Gravity) {
-          const Value d = b.sub(target, p);
-          const Value dist = b.length(d);
-          v = b.fma(b.normalize(d), b.mul(dt, b.scalar(tm->gravity)), v);
-          if (tm->drag > 0.0f) v = b.fma(v, b.mul(dt, b.scalar(-tm->drag)), v);
-          if (tm->killRadius > 0.0f) {
-            b.kill(b.emit(Opcode::CmpLt, 1, b.use(dist), b.use(b.scalar(tm->killRadius))));
-          }
-        } else {
-          // Cubic Bezier from the spawn point to the target: P1 = src + up·b2 and
-          // P2 = dst + up·b3, with up the emitter's up axis — the path leaves upward and comes
-          // down onto the target, an arc whose height the handle lengths set (rollnw's p2p
-          // Bezier; NWN's handles are along the node's Z).
-          const Value src = load(b, "origin", 3);
-          const Value dir = b.builtin(Builtin::EmitterUp);
-          const Value p1 = b.fma(dir, b.scalar(tm->sourceTangent), src);
-          const Value p2 = b.fma(dir, b.scalar(tm->targetTangent), target);
-          const Value s =
-              tm->travelTime > 0.0f ? b.saturate(b.div(age, b.scalar(tm->travelTime))) : t;
-          const Value u = b.sub(b.scalar(1.0f), s);
-          const Value uu = b.mul(u, u);
-          const Value ss = b.mul(s, s);
-          Value pos = b.mul(src, b.mul(uu, u));
-          pos = b.fma(p1, b.mul(b.scalar(3.0f), b.mul(uu, s)), pos);
-          pos = b.fma(p2, b.mul(b.scalar(3.0f), b.mul(u, ss)), pos);
-          pos = b.fma(target, b.mul(ss, s), pos);
-          p = pos;
-          positionSet = true;
-        }
-      } else if (const auto* w2 = std::get_if<WindModule>(&m)) {
-        const Value host = b.emit(Opcode::SampleWind, 3, b.use(p));
-        const Value wind = b.fma(host, b.scalar(w2->sceneScale),
-                                 b.vec3(w2->velocity[0], w2->velocity[1], w2->velocity[2]));
-        const Value k = b.min(b.mul(dt, b.scalar(w2->response)), b.scalar(1.0f));
-        v = b.fma(b.sub(wind, v), k, v);
-      } else if (const auto* c2 = std::get_if<CollisionModule>(&m)) {
-        collide(b, *c2, p, v);
-      } else if (const auto* k = std::get_if<KillModule>(&m)) {
-        killIf(b, *k, age, p, v);
-      } else if (const auto* col = std::get_if<ColorOverLifeModule>(&m)) {
-        const Value g = evalGradient(b, col->gradient, t);
-        color =
-            col->mode == CurveMode::Set ? g : b.mul(color.valid() ? color : load(b, "color", 4), g);
-        colorChanged = true;
-      } else if (const auto* al = std::get_if<AlphaOverLifeModule>(&m)) {
-        const Value a = b.saturate(evalCurve(b, al->curve, t));
-        if (!color.valid()) color = load(b, "color", 4);
-        const Value alpha = al->mode == CurveMode::Set ? a : b.mul(b.lane(color, 3), a);
-        // Replace lane w by a select (exact; a non-finite alpha stays in its lane).
-        color = b.emit(Opcode::Select, 4, b.use(b.constant({0.0f, 0.0f, 0.0f, 1.0f}, 4)),
-                       b.broadcast(alpha), b.use(color));
-        colorChanged = true;
-      } else if (const auto* sz = std::get_if<SizeOverLifeModule>(&m)) {
-        const Value x = evalCurve(b, sz->x, t);
-        const Value y = sz->y.keys.empty() ? x : evalCurve(b, sz->y, t);
-        const Value f = b.compose({x, y});
-        size = sz->mode == CurveMode::Set ? f : b.mul(size.valid() ? size : load(b, "size", 2), f);
-        sizeChanged = true;
-        float peak = 0.0f;
-        for (const CurveKey& key : sz->x.keys)
-          peak = std::max(peak, key.value);
-        for (const CurveKey& key : sz->y.keys)
-          peak = std::max(peak, key.value);
-        maxSize_ =
-            sz->mode == CurveMode::Set ? std::max(maxSize_, peak) : maxSize_ * std::max(1.0f, peak);
-      } else if (const auto* sp = std::get_if<SpinOverLifeModule>(&m)) {
-        const Value f = evalCurve(b, sp->curve, t);
-        spin = sp->mode == CurveMode::Set ? b.mul(f, b.scalar(kDegrees)) : b.mul(spin, f);
-      } else if (const auto* lim = std::get_if<SpeedLimitModule>(&m)) {
-        const Value speed = b.length(v);
-        v = b.mul(v, b.min(b.scalar(1.0f),
-                           b.div(b.scalar(lim->maxSpeed), b.max(speed, b.scalar(1e-12f)))));
-      } else if (const auto* gm = std::get_if<GraphModule>(&m)) {
+      if (const auto* gm = std::get_if<GraphModule>(&e_.update[i])) {
         // The graph sees the particle through its fields: flush what the modules changed so far.
-        store(b, "position", p);
-        store(b, "velocity", v);
-        if (colorChanged) store(b, "color", color);
-        if (sizeChanged) store(b, "size", size);
+        flushRunning(b);
         lowerGraph(b, gm->graph, at + "/graph");
-        p = load(b, "position", 3);
-        v = load(b, "velocity", 3);
-        if (colorChanged) color = load(b, "color", 4);
-        if (sizeChanged) size = load(b, "size", 2);
+        reloadRunning(b);
+      } else {
+        lowerModule(b, e_.update[i]);
       }
     }
-    if (!positionSet) p = b.fma(v, dt, p);
-    store(b, "position", p);
-    store(b, "velocity", v);
-    if (colorChanged) store(b, "color", color);
-    if (sizeChanged) store(b, "size", size);
-    if (needsSpin_) store(b, "rotation", b.fma(spin, dt, load(b, "rotation", 1)));
-    frameUpdate(b, age, t);
+    if (!r.positionSet) r.p = b.fma(r.v, r.dt, r.p);
+    flushRunning(b);
+    if (needsSpin_) store(b, "rotation", b.fma(r.spin, r.dt, load(b, "rotation", 1)));
+    frameUpdate(b, r.age, r.t);
+  }
+
+  // Stores the running position, velocity, and the colour and size when a module changed them.
+  void flushRunning(Builder& b) {
+    store(b, "position", run_.p);
+    store(b, "velocity", run_.v);
+    if (run_.colorChanged) store(b, "color", run_.color);
+    if (run_.sizeChanged) store(b, "size", run_.size);
+  }
+
+  // Reads them back after graph nodes may have written the fields.
+  void reloadRunning(Builder& b) {
+    run_.p = load(b, "position", 3);
+    run_.v = load(b, "velocity", 3);
+    if (run_.colorChanged) run_.color = load(b, "color", 4);
+    if (run_.sizeChanged) run_.size = load(b, "size", 2);
+  }
+
+  // A "modules" node of an UPDATE graph: its modules run as they would at this place in the
+  // update list (the running colour, size and spin go on through them), reading position and
+  // velocity from the fields as the graph left them, and storing what they change for the nodes
+  // after it.
+  void lowerModuleNode(Builder& b, const std::vector<UpdateModule>& modules) {
+    reloadRunning(b);
+    for (const UpdateModule& m : modules)
+      lowerModule(b, m);
+    flushRunning(b);
+  }
+
+  // One module (never a graph module) on the running state.
+  void lowerModule(Builder& b, const UpdateModule& m) {
+    Running& state = run_;
+    const Value dt = state.dt;
+    Value& p = state.p;
+    Value& v = state.v;
+    Value& color = state.color;
+    Value& size = state.size;
+    Value& spin = state.spin;
+    if (const auto* gravity = std::get_if<GravityModule>(&m)) {
+      Value acc =
+          b.vec3(gravity->acceleration[0], gravity->acceleration[1], gravity->acceleration[2]);
+      if (gravity->scaleByMass) acc = b.mul(acc, load(b, "mass", 1));
+      v = b.fma(acc, dt, v);
+    } else if (const auto* drag = std::get_if<DragModule>(&m)) {
+      Value k = b.mul(b.scalar(-drag->coefficient), dt);
+      if (drag->divideByMass) k = b.div(k, load(b, "mass", 1));
+      v = b.fma(v, k, v);
+    } else if (const auto* curl = std::get_if<CurlNoiseModule>(&m)) {
+      const Value scroll = b.mul(b.builtin(Builtin::Time), b.scalar(curl->scrollSpeed));
+      const Value q =
+          b.add(b.add(p, b.vec3(static_cast<float>(curl->seed % 1024u) * 17.31f, 0.0f, 0.0f)),
+                b.mul(b.vec3(0.0f, -1.0f, 0.0f), scroll));
+      Value sum = b.vec3(0.0f, 0.0f, 0.0f);
+      float amplitude = 1.0f;
+      float frequency = curl->frequency;
+      for (std::uint32_t o = 0; o < curl->octaves; ++o) {
+        const Value n = b.emit(Opcode::CurlNoise, 3, b.use(q), b.use(b.scalar(frequency)));
+        sum = b.fma(n, b.scalar(amplitude), sum);
+        amplitude *= 0.5f;
+        frequency *= 2.0f;
+      }
+      v = b.fma(sum, b.mul(dt, b.scalar(curl->strength)), v);
+    } else if (const auto* vortex = std::get_if<VortexModule>(&m)) {
+      const Vec3& ax = vortex->axis;
+      const float len = std::sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
+      const Value axis = b.emit(Opcode::QuatRotate, 3, b.use(b.builtin(Builtin::EmitterRotation)),
+                                b.use(b.vec3(ax[0] / len, ax[1] / len, ax[2] / len)));
+      const Value center = targetPoint(b, vortex->center, {});
+      const Value r = b.sub(p, center);
+      const Value turn = b.emit(Opcode::QuatFromAxisAngle, 4, b.use(axis),
+                                b.use(b.mul(dt, b.scalar(vortex->angularSpeed * kDegrees))));
+      p = b.add(center, b.emit(Opcode::QuatRotate, 3, b.use(turn), b.use(r)));
+      if (vortex->pull != 0.0f) {
+        const Value radial = b.sub(r, b.mul(axis, b.dot(axis, r)));
+        v = b.fma(b.normalize(radial), b.mul(dt, b.scalar(-vortex->pull)), v);
+      }
+    } else if (const auto* attractor = std::get_if<AttractorModule>(&m)) {
+      const Value d = b.sub(targetPoint(b, attractor->position, attractor->positionField), p);
+      const Value dist = b.length(d);
+      Value strength = b.scalar(attractor->strength);
+      if (attractor->falloff != 0.0f) {
+        strength = b.div(strength, b.emit(Opcode::Pow, 1, b.use(b.max(dist, b.scalar(0.01f))),
+                                          b.use(b.scalar(attractor->falloff))));
+      }
+      v = b.fma(b.normalize(d), b.mul(strength, dt), v);
+      if (attractor->killRadius > 0.0f) {
+        b.kill(b.emit(Opcode::CmpLt, 1, b.use(dist), b.use(b.scalar(attractor->killRadius))));
+      }
+    } else if (const auto* tm = std::get_if<TargetModule>(&m)) {
+      const Value target = targetPoint(b, tm->position, tm->positionField);
+      if (tm->mode == TargetMode::Gravity) {
+        const Value d = b.sub(target, p);
+        const Value dist = b.length(d);
+        v = b.fma(b.normalize(d), b.mul(dt, b.scalar(tm->gravity)), v);
+        if (tm->drag > 0.0f) v = b.fma(v, b.mul(dt, b.scalar(-tm->drag)), v);
+        if (tm->killRadius > 0.0f) {
+          b.kill(b.emit(Opcode::CmpLt, 1, b.use(dist), b.use(b.scalar(tm->killRadius))));
+        }
+      } else {
+        // Cubic Bezier from the spawn point to the target: P1 = src + up·b2 and
+        // P2 = dst + up·b3, with up the emitter's up axis — the path leaves upward and comes
+        // down onto the target, an arc whose height the handle lengths set (rollnw's p2p
+        // Bezier; NWN's handles are along the node's Z).
+        const Value src = load(b, "origin", 3);
+        const Value dir = b.builtin(Builtin::EmitterUp);
+        const Value p1 = b.fma(dir, b.scalar(tm->sourceTangent), src);
+        const Value p2 = b.fma(dir, b.scalar(tm->targetTangent), target);
+        const Value s = tm->travelTime > 0.0f
+                            ? b.saturate(b.div(state.age, b.scalar(tm->travelTime)))
+                            : state.t;
+        const Value u = b.sub(b.scalar(1.0f), s);
+        const Value uu = b.mul(u, u);
+        const Value ss = b.mul(s, s);
+        Value pos = b.mul(src, b.mul(uu, u));
+        pos = b.fma(p1, b.mul(b.scalar(3.0f), b.mul(uu, s)), pos);
+        pos = b.fma(p2, b.mul(b.scalar(3.0f), b.mul(u, ss)), pos);
+        pos = b.fma(target, b.mul(ss, s), pos);
+        p = pos;
+        state.positionSet = true;
+      }
+    } else if (const auto* w2 = std::get_if<WindModule>(&m)) {
+      const Value host = b.emit(Opcode::SampleWind, 3, b.use(p));
+      const Value wind = b.fma(host, b.scalar(w2->sceneScale),
+                               b.vec3(w2->velocity[0], w2->velocity[1], w2->velocity[2]));
+      const Value k = b.min(b.mul(dt, b.scalar(w2->response)), b.scalar(1.0f));
+      v = b.fma(b.sub(wind, v), k, v);
+    } else if (const auto* c2 = std::get_if<CollisionModule>(&m)) {
+      collide(b, *c2, p, v);
+    } else if (const auto* k = std::get_if<KillModule>(&m)) {
+      killIf(b, *k, state.age, p, v);
+    } else if (const auto* col = std::get_if<ColorOverLifeModule>(&m)) {
+      const Value g = evalGradient(b, col->gradient, state.t);
+      color =
+          col->mode == CurveMode::Set ? g : b.mul(color.valid() ? color : load(b, "color", 4), g);
+      state.colorChanged = true;
+    } else if (const auto* al = std::get_if<AlphaOverLifeModule>(&m)) {
+      const Value a = b.saturate(evalCurve(b, al->curve, state.t));
+      if (!color.valid()) color = load(b, "color", 4);
+      const Value alpha = al->mode == CurveMode::Set ? a : b.mul(b.lane(color, 3), a);
+      // Replace lane w by a select (exact; a non-finite alpha stays in its lane).
+      color = b.emit(Opcode::Select, 4, b.use(b.constant({0.0f, 0.0f, 0.0f, 1.0f}, 4)),
+                     b.broadcast(alpha), b.use(color));
+      state.colorChanged = true;
+    } else if (const auto* sz = std::get_if<SizeOverLifeModule>(&m)) {
+      const Value x = evalCurve(b, sz->x, state.t);
+      const Value y = sz->y.keys.empty() ? x : evalCurve(b, sz->y, state.t);
+      const Value f = b.compose({x, y});
+      size = sz->mode == CurveMode::Set ? f : b.mul(size.valid() ? size : load(b, "size", 2), f);
+      state.sizeChanged = true;
+      float peak = 0.0f;
+      for (const CurveKey& key : sz->x.keys)
+        peak = std::max(peak, key.value);
+      for (const CurveKey& key : sz->y.keys)
+        peak = std::max(peak, key.value);
+      maxSize_ =
+          sz->mode == CurveMode::Set ? std::max(maxSize_, peak) : maxSize_ * std::max(1.0f, peak);
+    } else if (const auto* sp = std::get_if<SpinOverLifeModule>(&m)) {
+      const Value f = evalCurve(b, sp->curve, state.t);
+      spin = sp->mode == CurveMode::Set ? b.mul(f, b.scalar(kDegrees)) : b.mul(spin, f);
+    } else if (const auto* lim = std::get_if<SpeedLimitModule>(&m)) {
+      const Value speed = b.length(v);
+      v = b.mul(
+          v, b.min(b.scalar(1.0f), b.div(b.scalar(lim->maxSpeed), b.max(speed, b.scalar(1e-12f)))));
+    }
   }
 
   void collide(Builder& b, const CollisionModule& c, Value& p, Value& v) {
@@ -758,6 +798,19 @@ class EmitterCompiler {
 
   void lowerGraph(Builder& b, const NodeGraph& graph, const std::string& at);
 
+  // A "modules" node (docs/node-library.md, "Module nodes"). The validator has checked that it is
+  // in an UPDATE graph, holds at least one module and no graph module, and that no other node
+  // holds modules; ports are the compiler's to check.
+  void lowerModulesNode(Builder& b, const GraphNode& node, const std::string& where) {
+    if (!node.inputs.empty()) {
+      error(where + "/inputs",
+            "a modules node has no input ports (it runs at its place in the "
+            "node list)");
+      return;
+    }
+    lowerModuleNode(b, node.modules);
+  }
+
   const EffectDesc& effect_;
   const Emitter& e_;
   std::size_t index_;
@@ -769,6 +822,7 @@ class EmitterCompiler {
   std::vector<float> emitterFieldValues_;
   std::uint32_t emitterWords_ = 0;
   std::vector<bytecode::GlobalImport> globals_;
+  Running run_;
   float maxSize_ = 0.0f;
   bool failed_ = false;
   bool needsColor0_ = false;
@@ -925,7 +979,9 @@ void EmitterCompiler::lowerGraph(Builder& b, const NodeGraph& graph, const std::
     const bytecode::BuiltinInfo* builtinOp = nullptr;
     for (const bytecode::BuiltinInfo& info : bytecode::kBuiltinInfos)
       if (info.name == op) builtinOp = &info;
-    if (builtinOp != nullptr) {
+    if (op == "modules") {
+      lowerModulesNode(b, node, where);
+    } else if (builtinOp != nullptr) {
       outputs[i] = b.builtin(builtinOp->builtin);
     } else if (op == "constant") {
       const auto it = node.params.find("value");

@@ -193,13 +193,26 @@ void fixFields(std::vector<FieldDecl>& fields, std::string_view prefix) {
   }
 }
 
-void fixGraph(NodeGraph& g, bool needsNode) {
-  if (needsNode && g.nodes.empty()) g.nodes.emplace_back();
+// An UPDATE graph (`update`) has nodes 1, 4, 7… as modules nodes (their generated modules, or a
+// gravity module; graph modules dropped: graphs do not nest); other nodes hold none.
+void fixGraph(NodeGraph& g, bool update) {
+  if (update && g.nodes.size() < 2) g.nodes.resize(2);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     g.nodes[i].id = "n" + std::to_string(i);
     g.nodes[i].op = i % 2 ? "add" : "particle_field";
     g.nodes[i].inputs.clear();
     g.nodes[i].names.clear();
+    std::vector<UpdateModule>& modules = g.nodes[i].modules;
+    std::erase_if(modules,
+                  [](const UpdateModule& m) { return std::holds_alternative<GraphModule>(m); });
+    if (!update || i % 3 != 1) {
+      modules.clear();
+    } else {
+      if (modules.empty()) modules.push_back(GravityModule{});
+      g.nodes[i].op = "modules";
+      g.nodes[i].params.clear();
+      continue;
+    }
     if (i > 0) {
       g.nodes[i].inputs["a"] = "n0";
       g.nodes[i].inputs["b"] = "n" + std::to_string(i - 1) + ".out";
@@ -249,7 +262,14 @@ void makeConsistent(EffectDesc& e) {
                     n % 2 ? std::vector<float>(n, 2.0f) : std::vector<float>{}});
     }
     fixGraph(em.init.graph, false);
-    for (UpdateModule& m : em.update) {
+    if (*rc::gen::inRange(0, 3) == 0) {
+      // A graph whose modules node holds a copy of the list (graph modules dropped by fixGraph).
+      GraphModule g;
+      g.graph.nodes.resize(2);
+      g.graph.nodes[1].modules = em.update;
+      em.update.push_back(std::move(g));
+    }
+    const auto fixModule = [&](UpdateModule& m) {
       if (auto* a = std::get_if<AttractorModule>(&m)) a->positionField.clear();
       if (auto* t = std::get_if<TargetModule>(&m)) t->positionField.clear();
       if (auto* v = std::get_if<VortexModule>(&m)) nonZero(v->axis);
@@ -261,6 +281,14 @@ void makeConsistent(EffectDesc& e) {
         c->spawnEmitter = e.emitters.size() > 1 && i == 0 ? "emitter 1" : "";
       }
       if (auto* g = std::get_if<GraphModule>(&m)) fixGraph(g->graph, true);
+    };
+    for (UpdateModule& m : em.update) {
+      fixModule(m);
+      if (auto* g = std::get_if<GraphModule>(&m)) {
+        for (GraphNode& node : g->graph.nodes)
+          for (UpdateModule& inner : node.modules)
+            fixModule(inner);
+      }
     }
     if (em.render.mode == RenderMode::Mesh && em.render.mesh.empty()) em.render.mesh = "shard";
     em.render.beam.targetField.clear();

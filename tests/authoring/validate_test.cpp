@@ -142,8 +142,8 @@ TEST(Validate, CapacityPerEffect) {
 TEST(Validate, GraphsAreStructurallyChecked) {
   EffectDesc e = minimal();
   GraphModule g;
-  g.graph.nodes.push_back(GraphNode{"n1", "add", {{"a", "n0.out"}, {"b", "n1"}}, {}, {}});
-  g.graph.nodes.push_back(GraphNode{"n1", "", {}, {}, {}});
+  g.graph.nodes.push_back(GraphNode{"n1", "add", {{"a", "n0.out"}, {"b", "n1"}}, {}, {}, {}});
+  g.graph.nodes.push_back(GraphNode{"n1", "", {}, {}, {}, {}});
   e.emitters[0].update.push_back(g);
   e.emitters[0].update.push_back(GraphModule{});
   EXPECT_EQ(findings(e),
@@ -152,6 +152,51 @@ TEST(Validate, GraphsAreStructurallyChecked) {
             "mean \"n1\"?)\n"
             "error: /emitters/0/update/0/graph/nodes/1/op: must not be empty\n"
             "error: /emitters/0/update/1/graph/nodes: needs at least one node\n");
+}
+
+TEST(Validate, ModulesNodesAreCheckedLikeTheUpdateList) {
+  EffectDesc e = minimal();
+  e.emitters.push_back(minimal().emitters[0]);
+  e.emitters[1].name = "sparks";
+  // INIT graphs have no modules nodes.
+  e.emitters[0].init.graph.nodes.push_back(GraphNode{"m", "modules", {}, {}, {}, {DragModule{}}});
+  GraphModule g;
+  // Only op "modules" holds modules; an empty modules node; graphs do not nest.
+  g.graph.nodes.push_back(GraphNode{"t", "dt", {}, {}, {}, {DragModule{}}});
+  g.graph.nodes.push_back(GraphNode{"empty", "modules", {}, {}, {}, {}});
+  CollisionModule hit;  // no collider, a zero normal
+  hit.colliders.push_back(Collider{});
+  hit.colliders[0].normal = {0.0f, 0.0f, 0.0f};
+  hit.spawnEmitter = "sprks";
+  g.graph.nodes.push_back(GraphNode{"m", "modules", {}, {}, {}, {GraphModule{}, hit}});
+  e.emitters[0].update.push_back(g);
+  EXPECT_EQ(findings(e),
+            "error: /emitters/0/init/graph/nodes/0/modules: module nodes run in UPDATE graphs (an "
+            "INIT graph's modules are init's own)\n"
+            "error: /emitters/0/update/0/graph/nodes/0/modules: only a node with op \"modules\" "
+            "holds modules (this one is \"dt\")\n"
+            "error: /emitters/0/update/0/graph/nodes/1/modules: a modules node needs at least one "
+            "module\n"
+            "error: /emitters/0/update/0/graph/nodes/2/modules/0/type: a modules node cannot hold "
+            "a graph module (graphs do not nest)\n"
+            "error: /emitters/0/update/0/graph/nodes/2/modules/1/colliders/0/normal: must not be "
+            "[0, 0, 0] (it is a direction)\n"
+            "error: /emitters/0/update/0/graph/nodes/2/modules/1/spawn_emitter: no emitter named "
+            "\"sprks\" (did you mean \"sparks\"?)\n");
+  // A collision in a modules node makes its spawn target an emitter that needs no rate.
+  EffectDesc fed = minimal();
+  fed.emitters.push_back(minimal().emitters[0]);
+  fed.emitters[1].name = "sparks";
+  fed.emitters[1].spawn.rate = 0.0f;
+  hit.colliders[0].normal = {0.0f, 1.0f, 0.0f};
+  hit.spawnEmitter = "sparks";
+  GraphModule feeder;
+  feeder.graph.nodes.push_back(GraphNode{"m", "modules", {}, {}, {}, {hit}});
+  fed.emitters[0].update.push_back(feeder);
+  const std::string withTarget = findings(fed);
+  fed.emitters[0].update.clear();
+  EXPECT_EQ(withTarget, "");
+  EXPECT_NE(findings(fed), "");  // without the node, "sparks" never spawns: a warning
 }
 
 }  // namespace

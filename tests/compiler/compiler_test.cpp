@@ -12,7 +12,9 @@
 #include <bit>
 #include <cmath>
 #include <filesystem>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace mote::compiler {
 namespace {
@@ -227,6 +229,146 @@ TEST(Compiler, GraphsLowerAndReportMistakes) {
   EXPECT_EQ(
       diagnosticsText(r.diagnostics),
       "error: /emitters/0/update/0/graph/nodes/1: the graph has a cycle through node \"y\"\n");
+}
+
+// Every module type (but graph), as the update list writes them.
+constexpr std::string_view kEveryModule[] = {
+    R"({"type": "gravity", "acceleration": [0, -9.81, 0]})",
+    R"({"type": "drag", "coefficient": 0.7})",
+    R"({"type": "curl_noise", "strength": 2, "frequency": 1.5, "octaves": 2})",
+    R"({"type": "vortex", "axis": [0, 1, 0.2], "angular_speed": 120, "pull": 0.5})",
+    R"({"type": "attractor", "position": [1, 2, 0], "strength": 3, "falloff": 1})",
+    R"({"type": "target", "position": [0, 3, 1], "gravity": 2, "drag": 0.25})",
+    R"({"type": "wind", "velocity": [1, 0, 0.5], "response": 2})",
+    R"({"type": "collision", "colliders": [{"position": [0, -0.2, 0]}], "bounce": 0.6, "friction": 0.1})",
+    R"({"type": "kill", "condition": "sphere", "radius": 50})",
+    R"({"type": "color_over_life", "gradient": {"keys": [[0, [1, 0.5, 0.2, 1]], [1, [0.2, 0.1, 0.5, 0.5]]]}})",
+    R"({"type": "alpha_over_life", "curve": {"keys": [[0, 1], [0.5, 0.8], [1, 0]]}})",
+    R"({"type": "size_over_life", "x": {"keys": [[0, 1], [1, 3]]}, "y": {"keys": [[0, 2], [1, 0.5]]}})",
+    R"({"type": "spin_over_life", "curve": {"keys": [[0, 1], [1, 4]]}})",
+    R"({"type": "speed_limit", "max_speed": 3})"};
+
+// An emitter whose update list is `update` (JSON items), with a random-ish birth state.
+std::string moduleEffect(const std::string& update) {
+  return R"({"format": "mote.effect/1", "emitters": [{"name": "a", "spawn": {"rate": 1},
+      "shape": {"kind": "sphere", "radius": 0.5},
+      "init": {"lifetime": [3, 4], "size": [0.1, 0.3], "spin": [-90, 90], "rotation": [0, 360],
+               "color": {"from": [1, 0.8, 0.6, 1], "to": [0.5, 0.9, 1, 0.7]},
+               "velocity": {"kind": "cone", "spread": 30, "speed": [1, 3]}},
+      "update": [)" +
+         update + "]}]}";
+}
+
+std::string joined(std::span<const std::string_view> items) {
+  std::string out;
+  for (const std::string_view item : items)
+    out += (out.empty() ? "" : ", ") + std::string(item);
+  return out;
+}
+
+// Runs 40 ticks of dt 1/30 on the reference executor; the standard channels after each tick.
+std::vector<float> trajectory(const CompiledEffect& fx) {
+  const CompiledEmitter& e = fx.emitters[0];
+  Particle p(e);
+  p.set(Builtin::EmitterPosition, {0.25f, 0.5f, -0.25f, 0.0f});
+  p.set(Builtin::ParticleId, {7.0f, 0.0f, 0.0f, 0.0f});
+  p.set(Builtin::Dt, {1.0f / 30.0f, 0.0f, 0.0f, 0.0f});
+  p.run(Section::Init);
+  std::vector<float> out;
+  const auto& c = e.channels;
+  const std::pair<std::int32_t, std::size_t> channels[] = {
+      {c.position, 3}, {c.velocity, 3}, {c.color, 4}, {c.size, 2}, {c.rotation, 1}, {c.age, 1}};
+  for (int tick = 0; tick < 40; ++tick) {
+    p.set(Builtin::Time, {static_cast<float>(tick) / 30.0f, 0.0f, 0.0f, 0.0f});
+    const bool killed = p.run(Section::Update);
+    out.push_back(killed ? 1.0f : 0.0f);
+    for (const auto& [channel, lanes] : channels)
+      for (std::size_t l = 0; l < lanes; ++l)
+        out.push_back(p.at(channel, l));
+  }
+  return out;
+}
+
+bool bitEqual(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::bit_cast<std::uint32_t>(a[i]) != std::bit_cast<std::uint32_t>(b[i])) return false;
+  return true;
+}
+
+TEST(Compiler, ModulesNodesRunEveryModuleAsTheUpdateListDoes) {
+  const std::string all = joined(kEveryModule);
+  const std::vector<float> list = trajectory(compileText(moduleEffect(all)));
+  // The whole list as one modules node of a graph module.
+  const std::vector<float> oneNode = trajectory(compileText(moduleEffect(
+      R"({"type": "graph", "graph": {"nodes": [{"id": "m", "op": "modules", "modules": [)" + all +
+      "]}]}}")));
+  EXPECT_TRUE(bitEqual(list, oneNode));
+  // Split across the list, two modules nodes and a second graph: the running colour, size and
+  // spin go on through them (the colour and alpha chain starts in the list and ends in a node).
+  const std::span<const std::string_view> every(kEveryModule);
+  const std::string split = joined(every.first(4)) +
+                            R"(, {"type": "graph", "graph": {"nodes": [
+        {"id": "m1", "op": "modules", "modules": [)" +
+                            joined(every.subspan(4, 6)) + R"(]},
+        {"id": "m2", "op": "modules", "modules": [)" +
+                            joined(every.subspan(10, 2)) + R"(]}]}}, )" +
+                            joined(every.subspan(12, 1)) +
+                            R"(, {"type": "graph", "graph": {"nodes": [
+        {"id": "m3", "op": "modules", "modules": [)" +
+                            joined(every.subspan(13)) + "]}]}}";
+  EXPECT_TRUE(bitEqual(list, trajectory(compileText(moduleEffect(split)))));
+  // Each module alone, in the list and as a node: the same particle.
+  for (const std::string_view module : kEveryModule) {
+    const std::vector<float> a = trajectory(compileText(moduleEffect(std::string(module))));
+    const std::vector<float> b = trajectory(compileText(moduleEffect(
+        R"({"type": "graph", "graph": {"nodes": [{"id": "m", "op": "modules", "modules": [)" +
+        std::string(module) + "]}]}}")));
+    EXPECT_TRUE(bitEqual(a, b)) << module;
+  }
+  // The Bezier target sets the position (no integration after it), in a node as in the list.
+  const std::string bezier =
+      R"({"type": "target", "mode": "bezier", "position": [2, 1, 0], "source_tangent": 1, "target_tangent": 0.5})";
+  EXPECT_TRUE(bitEqual(
+      trajectory(compileText(moduleEffect(bezier))),
+      trajectory(compileText(moduleEffect(
+          R"({"type": "graph", "graph": {"nodes": [{"id": "m", "op": "modules", "modules": [)" +
+          bezier + "]}]}}")))));
+}
+
+TEST(Compiler, AModulesNodeSeesTheNodesBeforeItAndTheNodesAfterItSeeIt) {
+  const CompiledEffect fx = compileText(R"({"format": "mote.effect/1", "emitters": [{"name": "a",
+      "spawn": {"rate": 1}, "particle_fields": [{"name": "vy"}], "init": {"lifetime": 10},
+      "update": [{"type": "graph", "graph": {"nodes": [
+        {"id": "up", "op": "particle_field_set", "params": {"value": [0, 1, 0]}, "names": {"field": "velocity"}},
+        {"id": "fall", "op": "modules", "modules": [
+          {"type": "gravity", "acceleration": [0, -10, 0]}, {"type": "drag", "coefficient": 2}]},
+        {"id": "v", "op": "particle_field_get", "names": {"field": "velocity"}},
+        {"id": "keep", "op": "particle_field_set", "inputs": {"value": "v.y"}, "names": {"field": "vy"}}
+      ]}}]}]})");
+  Particle p(fx.emitters[0]);
+  std::int32_t vy = -1;
+  for (const bytecode::FieldSlot& f : fx.emitters[0].program.particleFields)
+    if (f.name == "field.vy") vy = static_cast<std::int32_t>(f.offset);
+  p.set(Builtin::Dt, {0.25f, 0.0f, 0.0f, 0.0f});
+  p.run(Section::Init);
+  p.run(Section::Update);
+  // vy = 1 − 10·0.25 = −1.5; drag: −1.5 + (−1.5)(−2·0.25) = −0.75; the list then integrates
+  // y = 0 + (−0.75)(0.25) = −0.1875. All exact.
+  EXPECT_EQ(p.at(vy), -0.75f);
+  EXPECT_EQ(p.at(fx.emitters[0].channels.velocity, 1), -0.75f);
+  EXPECT_EQ(p.at(fx.emitters[0].channels.position, 1), -0.1875f);
+}
+
+TEST(Compiler, AModulesNodeHasNoPorts) {
+  const authoring::EffectLoadResult loaded = authoring::parseEffect(R"({"format": "mote.effect/1",
+      "emitters": [{"name": "a", "spawn": {"rate": 1}, "update": [{"type": "graph", "graph": {"nodes": [
+        {"id": "t", "op": "dt"},
+        {"id": "m", "op": "modules", "inputs": {"a": "t"}, "modules": [{"type": "drag"}]}]}}]}]})");
+  ASSERT_TRUE(loaded.ok()) << diagnosticsText(loaded.diagnostics);
+  EXPECT_EQ(diagnosticsText(compileEffect(loaded.effect).diagnostics),
+            "error: /emitters/0/update/0/graph/nodes/1/inputs: a modules node has no input ports "
+            "(it runs at its place in the node list)\n");
 }
 
 TEST(Compiler, AGraphsErrorDoesNotSpillIntoTheNextGraph) {

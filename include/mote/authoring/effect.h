@@ -239,15 +239,9 @@ struct FieldInit {
 
 /// A hand-made node graph (INIT or UPDATE). Node types ("op") and their ports are the node
 /// library's (the compiler checks them); here a graph is structure: unique ids, inputs that name an
-/// existing node's output as "node" or "node.port", and parameters.
-struct GraphNode {
-  std::string id;
-  std::string op;
-  std::map<std::string, std::string> inputs;
-  std::map<std::string, std::vector<float>> params;
-  std::map<std::string, std::string> names;  ///< name-valued parameters (fields, curves)
-  bool operator==(const GraphNode&) const = default;
-};
+/// existing node's output as "node" or "node.port", and parameters. GraphNode is defined after the
+/// update modules, which a "modules" node holds.
+struct GraphNode;
 
 struct NodeGraph {
   std::vector<GraphNode> nodes;
@@ -451,6 +445,33 @@ using UpdateModule =
                  TargetModule, WindModule, CollisionModule, KillModule, ColorOverLifeModule,
                  AlphaOverLifeModule, SizeOverLifeModule, SpinOverLifeModule, SpeedLimitModule,
                  GraphModule>;
+
+/// One node of a NodeGraph. A node whose op is "modules" holds update modules in `modules`: the
+/// standard library's module node, which runs them at its place in an UPDATE graph exactly as they
+/// would run at that place in the update list (docs/node-library.md, "Module nodes").
+struct GraphNode {
+  std::string id;
+  std::string op;
+  std::map<std::string, std::string> inputs;
+  std::map<std::string, std::vector<float>> params;
+  std::map<std::string, std::string> names;  ///< name-valued parameters (fields, curves)
+  std::vector<UpdateModule> modules;         ///< op "modules" only; never a graph module
+  bool operator==(const GraphNode&) const = default;
+};
+
+/// Calls `f(module)` for every module of an update list and, after each graph module, for the
+/// modules its "modules" nodes hold (in node order). Complexity O(modules + nodes).
+template <class F>
+void forEachUpdateModule(const std::vector<UpdateModule>& update, F&& f) {
+  for (const UpdateModule& m : update) {
+    f(m);
+    if (const auto* g = std::get_if<GraphModule>(&m)) {
+      for (const GraphNode& node : g->graph.nodes)
+        for (const UpdateModule& inner : node.modules)
+          f(inner);
+    }
+  }
+}
 
 // -------------------------------------------------------------------------------------------------
 // Render
