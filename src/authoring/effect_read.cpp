@@ -433,7 +433,10 @@ class Reader {
     }
   }
 
-  void read(std::vector<UpdateModule>& out, const Value& v, const FieldInfo& info) {
+  // A list of modules chosen by their "type": the update list, or a modules node's list (update
+  // and INIT modules; which graph may hold which is the validator's to say).
+  template <reflect::ModuleVariant M>
+  void read(std::vector<M>& out, const Value& v, const FieldInfo& info) {
     if (!expectArray(v, info, "an array of modules")) return;
     out.clear();
     out.reserve(v.items.size());
@@ -447,16 +450,17 @@ class Reader {
         error(item, "missing required field \"type\"");
         continue;
       }
-      UpdateModule module;
+      M module;
       {
         PointerScope typeScope(pointer_, "type");
         if (!expectKind(*type, Kind::String, "a module type")) continue;
         if (!emplaceModule(module, type->text)) {
+          constexpr auto& types = reflect::kModuleTypesOf<M>;
           std::string expected;
-          for (const std::string_view t : reflect::kModuleTypes)
+          for (const std::string_view t : types)
             expected += (expected.empty() ? "" : ", ") + std::string(t);
           std::string message = "unknown module type " + shown(*type);
-          const std::string_view suggestion = closestMatch(type->text, reflect::kModuleTypes);
+          const std::string_view suggestion = closestMatch(type->text, types);
           if (!suggestion.empty())
             message += " (did you mean \"" + std::string(suggestion) + "\"?)";
           error(*type, message + "; expected one of: " + expected);
@@ -468,15 +472,15 @@ class Reader {
     }
   }
 
-  template <std::size_t I = 0>
-  static bool emplaceModule(UpdateModule& module, std::string_view type) {
-    if constexpr (I < std::variant_size_v<UpdateModule>) {
-      using M = std::variant_alternative_t<I, UpdateModule>;
-      if (M::kType == type) {
-        module.emplace<I>();
+  template <class M, std::size_t I = 0>
+  static bool emplaceModule(M& module, std::string_view type) {
+    if constexpr (I < std::variant_size_v<M>) {
+      using Alternative = std::variant_alternative_t<I, M>;
+      if (Alternative::kType == type) {
+        module.template emplace<I>();
         return true;
       }
-      return emplaceModule<I + 1>(module, type);
+      return emplaceModule<M, I + 1>(module, type);
     } else {
       return false;
     }

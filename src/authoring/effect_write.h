@@ -139,7 +139,8 @@ inline Value toJson(const std::vector<T>& items) {
   return out;
 }
 
-inline Value toJson(const std::vector<UpdateModule>& modules);
+template <reflect::ModuleVariant M>
+inline Value toJson(const std::vector<M>& modules);
 
 // Every field of a struct, in table order, with whether it is required.
 struct FieldWriter {
@@ -174,9 +175,10 @@ inline Value toJson(const T& s) {
   return out;
 }
 
-inline Value toJson(const std::vector<UpdateModule>& modules) {
+template <reflect::ModuleVariant M>
+inline Value toJson(const std::vector<M>& modules) {
   Value out = Value::makeArray();
-  for (const UpdateModule& module : modules) {
+  for (const M& module : modules) {
     std::visit(
         [&](const auto& m) {
           Value fields = toJson(m);

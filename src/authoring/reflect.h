@@ -506,6 +506,119 @@ struct Reflect<InitModules> {
   }
 };
 
+// INIT modules (the "modules" nodes of an INIT graph)
+// -------------------------------------------------------------
+
+template <>
+struct Reflect<InitShapeModule> {
+  static constexpr std::string_view kName = "InitShapeModule";
+  static constexpr std::string_view kDoc =
+      "A birth position sampled from a spawn shape (the SpawnShape fields), written to position.";
+  template <class V, class S>
+  static void fields(V& v, S& s) {
+    Reflect<SpawnShape>::fields(v, s.shape);
+  }
+};
+
+template <>
+struct Reflect<InitLifetimeModule> {
+  static constexpr std::string_view kName = "InitLifetimeModule";
+  static constexpr std::string_view kDoc = "Writes lifetime (as init.lifetime).";
+  template <class V, class S>
+  static void fields(V& v, S& s) {
+    v(s.value, {.key = "value", .doc = "Lifetime.", .unit = "s", .min = 0.001, .max = 1e5});
+  }
+};
+
+template <>
+struct Reflect<InitVelocityModule> {
+  static constexpr std::string_view kName = "InitVelocityModule";
+  static constexpr std::string_view kDoc =
+      "Writes velocity (the InitVelocity fields, as init.velocity).";
+  template <class V, class S>
+  static void fields(V& v, S& s) {
+    Reflect<InitVelocity>::fields(v, s.velocity);
+  }
+};
+
+template <>
+struct Reflect<InitSizeModule> {
+  static constexpr std::string_view kName = "InitSizeModule";
+  static constexpr std::string_view kDoc =
+      "Writes size and the birth size (as init.size, separate_size_y, size_y).";
+  template <class V, class S>
+  static void fields(V& v, S& s) {
+    v(s.value, {.key = "value", .doc = "Quad width.", .unit = "m", .min = 0, .max = 1e5});
+    v(s.separateY, {.key = "separate_y", .doc = "Use y for the height (else square)."});
+    v(s.y, {.key = "y", .doc = "Quad height when separate_y.", .unit = "m", .min = 0, .max = 1e5});
+  }
+};
+
+template <>
+struct Reflect<InitColorModule> {
+  static constexpr std::string_view kName = "InitColorModule";
+  static constexpr std::string_view kDoc = "Writes color and the birth colour (as init.color).";
+  template <class V, class S>
+  static void fields(V& v, S& s) {
+    v(s.value, {.key = "value", .doc = "Colour (linear RGBA)."});
+  }
+};
+
+template <>
+struct Reflect<InitRotationModule> {
+  static constexpr std::string_view kName = "InitRotationModule";
+  static constexpr std::string_view kDoc = "Writes rotation (as init.rotation).";
+  template <class V, class S>
+  static void fields(V& v, S& s) {
+    v(s.value, {.key = "value", .doc = "Roll.", .unit = "deg", .min = -1e6, .max = 1e6});
+  }
+};
+
+template <>
+struct Reflect<InitSpinModule> {
+  static constexpr std::string_view kName = "InitSpinModule";
+  static constexpr std::string_view kDoc = "Writes spin (as init.spin).";
+  template <class V, class S>
+  static void fields(V& v, S& s) {
+    v(s.value, {.key = "value", .doc = "Roll speed.", .unit = "deg/s", .min = -1e6, .max = 1e6});
+  }
+};
+
+template <>
+struct Reflect<InitMassModule> {
+  static constexpr std::string_view kName = "InitMassModule";
+  static constexpr std::string_view kDoc = "Writes mass (as init.mass).";
+  template <class V, class S>
+  static void fields(V& v, S& s) {
+    v(s.value, {.key = "value", .doc = "Mass.", .unit = "kg", .min = 0.001, .max = 1e6});
+  }
+};
+
+template <>
+struct Reflect<InitOrientationModule> {
+  static constexpr std::string_view kName = "InitOrientationModule";
+  static constexpr std::string_view kDoc =
+      "Writes orientation (as init.orientation_axis, orientation_angle, random_orientation).";
+  template <class V, class S>
+  static void fields(V& v, S& s) {
+    v(s.axis, {.key = "axis", .doc = "Rotation axis.", .min = -1e5, .max = 1e5});
+    v(s.angle,
+      {.key = "angle", .doc = "Angle about axis.", .unit = "deg", .min = -1e6, .max = 1e6});
+    v(s.random, {.key = "random", .doc = "A uniformly random orientation instead."});
+  }
+};
+
+template <>
+struct Reflect<InitFieldModule> {
+  static constexpr std::string_view kName = "InitFieldModule";
+  static constexpr std::string_view kDoc =
+      "Writes a declared particle field (the FieldInit fields, as an init.fields entry).";
+  template <class V, class S>
+  static void fields(V& v, S& s) {
+    Reflect<FieldInit>::fields(v, s.value);
+  }
+};
+
 // Update modules
 // ------------------------------------------------------------------------------------
 
@@ -964,12 +1077,18 @@ struct Reflect<EffectDesc> {
   }
 };
 
-/// The `type` tag of UpdateModule alternative `index`.
-template <std::size_t... I>
+/// The `type` tags of a module variant's alternatives, in order.
+template <class V, std::size_t... I>
 constexpr std::array<std::string_view, sizeof...(I)> moduleTypesImpl(std::index_sequence<I...>) {
-  return {std::variant_alternative_t<I, UpdateModule>::kType...};
+  return {std::variant_alternative_t<I, V>::kType...};
 }
-inline constexpr auto kModuleTypes =
-    moduleTypesImpl(std::make_index_sequence<std::variant_size_v<UpdateModule>>());
+template <class V>
+inline constexpr auto kModuleTypesOf =
+    moduleTypesImpl<V>(std::make_index_sequence<std::variant_size_v<V>>());
+inline constexpr auto kModuleTypes = kModuleTypesOf<UpdateModule>;
+
+/// A module variant: UpdateModule (the update list) or NodeModule (a modules node).
+template <class V>
+concept ModuleVariant = std::is_same_v<V, UpdateModule> || std::is_same_v<V, NodeModule>;
 
 }  // namespace mote::authoring::reflect

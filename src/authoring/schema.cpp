@@ -232,22 +232,26 @@ class SchemaBuilder {
     v.add("maxItems", bound(info.maxItems));
     return v;
   }
-  Value schemaOf(const std::vector<UpdateModule>&, const FieldInfo& info) {
-    if (done_.insert("UpdateModule").second) {
+  template <reflect::ModuleVariant M>
+  Value schemaOf(const std::vector<M>&, const FieldInfo& info) {
+    const std::string_view name = std::is_same_v<M, UpdateModule> ? "UpdateModule" : "NodeModule";
+    if (done_.insert(name).second) {
       std::vector<Value> alternatives;
-      addModules(alternatives, std::make_index_sequence<std::variant_size_v<UpdateModule>>());
+      addModules<M>(alternatives, std::make_index_sequence<std::variant_size_v<M>>());
       Value body = oneOf(std::move(alternatives));
-      body.add("description", str("An update module, chosen by its \"type\"."));
-      defs_.add("UpdateModule", std::move(body));
+      body.add("description", str(std::is_same_v<M, UpdateModule>
+                                      ? "An update module, chosen by its \"type\"."
+                                      : "An update or INIT module, chosen by its \"type\"."));
+      defs_.add(std::string(name), std::move(body));
     }
     Value v = typed("array");
-    v.add("items", ref("UpdateModule"));
+    v.add("items", ref(name));
     v.add("maxItems", bound(info.maxItems));
     return v;
   }
-  template <std::size_t... I>
+  template <class M, std::size_t... I>
   void addModules(std::vector<Value>& out, std::index_sequence<I...>) {
-    (out.push_back(refTo<std::variant_alternative_t<I, UpdateModule>>()), ...);
+    (out.push_back(refTo<std::variant_alternative_t<I, M>>()), ...);
   }
   Value schemaOf(const std::map<std::string, std::string>&, const FieldInfo& info) {
     Value v = typed("object");
@@ -344,7 +348,8 @@ class ReferenceBuilder {
     pending_.clear();
     out_ += "### " + std::string(name) + "\n\n";
     if constexpr (reflect::TaggedModule<T>) {
-      out_ += "Update module `\"type\": \"" + std::string(T::kType) + "\"`. ";
+      out_ += std::string(detail::kIsAlternative<T, InitModule> ? "INIT module" : "Update module") +
+              " `\"type\": \"" + std::string(T::kType) + "\"`. ";
     }
     out_ += std::string(reflect::Reflect<T>::kDoc) + "\n\n";
     table += "| Field | Type | Unit | Default | Limits | Meaning |\n";
@@ -374,14 +379,15 @@ class ReferenceBuilder {
   void queue(const std::vector<T>&) {
     pending_.push_back([](ReferenceBuilder& b) { b.section<T>(); });
   }
-  void queue(const std::vector<UpdateModule>&) {
+  template <reflect::ModuleVariant M>
+  void queue(const std::vector<M>&) {
     pending_.push_back([](ReferenceBuilder& b) {
-      b.moduleSections(std::make_index_sequence<std::variant_size_v<UpdateModule>>());
+      b.moduleSections<M>(std::make_index_sequence<std::variant_size_v<M>>());
     });
   }
-  template <std::size_t... I>
+  template <class M, std::size_t... I>
   void moduleSections(std::index_sequence<I...>) {
-    (section<std::variant_alternative_t<I, UpdateModule>>(), ...);
+    (section<std::variant_alternative_t<I, M>>(), ...);
   }
 
   std::string typeOf(bool) { return "boolean"; }
@@ -416,6 +422,7 @@ class ReferenceBuilder {
     return "[" + link(reflect::Reflect<T>::kName) + ", …]";
   }
   std::string typeOf(const std::vector<UpdateModule>&) { return "[update module, …]"; }
+  std::string typeOf(const std::vector<NodeModule>&) { return "[update or INIT module, …]"; }
   std::string typeOf(const std::map<std::string, std::string>&) { return "{name: string}"; }
   std::string typeOf(const std::map<std::string, std::vector<float>>&) {
     return "{name: number or [number, …]}";

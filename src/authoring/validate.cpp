@@ -274,7 +274,8 @@ class Validator {
     }
   }
 
-  void check(const std::vector<UpdateModule>& modules, const FieldInfo& info) {
+  template <reflect::ModuleVariant M>
+  void check(const std::vector<M>& modules, const FieldInfo& info) {
     if (!checkCount(modules.size(), info)) return;
     for (std::size_t i = 0; i < modules.size(); ++i) {
       Scope scope(*this, i);
@@ -374,11 +375,11 @@ class Validator {
     return names;
   }
 
-  // The structure of a graph. `update` is the emitter whose UPDATE program the graph joins (its
-  // "modules" nodes are checked like the update list); null for the INIT graph, which has none.
-  void checkGraph(const NodeGraph& graph, const Emitter* update = nullptr,
-                  const std::vector<std::string_view>* positionFields = nullptr,
-                  const std::vector<std::string_view>* emitters = nullptr) {
+  // The structure of a graph of emitter `e`: the INIT graph (`init`) or an UPDATE graph. A modules
+  // node's modules are checked as the modules they are (INIT modules only in the INIT graph).
+  void checkGraph(const NodeGraph& graph, const Emitter& e, bool init,
+                  const std::vector<std::string_view>& positionFields,
+                  const std::vector<std::string_view>& emitters) {
     checkNames(
         "nodes", graph.nodes, [](const GraphNode& n) -> const std::string& { return n.id; }, "id",
         false);
@@ -393,18 +394,17 @@ class Validator {
         Scope op(*this, "op");
         error("must not be empty");
       }
-      if (node.op == "modules") {
+      if (node.op == "modules" || !node.modules.empty()) {
         Scope modules(*this, "modules");
-        if (update == nullptr) {
-          error("module nodes run in UPDATE graphs (an INIT graph's modules are init's own)");
+        if (node.op != "modules") {
+          error("only a node with op \"modules\" holds modules (this one is \"" + node.op + "\")");
         } else if (node.modules.empty()) {
           error("a modules node needs at least one module");
-        } else {
-          checkUpdateModules(*update, node.modules, *positionFields, *emitters, true);
         }
-      } else if (!node.modules.empty()) {
-        Scope modules(*this, "modules");
-        error("only a node with op \"modules\" holds modules (this one is \"" + node.op + "\")");
+        for (std::size_t m = 0; m < node.modules.size(); ++m) {
+          Scope module(*this, m);
+          checkNodeModule(e, node.modules[m], init, positionFields, emitters);
+        }
       }
       Scope inputs(*this, "inputs");
       for (const auto& [port, source] : node.inputs) {
@@ -419,58 +419,142 @@ class Validator {
     }
   }
 
-  // The semantic checks of an update list, or of a modules node's list (`inNode`: no graph
-  // modules there).
+  void checkNodeModule(const Emitter& e, const NodeModule& m, bool init,
+                       const std::vector<std::string_view>& positionFields,
+                       const std::vector<std::string_view>& emitters) {
+    const std::string_view type = std::visit([](const auto& x) { return x.kType; }, m);
+    UpdateModule update;
+    InitModule initModule;
+    if (const UpdateModule* u = moduleAs(m, update)) {
+      if (init) {
+        Scope t(*this, "type");
+        error("\"" + std::string(type) +
+              "\" is an update module; the INIT graph's modules nodes hold INIT modules");
+      } else if (std::holds_alternative<GraphModule>(*u)) {
+        Scope t(*this, "type");
+        error("a modules node cannot hold a graph module (graphs do not nest)");
+      } else {
+        checkUpdateModule(e, *u, positionFields, emitters);
+      }
+    } else if (const InitModule* in = moduleAs(m, initModule)) {
+      if (!init) {
+        Scope t(*this, "type");
+        error("\"" + std::string(type) +
+              "\" is an INIT module; it belongs in a modules node of init.graph");
+      } else {
+        checkInitModule(e, *in);
+      }
+    }
+  }
+
+  // The semantic checks of one INIT module of a modules node (those of the init members it
+  // stands for).
+  void checkInitModule(const Emitter& e, const InitModule& m) {
+    if (const auto* v = std::get_if<InitVelocityModule>(&m)) checkVelocity(v->velocity);
+    if (const auto* o = std::get_if<InitOrientationModule>(&m); o != nullptr && !o->random)
+      checkDirection(o->axis, "axis");
+    if (const auto* s = std::get_if<InitShapeModule>(&m)) checkShape(s->shape);
+    if (const auto* f = std::get_if<InitFieldModule>(&m)) checkFieldInit(e, f->value);
+  }
+
+  void checkVelocity(const InitVelocity& v) {
+    if (v.kind == VelocityKind::Cone || v.kind == VelocityKind::Direction)
+      checkDirection(v.direction, "direction");
+  }
+
+  void checkShape(const SpawnShape& shape) {
+    if (shape.innerRadius > shape.radius) {
+      Scope inner(*this, "inner_radius");
+      error("inner_radius " + num(shape.innerRadius) + " is greater than radius " +
+            num(shape.radius));
+    }
+  }
+
+  void checkFieldInit(const Emitter& e, const FieldInit& init) {
+    const FieldDecl* decl = nullptr;
+    for (const FieldDecl& f : e.particleFields)
+      if (f.name == init.field) decl = &f;
+    if (decl == nullptr) {
+      std::vector<std::string_view> particleFields;
+      for (const FieldDecl& f : e.particleFields)
+        particleFields.push_back(f.name);
+      Scope field(*this, "field");
+      checkReference(init.field, particleFields, "particle field");
+      return;
+    }
+    const std::uint32_t n = components(decl->type);
+    if (init.min.size() != n) {
+      Scope min(*this, "min");
+      error("has " + std::to_string(init.min.size()) + " numbers; field \"" + init.field +
+            "\" has " + std::to_string(n));
+    }
+    if (!init.max.empty() && init.max.size() != n) {
+      Scope max(*this, "max");
+      error("has " + std::to_string(init.max.size()) + " numbers; field \"" + init.field +
+            "\" has " + std::to_string(n));
+    }
+    if (init.max.size() == init.min.size()) {
+      for (std::size_t c = 0; c < init.min.size(); ++c) {
+        if (init.min[c] > init.max[c]) {
+          Scope max(*this, "max");
+          Scope comp(*this, c);
+          error("max " + num(init.max[c]) + " is less than min " + num(init.min[c]));
+        }
+      }
+    }
+  }
+
+  // The semantic checks of an update list.
   void checkUpdateModules(const Emitter& e, const std::vector<UpdateModule>& modules,
                           const std::vector<std::string_view>& positionFields,
-                          const std::vector<std::string_view>& emitters, bool inNode) {
+                          const std::vector<std::string_view>& emitters) {
     for (std::size_t i = 0; i < modules.size(); ++i) {
       Scope item(*this, i);
-      const UpdateModule& m = modules[i];
-      const auto positionField = [&](const std::string& name) {
-        if (name.empty()) return;
-        Scope field(*this, "position_field");
-        checkReference(name, positionFields, "vec3 emitter or global field");
-      };
-      if (const auto* a = std::get_if<AttractorModule>(&m)) positionField(a->positionField);
-      if (const auto* v = std::get_if<VortexModule>(&m)) checkDirection(v->axis, "axis");
-      if (const auto* k = std::get_if<KillModule>(&m);
-          k != nullptr && k->condition == KillCondition::Plane) {
-        checkDirection(k->normal, "normal");
-      }
-      if (const auto* t = std::get_if<TargetModule>(&m)) positionField(t->positionField);
-      if (const auto* c = std::get_if<CollisionModule>(&m)) {
-        {
-          Scope colliders(*this, "colliders");
-          if (c->colliders.empty()) error("needs at least one collider");
-          for (std::size_t j = 0; j < c->colliders.size(); ++j) {
-            if (c->colliders[j].kind != ColliderKind::Plane) continue;
-            Scope collider(*this, j);
-            checkDirection(c->colliders[j].normal, "normal");
-          }
-        }
-        if (!c->spawnEmitter.empty()) {
-          Scope spawn(*this, "spawn_emitter");
-          if (c->spawnEmitter == e.name) {
-            error("an emitter cannot spawn into itself");
-          } else {
-            checkReference(c->spawnEmitter, emitters, "emitter");
-          }
+      checkUpdateModule(e, modules[i], positionFields, emitters);
+    }
+  }
+
+  void checkUpdateModule(const Emitter& e, const UpdateModule& m,
+                         const std::vector<std::string_view>& positionFields,
+                         const std::vector<std::string_view>& emitters) {
+    const auto positionField = [&](const std::string& name) {
+      if (name.empty()) return;
+      Scope field(*this, "position_field");
+      checkReference(name, positionFields, "vec3 emitter or global field");
+    };
+    if (const auto* a = std::get_if<AttractorModule>(&m)) positionField(a->positionField);
+    if (const auto* v = std::get_if<VortexModule>(&m)) checkDirection(v->axis, "axis");
+    if (const auto* k = std::get_if<KillModule>(&m);
+        k != nullptr && k->condition == KillCondition::Plane) {
+      checkDirection(k->normal, "normal");
+    }
+    if (const auto* t = std::get_if<TargetModule>(&m)) positionField(t->positionField);
+    if (const auto* c = std::get_if<CollisionModule>(&m)) {
+      {
+        Scope colliders(*this, "colliders");
+        if (c->colliders.empty()) error("needs at least one collider");
+        for (std::size_t j = 0; j < c->colliders.size(); ++j) {
+          if (c->colliders[j].kind != ColliderKind::Plane) continue;
+          Scope collider(*this, j);
+          checkDirection(c->colliders[j].normal, "normal");
         }
       }
-      if (const auto* g = std::get_if<GraphModule>(&m)) {
-        if (inNode) {
-          Scope type(*this, "type");
-          error("a modules node cannot hold a graph module (graphs do not nest)");
-          continue;
+      if (!c->spawnEmitter.empty()) {
+        Scope spawn(*this, "spawn_emitter");
+        if (c->spawnEmitter == e.name) {
+          error("an emitter cannot spawn into itself");
+        } else {
+          checkReference(c->spawnEmitter, emitters, "emitter");
         }
-        Scope graph(*this, "graph");
-        if (g->graph.nodes.empty()) {
-          Scope nodes(*this, "nodes");
-          error("needs at least one node");
-        }
-        checkGraph(g->graph, &e, &positionFields, &emitters);
       }
+    }
+    if (const auto* g = std::get_if<GraphModule>(&m)) {
+      Scope graph(*this, "graph");
+      if (g->graph.nodes.empty()) {
+        Scope nodes(*this, "nodes");
+        error("needs at least one node");
+      }
+      checkGraph(g->graph, e, false, positionFields, emitters);
     }
   }
 
@@ -595,68 +679,30 @@ class Validator {
     }
     {
       Scope init(*this, "init");
-      const VelocityKind kind = e.init.velocity.kind;
-      if (kind == VelocityKind::Cone || kind == VelocityKind::Direction) {
+      {
         Scope velocity(*this, "velocity");
-        checkDirection(e.init.velocity.direction, "direction");
+        checkVelocity(e.init.velocity);
       }
       if (!e.init.randomOrientation) checkDirection(e.init.orientationAxis, "orientation_axis");
+      {
+        Scope list(*this, "fields");
+        for (std::size_t i = 0; i < e.init.fields.size(); ++i) {
+          Scope item(*this, i);
+          checkFieldInit(e, e.init.fields[i]);
+        }
+      }
+      if (!e.init.graph.nodes.empty()) {
+        Scope graph(*this, "graph");
+        checkGraph(e.init.graph, e, true, positionFields, emitters);
+      }
     }
     {
       Scope shape(*this, "shape");
-      if (e.shape.innerRadius > e.shape.radius) {
-        Scope inner(*this, "inner_radius");
-        error("inner_radius " + num(e.shape.innerRadius) + " is greater than radius " +
-              num(e.shape.radius));
-      }
-    }
-    {
-      Scope initScope(*this, "init");
-      std::vector<std::string_view> particleFields;
-      for (const FieldDecl& f : e.particleFields)
-        particleFields.push_back(f.name);
-      Scope list(*this, "fields");
-      for (std::size_t i = 0; i < e.init.fields.size(); ++i) {
-        Scope item(*this, i);
-        const FieldInit& init = e.init.fields[i];
-        const FieldDecl* decl = nullptr;
-        for (const FieldDecl& f : e.particleFields)
-          if (f.name == init.field) decl = &f;
-        if (decl == nullptr) {
-          Scope field(*this, "field");
-          checkReference(init.field, particleFields, "particle field");
-          continue;
-        }
-        const std::uint32_t n = components(decl->type);
-        if (init.min.size() != n) {
-          Scope min(*this, "min");
-          error("has " + std::to_string(init.min.size()) + " numbers; field \"" + init.field +
-                "\" has " + std::to_string(n));
-        }
-        if (!init.max.empty() && init.max.size() != n) {
-          Scope max(*this, "max");
-          error("has " + std::to_string(init.max.size()) + " numbers; field \"" + init.field +
-                "\" has " + std::to_string(n));
-        }
-        if (init.max.size() == init.min.size()) {
-          for (std::size_t c = 0; c < init.min.size(); ++c) {
-            if (init.min[c] > init.max[c]) {
-              Scope max(*this, "max");
-              Scope comp(*this, c);
-              error("max " + num(init.max[c]) + " is less than min " + num(init.min[c]));
-            }
-          }
-        }
-      }
-    }
-    if (!e.init.graph.nodes.empty()) {
-      Scope init(*this, "init");
-      Scope graph(*this, "graph");
-      checkGraph(e.init.graph);
+      checkShape(e.shape);
     }
     {
       Scope update(*this, "update");
-      checkUpdateModules(e, e.update, positionFields, emitters, false);
+      checkUpdateModules(e, e.update, positionFields, emitters);
     }
     {
       Scope render(*this, "render");

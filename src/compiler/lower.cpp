@@ -210,8 +210,7 @@ class EmitterCompiler {
   // ----------------------------------------------------------------------------------------
 
   // A local spawn point of the shape (emitter frame).
-  Value spawnPoint(Builder& b) {
-    const SpawnShape& s = e_.shape;
+  Value spawnPoint(Builder& b, const SpawnShape& s) {
     const auto draw = [&](Opcode op) { return b.emit(op, 3, Builder::index(b.nextDraw())); };
     const auto uniform = [&](std::uint32_t w) {
       return b.emit(Opcode::RandUniform, w, Builder::index(b.nextDraw()));
@@ -240,19 +239,19 @@ class EmitterCompiler {
           const Value y = b.unary(Opcode::Abs, b.lane(dir, 1));
           dir = b.add(b.mul(dir, b.vec3(1.0f, 0.0f, 1.0f)), b.mul(b.vec3(0.0f, 1.0f, 0.0f), y));
         }
-        return b.mul(dir, radius(b, 3));
+        return b.mul(dir, radius(b, s, 3));
       }
       case ShapeKind::Disk: {
         const Value u = uniform(1);
         const Value angle = b.mul(u, b.scalar(6.2831853f));
         const Value ring =
             b.compose({b.unary(Opcode::Cos, angle), b.scalar(0.0f), b.unary(Opcode::Sin, angle)});
-        return b.mul(ring, radius(b, 2));
+        return b.mul(ring, radius(b, s, 2));
       }
       case ShapeKind::Cone: {
         const Value dir = b.emit(Opcode::RandCone, 3, Builder::index(b.nextDraw()),
                                  b.use(b.scalar(s.angle * kDegrees)));
-        const Value base = b.mul(b.mul(dir, b.vec3(1.0f, 0.0f, 1.0f)), radius(b, 2));
+        const Value base = b.mul(b.mul(dir, b.vec3(1.0f, 0.0f, 1.0f)), radius(b, s, 2));
         if (s.height == 0.0f) return base;
         return b.add(base, b.mul(dir, b.mul(uniform(1), b.scalar(s.height))));
       }
@@ -261,8 +260,7 @@ class EmitterCompiler {
   }
 
   // The distance from the centre for volume (dims 3) or area (dims 2) shapes.
-  Value radius(Builder& b, int dims) {
-    const SpawnShape& s = e_.shape;
+  Value radius(Builder& b, const SpawnShape& s, int dims) {
     if (s.shell) return b.scalar(s.radius);
     const Value u = b.emit(Opcode::RandUniform, 1, Builder::index(b.nextDraw()));
     // Uniform in the annulus/shell volume: r = (inner^d + u (outer^d - inner^d))^(1/d).
@@ -286,23 +284,100 @@ class EmitterCompiler {
     return {z / n, 0.0f, -x / n, w / n};
   }
 
+  // The emitter's frame for INIT: newborns of world-space emitters are placed and aimed through
+  // the emitter's transform; local-space ones stay in its frame.
+  struct InitFrame {
+    Value rotation;
+    Value origin;
+    bool world = false;
+  };
+
+  InitFrame initFrame(Builder& b) const {
+    InitFrame f;
+    f.rotation = b.builtin(Builtin::EmitterRotation);
+    f.origin = b.builtin(Builtin::EmitterPosition);
+    f.world = e_.space == SimulationSpace::World || e_.space == SimulationSpace::SpawnAttached;
+    return f;
+  }
+
   void lowerInit() {
     Builder& b = init_;
     const InitModules& in = e_.init;
     store(b, "age", b.scalar(0.0f));
-    store(b, "lifetime", b.max(sample(b, in.lifetime), b.scalar(0.001f)));
-    const Value rotation = b.builtin(Builtin::EmitterRotation);
-    const Value origin = b.builtin(Builtin::EmitterPosition);
-    const Value local = spawnPoint(b);
-    const bool world =
-        e_.space == SimulationSpace::World || e_.space == SimulationSpace::SpawnAttached;
+    initLifetime(b, in.lifetime);
+    const InitFrame frame = initFrame(b);
+    const Value local = initPosition(b, e_.shape, frame);
+    initVelocity(b, in.velocity, local, frame);
+    initSize(b, in.size, in.separateSizeY ? &in.sizeY : nullptr);
+    initColor(b, in.color);
+    initRotation(b, in.rotation);
+    initSpin(b, in.spin);
+    if (needsMass_) initMass(b, in.mass);
+    if (in.randomOrientation || !isZero(in.orientationAngle))
+      initOrientation(b, in.orientationAxis, in.orientationAngle, in.randomOrientation);
+    for (const FieldInit& f : in.fields)
+      initField(b, f);
+    if (!in.graph.nodes.empty()) lowerGraph(b, in.graph, "/init/graph");
+    frameInit(b);
+  }
+
+  static bool isZero(const ScalarParam& p) {
+    return p.range.min == 0.0f && p.range.max == 0.0f && p.overEmitterTime.keys.empty();
+  }
+
+  // One INIT module of a modules node of the INIT graph: what the init member it stands for does.
+  // Velocity's radial kind points away from the emitter through the particle's position (the
+  // list uses the spawn point the shape just gave, which is the same place).
+  void lowerInitModule(Builder& b, const InitModule& m) {
+    if (const auto* shape = std::get_if<InitShapeModule>(&m)) {
+      initPosition(b, shape->shape, initFrame(b));
+    } else if (const auto* lifetime = std::get_if<InitLifetimeModule>(&m)) {
+      initLifetime(b, lifetime->value);
+    } else if (const auto* velocity = std::get_if<InitVelocityModule>(&m)) {
+      const InitFrame frame = initFrame(b);
+      Value local = load(b, "position", 3);
+      if (frame.world) {
+        // Back into the emitter's frame: the conjugate rotation of (position − origin).
+        const Value inverse = b.mul(frame.rotation, b.constant({-1.0f, -1.0f, -1.0f, 1.0f}, 4));
+        local = b.emit(Opcode::QuatRotate, 3, b.use(inverse), b.use(b.sub(local, frame.origin)));
+      }
+      initVelocity(b, velocity->velocity, local, frame);
+    } else if (const auto* size = std::get_if<InitSizeModule>(&m)) {
+      initSize(b, size->value, size->separateY ? &size->y : nullptr);
+    } else if (const auto* color = std::get_if<InitColorModule>(&m)) {
+      initColor(b, color->value);
+    } else if (const auto* rotation = std::get_if<InitRotationModule>(&m)) {
+      initRotation(b, rotation->value);
+    } else if (const auto* spin = std::get_if<InitSpinModule>(&m)) {
+      initSpin(b, spin->value);
+    } else if (const auto* mass = std::get_if<InitMassModule>(&m)) {
+      initMass(b, mass->value);
+    } else if (const auto* o = std::get_if<InitOrientationModule>(&m)) {
+      initOrientation(b, o->axis, o->angle, o->random);
+    } else if (const auto* field = std::get_if<InitFieldModule>(&m)) {
+      initField(b, field->value);
+    }
+  }
+
+  void initLifetime(Builder& b, const ScalarParam& lifetime) {
+    store(b, "lifetime", b.max(sample(b, lifetime), b.scalar(0.001f)));
+  }
+
+  // Stores the birth position; returns the spawn point in the emitter's frame.
+  Value initPosition(Builder& b, const SpawnShape& shape, const InitFrame& frame) {
+    const Value local = spawnPoint(b, shape);
     const Value position =
-        world ? b.add(origin, b.emit(Opcode::QuatRotate, 3, b.use(rotation), b.use(local))) : local;
+        frame.world ? b.add(frame.origin,
+                            b.emit(Opcode::QuatRotate, 3, b.use(frame.rotation), b.use(local)))
+                    : local;
     store(b, "position", position);
     if (needsOrigin_) store(b, "origin", position);
+    return local;
+  }
 
-    // Velocity in the emitter frame, then into the simulation frame.
-    const InitVelocity& v = in.velocity;
+  // Velocity in the emitter frame, then into the simulation frame. `local`: the spawn point in
+  // the emitter's frame (for radial).
+  void initVelocity(Builder& b, const InitVelocity& v, Value local, const InitFrame& frame) {
     Value velocity = b.vec3(0.0f, 0.0f, 0.0f);
     const Value speed = sample(b, v.speed);
     switch (v.kind) {
@@ -335,29 +410,48 @@ class EmitterCompiler {
         break;
       }
     }
-    if (world) velocity = b.emit(Opcode::QuatRotate, 3, b.use(rotation), b.use(velocity));
-    if (world && e_.velocityInheritance != 0.0f) {  // local spaces move with the emitter
+    if (frame.world)
+      velocity = b.emit(Opcode::QuatRotate, 3, b.use(frame.rotation), b.use(velocity));
+    if (frame.world && e_.velocityInheritance != 0.0f) {  // local spaces move with the emitter
       velocity =
           b.fma(b.builtin(Builtin::EmitterVelocity), b.scalar(e_.velocityInheritance), velocity);
     }
     store(b, "velocity", velocity);
-    const Value width = b.max(sample(b, in.size), b.scalar(0.0f));
-    const Value height = in.separateSizeY ? b.max(sample(b, in.sizeY), b.scalar(0.0f)) : width;
+  }
+
+  // Width `x`, height `y` (null: square); the birth size too when an over-life module scales it.
+  void initSize(Builder& b, const ScalarParam& x, const ScalarParam* y) {
+    const Value width = b.max(sample(b, x), b.scalar(0.0f));
+    const Value height = y != nullptr ? b.max(sample(b, *y), b.scalar(0.0f)) : width;
     const Value size = b.compose({width, height});
     store(b, "size", size);
     if (needsSize0_) store(b, "size0", size);
-    maxSize_ = std::max({largest(in.size), in.separateSizeY ? largest(in.sizeY) : 0.0f, maxSize_});
+    maxSize_ = std::max({largest(x), y != nullptr ? largest(*y) : 0.0f, maxSize_});
+  }
 
-    const Value color = sampleColor(b, in.color);
+  void initColor(Builder& b, const ColorParam& c) {
+    const Value color = sampleColor(b, c);
     store(b, "color", color);
     if (needsColor0_) store(b, "color0", color);
+  }
 
-    store(b, "rotation", sample(b, in.rotation, kDegrees));
-    const Value spin = sample(b, in.spin, kDegrees);
+  void initRotation(Builder& b, const ScalarParam& degrees) {
+    store(b, "rotation", sample(b, degrees, kDegrees));
+  }
+
+  // The spin is drawn even when the emitter never integrates a roll (the draw numbering stays
+  // that of the list).
+  void initSpin(Builder& b, const ScalarParam& degreesPerSecond) {
+    const Value spin = sample(b, degreesPerSecond, kDegrees);
     if (needsSpin_) store(b, "spin", spin);
-    if (needsMass_) store(b, "mass", b.max(sample(b, in.mass), b.scalar(0.001f)));
+  }
 
-    if (in.randomOrientation) {
+  void initMass(Builder& b, const ScalarParam& mass) {
+    store(b, "mass", b.max(sample(b, mass), b.scalar(0.001f)));
+  }
+
+  void initOrientation(Builder& b, const Vec3& axis, const ScalarParam& angle, bool random) {
+    if (random) {
       // Shoemake: a uniform random rotation from three uniforms.
       const Value u = b.emit(Opcode::RandUniform, 3, Builder::index(b.nextDraw()));
       const Value u1 = b.lane(u, 0);
@@ -368,29 +462,25 @@ class EmitterCompiler {
       store(b, "orientation",
             b.compose({b.mul(s1, b.unary(Opcode::Sin, a)), b.mul(s1, b.unary(Opcode::Cos, a)),
                        b.mul(s2, b.unary(Opcode::Sin, c)), b.mul(s2, b.unary(Opcode::Cos, c))}));
-    } else if (!(in.orientationAngle.range.min == 0.0f && in.orientationAngle.range.max == 0.0f &&
-                 in.orientationAngle.overEmitterTime.keys.empty())) {
-      const Vec3& axis = in.orientationAxis;
+    } else {
       store(b, "orientation",
             b.emit(Opcode::QuatFromAxisAngle, 4, b.use(b.vec3(axis[0], axis[1], axis[2])),
-                   b.use(sample(b, in.orientationAngle, kDegrees))));
+                   b.use(sample(b, angle, kDegrees))));
     }
-    for (std::size_t i = 0; i < in.fields.size(); ++i) {
-      const FieldInit& f = in.fields[i];
-      const std::uint32_t w = static_cast<std::uint32_t>(f.min.size());
-      Lanes lo{};
-      Lanes hi{};
-      for (std::uint32_t l = 0; l < w; ++l) {
-        lo[l] = f.min[l];
-        hi[l] = f.max.empty() ? f.min[l] : f.max[l];
-      }
-      store(b, "field." + f.field,
-            lo == hi ? b.constant(lo, w)
-                     : b.emit(Opcode::RandRange, w, Builder::index(b.nextDraw()),
-                              b.use(b.constant(lo, w)), b.use(b.constant(hi, w))));
+  }
+
+  void initField(Builder& b, const FieldInit& f) {
+    const std::uint32_t w = static_cast<std::uint32_t>(f.min.size());
+    Lanes lo{};
+    Lanes hi{};
+    for (std::uint32_t l = 0; l < w; ++l) {
+      lo[l] = f.min[l];
+      hi[l] = f.max.empty() ? f.min[l] : f.max[l];
     }
-    if (!in.graph.nodes.empty()) lowerGraph(b, in.graph, "/init/graph");
-    frameInit(b);
+    store(b, "field." + f.field,
+          lo == hi ? b.constant(lo, w)
+                   : b.emit(Opcode::RandRange, w, Builder::index(b.nextDraw()),
+                            b.use(b.constant(lo, w)), b.use(b.constant(hi, w))));
   }
 
   // --- UPDATE ------------------------------------------------------------------------------------
@@ -409,9 +499,12 @@ class EmitterCompiler {
       if (const auto* t = std::get_if<TargetModule>(&m); t && t->mode == TargetMode::Bezier)
         needsOrigin_ = true;
     });
-    const Range& spin = e_.init.spin.range;
-    if (spin.min != 0.0f || spin.max != 0.0f || !e_.init.spin.overEmitterTime.keys.empty())
-      needsSpin_ = true;
+    if (!isZero(e_.init.spin)) needsSpin_ = true;
+    // A spin module of the INIT graph asks for a roll as init.spin does.
+    for (const GraphNode& node : e_.init.graph.nodes)
+      for (const NodeModule& m : node.modules)
+        if (const auto* spin = std::get_if<InitSpinModule>(&m); spin && !isZero(spin->value))
+          needsSpin_ = true;
   }
 
   // World position of an emitter-local point, or of a named vec3 field (world) when one is given.
@@ -484,10 +577,11 @@ class EmitterCompiler {
   // update list (the running colour, size and spin go on through them), reading position and
   // velocity from the fields as the graph left them, and storing what they change for the nodes
   // after it.
-  void lowerModuleNode(Builder& b, const std::vector<UpdateModule>& modules) {
+  void lowerModuleNode(Builder& b, const std::vector<NodeModule>& modules) {
     reloadRunning(b);
-    for (const UpdateModule& m : modules)
-      lowerModule(b, m);
+    UpdateModule storage;
+    for (const NodeModule& m : modules)
+      if (const UpdateModule* u = moduleAs(m, storage)) lowerModule(b, *u);
     flushRunning(b);
   }
 
@@ -798,9 +892,10 @@ class EmitterCompiler {
 
   void lowerGraph(Builder& b, const NodeGraph& graph, const std::string& at);
 
-  // A "modules" node (docs/node-library.md, "Module nodes"). The validator has checked that it is
-  // in an UPDATE graph, holds at least one module and no graph module, and that no other node
-  // holds modules; ports are the compiler's to check.
+  // A "modules" node (docs/node-library.md, "modules (module nodes)"). The validator has checked
+  // that it holds at least one module, INIT modules in the INIT graph and update modules (no graph
+  // module) in UPDATE graphs, and that no other node holds modules; ports are the compiler's to
+  // check.
   void lowerModulesNode(Builder& b, const GraphNode& node, const std::string& where) {
     if (!node.inputs.empty()) {
       error(where + "/inputs",
@@ -808,7 +903,13 @@ class EmitterCompiler {
             "node list)");
       return;
     }
-    lowerModuleNode(b, node.modules);
+    if (&b == &update_) {
+      lowerModuleNode(b, node.modules);
+      return;
+    }
+    InitModule storage;
+    for (const NodeModule& m : node.modules)
+      if (const InitModule* init = moduleAs(m, storage)) lowerInitModule(b, *init);
   }
 
   const EffectDesc& effect_;

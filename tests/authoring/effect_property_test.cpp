@@ -149,23 +149,24 @@ class Randomizer {
     for (T& item : items)
       fill(item, FieldInfo{});
   }
-  void fill(std::vector<UpdateModule>& modules, const FieldInfo&) {
+  template <reflect::ModuleVariant M>
+  void fill(std::vector<M>& modules, const FieldInfo&) {
     modules.clear();
     const std::size_t n = *rc::gen::inRange<std::size_t>(0, 5);
     for (std::size_t i = 0; i < n; ++i) {
-      UpdateModule m;
-      pick(m, *rc::gen::inRange<std::size_t>(0, std::variant_size_v<UpdateModule>));
+      M m;
+      pick(m, *rc::gen::inRange<std::size_t>(0, std::variant_size_v<M>));
       std::visit([&](auto& alt) { fill(alt, FieldInfo{}); }, m);
       modules.push_back(std::move(m));
     }
   }
-  template <std::size_t I = 0>
-  static void pick(UpdateModule& m, std::size_t index) {
-    if constexpr (I < std::variant_size_v<UpdateModule>) {
+  template <class M, std::size_t I = 0>
+  static void pick(M& m, std::size_t index) {
+    if constexpr (I < std::variant_size_v<M>) {
       if (index == I) {
-        m.emplace<I>();
+        m.template emplace<I>();
       } else {
-        pick<I + 1>(m, index);
+        pick<M, I + 1>(m, index);
       }
     }
   }
@@ -193,8 +194,9 @@ void fixFields(std::vector<FieldDecl>& fields, std::string_view prefix) {
   }
 }
 
-// An UPDATE graph (`update`) has nodes 1, 4, 7… as modules nodes (their generated modules, or a
-// gravity module; graph modules dropped: graphs do not nest); other nodes hold none.
+// Nodes 1, 4, 7… of a graph become modules nodes holding the generated modules that fit the graph
+// (update modules but graph modules in an UPDATE graph, INIT modules in the INIT graph), or one
+// default module; other nodes hold none. An UPDATE graph gets the two nodes that takes.
 void fixGraph(NodeGraph& g, bool update) {
   if (update && g.nodes.size() < 2) g.nodes.resize(2);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
@@ -202,13 +204,19 @@ void fixGraph(NodeGraph& g, bool update) {
     g.nodes[i].op = i % 2 ? "add" : "particle_field";
     g.nodes[i].inputs.clear();
     g.nodes[i].names.clear();
-    std::vector<UpdateModule>& modules = g.nodes[i].modules;
-    std::erase_if(modules,
-                  [](const UpdateModule& m) { return std::holds_alternative<GraphModule>(m); });
-    if (!update || i % 3 != 1) {
+    std::vector<NodeModule>& modules = g.nodes[i].modules;
+    std::erase_if(modules, [&](const NodeModule& m) {
+      UpdateModule u;
+      const UpdateModule* asUpdate = moduleAs(m, u);
+      return update ? asUpdate == nullptr || std::holds_alternative<GraphModule>(*asUpdate)
+                    : asUpdate != nullptr;
+    });
+    if (i % 3 != 1) {
       modules.clear();
     } else {
-      if (modules.empty()) modules.push_back(GravityModule{});
+      if (modules.empty()) {
+        modules.push_back(update ? NodeModule{GravityModule{}} : NodeModule{InitSpinModule{}});
+      }
       g.nodes[i].op = "modules";
       g.nodes[i].params.clear();
       continue;
@@ -262,14 +270,31 @@ void makeConsistent(EffectDesc& e) {
                     n % 2 ? std::vector<float>(n, 2.0f) : std::vector<float>{}});
     }
     fixGraph(em.init.graph, false);
+    // INIT modules of the INIT graph: consistent like the init members they stand for.
+    for (GraphNode& node : em.init.graph.nodes) {
+      std::erase_if(node.modules, [&](const NodeModule& m) {
+        return std::holds_alternative<InitFieldModule>(m) && em.init.fields.empty();
+      });
+      if (node.op == "modules" && node.modules.empty()) node.modules.push_back(InitMassModule{});
+      for (NodeModule& m : node.modules) {
+        if (auto* v = std::get_if<InitVelocityModule>(&m)) nonZero(v->velocity.direction);
+        if (auto* o = std::get_if<InitOrientationModule>(&m)) nonZero(o->axis);
+        if (auto* sh = std::get_if<InitShapeModule>(&m);
+            sh != nullptr && sh->shape.innerRadius > sh->shape.radius) {
+          std::swap(sh->shape.innerRadius, sh->shape.radius);
+        }
+        if (auto* f = std::get_if<InitFieldModule>(&m)) f->value = em.init.fields[0];
+      }
+    }
     if (*rc::gen::inRange(0, 3) == 0) {
       // A graph whose modules node holds a copy of the list (graph modules dropped by fixGraph).
       GraphModule g;
       g.graph.nodes.resize(2);
-      g.graph.nodes[1].modules = em.update;
+      for (const UpdateModule& m : em.update)
+        std::visit([&](const auto& alt) { g.graph.nodes[1].modules.push_back(alt); }, m);
       em.update.push_back(std::move(g));
     }
-    const auto fixModule = [&](UpdateModule& m) {
+    const auto fixModule = [&](auto& m) {
       if (auto* a = std::get_if<AttractorModule>(&m)) a->positionField.clear();
       if (auto* t = std::get_if<TargetModule>(&m)) t->positionField.clear();
       if (auto* v = std::get_if<VortexModule>(&m)) nonZero(v->axis);
@@ -286,7 +311,7 @@ void makeConsistent(EffectDesc& e) {
       fixModule(m);
       if (auto* g = std::get_if<GraphModule>(&m)) {
         for (GraphNode& node : g->graph.nodes)
-          for (UpdateModule& inner : node.modules)
+          for (NodeModule& inner : node.modules)
             fixModule(inner);
       }
     }

@@ -158,9 +158,20 @@ TEST(Validate, ModulesNodesAreCheckedLikeTheUpdateList) {
   EffectDesc e = minimal();
   e.emitters.push_back(minimal().emitters[0]);
   e.emitters[1].name = "sparks";
-  // INIT graphs have no modules nodes.
-  e.emitters[0].init.graph.nodes.push_back(GraphNode{"m", "modules", {}, {}, {}, {DragModule{}}});
+  // The INIT graph's modules nodes hold INIT modules, checked like the init members.
+  InitVelocityModule aimless;
+  aimless.velocity.kind = VelocityKind::Cone;
+  aimless.velocity.direction = {0.0f, 0.0f, 0.0f};
+  InitShapeModule ring;
+  ring.shape.innerRadius = 2.0f;
+  ring.shape.radius = 1.0f;
+  InitFieldModule heat;
+  heat.value.field = "heat";
+  heat.value.min = {1.0f};
+  e.emitters[0].init.graph.nodes.push_back(
+      GraphNode{"m", "modules", {}, {}, {}, {DragModule{}, aimless, ring, heat}});
   GraphModule g;
+  g.graph.nodes.push_back(GraphNode{"i", "modules", {}, {}, {}, {InitSpinModule{}}});
   // Only op "modules" holds modules; an empty modules node; graphs do not nest.
   g.graph.nodes.push_back(GraphNode{"t", "dt", {}, {}, {}, {DragModule{}}});
   g.graph.nodes.push_back(GraphNode{"empty", "modules", {}, {}, {}, {}});
@@ -171,17 +182,25 @@ TEST(Validate, ModulesNodesAreCheckedLikeTheUpdateList) {
   g.graph.nodes.push_back(GraphNode{"m", "modules", {}, {}, {}, {GraphModule{}, hit}});
   e.emitters[0].update.push_back(g);
   EXPECT_EQ(findings(e),
-            "error: /emitters/0/init/graph/nodes/0/modules: module nodes run in UPDATE graphs (an "
-            "INIT graph's modules are init's own)\n"
-            "error: /emitters/0/update/0/graph/nodes/0/modules: only a node with op \"modules\" "
+            "error: /emitters/0/init/graph/nodes/0/modules/0/type: \"drag\" is an update "
+            "module; the INIT graph's modules nodes hold INIT modules\n"
+            "error: /emitters/0/init/graph/nodes/0/modules/1/direction: must not be [0, 0, 0] (it "
+            "is a direction)\n"
+            "error: /emitters/0/init/graph/nodes/0/modules/2/inner_radius: inner_radius 2 is "
+            "greater than radius 1\n"
+            "error: /emitters/0/init/graph/nodes/0/modules/3/field: no particle field named "
+            "\"heat\"\n"
+            "error: /emitters/0/update/0/graph/nodes/0/modules/0/type: \"spin\" is an INIT "
+            "module; it belongs in a modules node of init.graph\n"
+            "error: /emitters/0/update/0/graph/nodes/1/modules: only a node with op \"modules\" "
             "holds modules (this one is \"dt\")\n"
-            "error: /emitters/0/update/0/graph/nodes/1/modules: a modules node needs at least one "
+            "error: /emitters/0/update/0/graph/nodes/2/modules: a modules node needs at least one "
             "module\n"
-            "error: /emitters/0/update/0/graph/nodes/2/modules/0/type: a modules node cannot hold "
+            "error: /emitters/0/update/0/graph/nodes/3/modules/0/type: a modules node cannot hold "
             "a graph module (graphs do not nest)\n"
-            "error: /emitters/0/update/0/graph/nodes/2/modules/1/colliders/0/normal: must not be "
+            "error: /emitters/0/update/0/graph/nodes/3/modules/1/colliders/0/normal: must not be "
             "[0, 0, 0] (it is a direction)\n"
-            "error: /emitters/0/update/0/graph/nodes/2/modules/1/spawn_emitter: no emitter named "
+            "error: /emitters/0/update/0/graph/nodes/3/modules/1/spawn_emitter: no emitter named "
             "\"sprks\" (did you mean \"sparks\"?)\n");
   // A collision in a modules node makes its spawn target an emitter that needs no rate.
   EffectDesc fed = minimal();

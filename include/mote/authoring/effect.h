@@ -19,6 +19,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -446,29 +447,149 @@ using UpdateModule =
                  AlphaOverLifeModule, SizeOverLifeModule, SpinOverLifeModule, SpeedLimitModule,
                  GraphModule>;
 
-/// One node of a NodeGraph. A node whose op is "modules" holds update modules in `modules`: the
-/// standard library's module node, which runs them at its place in an UPDATE graph exactly as they
-/// would run at that place in the update list (docs/node-library.md, "Module nodes").
+// -------------------------------------------------------------------------------------------------
+// INIT modules as graph nodes: each member group of InitModules (and the spawn shape) as a module
+// of its own, for the "modules" nodes of an INIT graph. Each samples and writes what its
+// InitModules member does (docs/node-library.md, "modules (module nodes)").
+
+/// The spawn shape: samples a birth position (as Emitter::shape) and writes `position`.
+struct InitShapeModule {
+  static constexpr std::string_view kType = "shape";
+  SpawnShape shape;
+  bool operator==(const InitShapeModule&) const = default;
+};
+
+/// Writes `lifetime` (as InitModules::lifetime).
+struct InitLifetimeModule {
+  static constexpr std::string_view kType = "lifetime";
+  ScalarParam value{{1.0f, 1.0f}, {}};  ///< s
+  bool operator==(const InitLifetimeModule&) const = default;
+};
+
+/// Writes `velocity` (as InitModules::velocity; radial is away from the emitter through the
+/// particle's position).
+struct InitVelocityModule {
+  static constexpr std::string_view kType = "velocity";
+  InitVelocity velocity;
+  bool operator==(const InitVelocityModule&) const = default;
+};
+
+/// Writes `size` and the birth size the over-life modules scale (as InitModules::size, sizeY).
+struct InitSizeModule {
+  static constexpr std::string_view kType = "size";
+  ScalarParam value{{0.1f, 0.1f}, {}};  ///< width, m
+  ScalarParam y;                        ///< height, m, when `separateY`
+  bool separateY = false;
+  bool operator==(const InitSizeModule&) const = default;
+};
+
+/// Writes `color` and the birth colour (as InitModules::color).
+struct InitColorModule {
+  static constexpr std::string_view kType = "color";
+  ColorParam value;
+  bool operator==(const InitColorModule&) const = default;
+};
+
+/// Writes `rotation` (as InitModules::rotation), degrees.
+struct InitRotationModule {
+  static constexpr std::string_view kType = "rotation";
+  ScalarParam value;
+  bool operator==(const InitRotationModule&) const = default;
+};
+
+/// Writes `spin` (as InitModules::spin), degrees per second.
+struct InitSpinModule {
+  static constexpr std::string_view kType = "spin";
+  ScalarParam value;
+  bool operator==(const InitSpinModule&) const = default;
+};
+
+/// Writes `mass` (as InitModules::mass), kg.
+struct InitMassModule {
+  static constexpr std::string_view kType = "mass";
+  ScalarParam value{{1.0f, 1.0f}, {}};
+  bool operator==(const InitMassModule&) const = default;
+};
+
+/// Writes `orientation` (as InitModules::orientationAxis, orientationAngle, randomOrientation).
+struct InitOrientationModule {
+  static constexpr std::string_view kType = "orientation";
+  Vec3 axis{0.0f, 0.0f, 1.0f};
+  ScalarParam angle;  ///< degrees
+  bool random = false;
+  bool operator==(const InitOrientationModule&) const = default;
+};
+
+/// Writes a declared particle field (as an InitModules::fields entry).
+struct InitFieldModule {
+  static constexpr std::string_view kType = "field";
+  FieldInit value;
+  bool operator==(const InitFieldModule&) const = default;
+};
+
+using InitModule = std::variant<InitShapeModule, InitLifetimeModule, InitVelocityModule,
+                                InitSizeModule, InitColorModule, InitRotationModule, InitSpinModule,
+                                InitMassModule, InitOrientationModule, InitFieldModule>;
+
+namespace detail {
+template <class A, class B>
+struct VariantCat;
+template <class... A, class... B>
+struct VariantCat<std::variant<A...>, std::variant<B...>> {
+  using type = std::variant<A..., B...>;
+};
+template <class T, class V>
+inline constexpr bool kIsAlternative = false;
+template <class T, class... A>
+inline constexpr bool kIsAlternative<T, std::variant<A...>> = (std::is_same_v<T, A> || ...);
+}  // namespace detail
+
+/// A module a "modules" node holds: an update module (UPDATE graphs) or an INIT module (the INIT
+/// graph). The alternatives' `type` tags are all distinct.
+using NodeModule = detail::VariantCat<UpdateModule, InitModule>::type;
+
+/// One node of a NodeGraph. A node whose op is "modules" holds modules in `modules`: the standard
+/// library's module node, which runs them at its place in the graph exactly as they would run at
+/// that place in the update list, or in `init` (docs/node-library.md, "modules (module nodes)").
 struct GraphNode {
   std::string id;
   std::string op;
   std::map<std::string, std::string> inputs;
   std::map<std::string, std::vector<float>> params;
   std::map<std::string, std::string> names;  ///< name-valued parameters (fields, curves)
-  std::vector<UpdateModule> modules;         ///< op "modules" only; never a graph module
+  std::vector<NodeModule> modules;           ///< op "modules" only; never a graph module
   bool operator==(const GraphNode&) const = default;
 };
 
+/// `m` as a module of variant `V` (UpdateModule or InitModule): a copy in `storage` and a pointer
+/// to it, or null when `m` is not one of V's alternatives. Allocates as the copy does.
+template <class V>
+[[nodiscard]] const V* moduleAs(const NodeModule& m, V& storage) {
+  return std::visit(
+      [&](const auto& alternative) -> const V* {
+        if constexpr (detail::kIsAlternative<std::decay_t<decltype(alternative)>, V>) {
+          storage = alternative;
+          return &storage;
+        } else {
+          return nullptr;
+        }
+      },
+      m);
+}
+
 /// Calls `f(module)` for every module of an update list and, after each graph module, for the
-/// modules its "modules" nodes hold (in node order). Complexity O(modules + nodes).
+/// update modules its "modules" nodes hold (in node order). Complexity O(modules + nodes).
 template <class F>
 void forEachUpdateModule(const std::vector<UpdateModule>& update, F&& f) {
   for (const UpdateModule& m : update) {
     f(m);
     if (const auto* g = std::get_if<GraphModule>(&m)) {
-      for (const GraphNode& node : g->graph.nodes)
-        for (const UpdateModule& inner : node.modules)
-          f(inner);
+      for (const GraphNode& node : g->graph.nodes) {
+        for (const NodeModule& inner : node.modules) {
+          UpdateModule storage;
+          if (const UpdateModule* u = moduleAs(inner, storage)) f(*u);
+        }
+      }
     }
   }
 }
