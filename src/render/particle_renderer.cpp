@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The software particle renderer (docs/rendering.md): quads from the billboard bases, an LSD radix
 // sort for draw order, band-parallel rasterization into premultiplied linear floats, sRGB resolve.
+#include "facing_quads.h"
+
 #include <mote/core/counter_rng.h>
 #include <mote/render/billboard.h>
 #include <mote/render/depth_key.h>
@@ -69,20 +71,35 @@ struct DrawKey {
   std::uint32_t index;
 };
 
-// Stable LSD radix sort of keys[0, n) (8-bit digits; uniform digits skip their pass).
+// Stable LSD radix sort of keys[0, n) (8-bit digits; uniform digits skip their pass). One read
+// counts all four digits; the passes alternate between keys and scratch (room for n).
 void radixSort(DrawKey* keys, DrawKey* scratch, std::size_t n) {
-  for (int shift = 0; shift < 32; shift += 8) {
-    std::array<std::uint32_t, 257> count{};
-    for (std::size_t i = 0; i < n; ++i)
-      ++count[((keys[i].key >> shift) & 0xFFu) + 1];
-    if (std::any_of(count.begin() + 1, count.end(), [n](std::uint32_t c) { return c == n; }))
-      continue;
-    for (std::size_t d = 1; d < count.size(); ++d)
-      count[d] += count[d - 1];
-    for (std::size_t i = 0; i < n; ++i)
-      scratch[count[(keys[i].key >> shift) & 0xFFu]++] = keys[i];
-    std::memcpy(keys, scratch, n * sizeof(DrawKey));
+  std::array<std::array<std::uint32_t, 256>, 4> count{};
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t key = keys[i].key;
+    ++count[0][key & 0xFFu];
+    ++count[1][(key >> 8) & 0xFFu];
+    ++count[2][(key >> 16) & 0xFFu];
+    ++count[3][key >> 24];
   }
+  DrawKey* from = keys;
+  DrawKey* to = scratch;
+  for (std::size_t digit = 0; digit < 4; ++digit) {
+    std::array<std::uint32_t, 256>& offset = count[digit];
+    if (std::any_of(offset.begin(), offset.end(), [n](std::uint32_t c) { return c == n; }))
+      continue;
+    std::uint32_t sum = 0;
+    for (std::uint32_t& c : offset) {
+      const std::uint32_t here = c;
+      c = sum;
+      sum += here;
+    }
+    const auto shift = static_cast<std::uint32_t>(digit * 8);
+    for (std::size_t i = 0; i < n; ++i)
+      to[offset[(from[i].key >> shift) & 0xFFu]++] = from[i];
+    std::swap(from, to);
+  }
+  if (from != keys) std::memcpy(keys, from, n * sizeof(DrawKey));
 }
 
 // One RGBA pixel or texel in a vector register: GCC/clang vector extensions compile to SSE on
@@ -250,7 +267,12 @@ struct ParticleRenderer::Impl {
   // Rasterizes the frame's quads in key order in parallel bands and resolves them into `out`.
   Status finish(Image& out);
   void emitQuads(const RenderPacket& p, const BillboardView& view, std::uint32_t texture);
+  bool emitFacingQuads(const RenderPacket& p, const BillboardView& view, BillboardMode mode,
+                       const Quad& style);
+  FacingBlock facing;  // the fast path's corners, one block at a time
+  std::array<std::array<float, FacingBlock::kSize>, 3> worldCentres{};  // a block's local → world
   bool project(const std::array<glm::vec3, 4>& corners, Quad& quad);
+  bool placeQuad(Quad& quad);
   void pushStrip(std::span<const glm::vec3> points, float halfWidth,
                  const std::array<float, 4>& color, Blend blend, std::uint32_t texture);
   void emitChain(const RenderPacket& p, Blend blend, std::uint32_t texture);
@@ -344,16 +366,172 @@ Result<std::uint32_t> ParticleRenderer::Impl::textureNamed(std::string_view name
   return static_cast<std::uint32_t>(textures.size() - 1);
 }
 
+namespace {
+
+// The premultiplied colour of a particle of straight-alpha `color` (alpha clamped to [0, 1]):
+// rgb (negatives as 0) times alpha, and alpha — 0 for additive.
+std::array<float, 4> premultiplied(const std::array<float, 4>& color, Blend blend) {
+  const float alpha = std::clamp(color[3], 0.0f, 1.0f);
+  return {std::max(color[0], 0.0f) * alpha, std::max(color[1], 0.0f) * alpha,
+          std::max(color[2], 0.0f) * alpha, blend == Blend::Additive ? 0.0f : alpha};
+}
+
+// A particle of straight alpha `alpha` shows: it adds light (additive) or covers something.
+bool shows(float alpha, Blend blend) {
+  return std::clamp(alpha, 0.0f, 1.0f) > 0.0f || blend == Blend::Additive;
+}
+
+// Particle i's colour (linear RGBA, straight alpha).
+std::array<float, 4> particleColor(const RenderPacket& p, std::uint32_t i) {
+  return p.color.uniform ? p.color.value
+                         : std::array<float, 4>{p.color.streams[0][i], p.color.streams[1][i],
+                                                p.color.streams[2][i], p.color.streams[3][i]};
+}
+
+// The draw-order key of a particle at clip w `depth` with spawn-order id `id`: back to front
+// puts larger depths first, oldest first smaller ids first.
+std::uint32_t particleKey(bytecode::ParticleSort sort, float depth, std::uint32_t id) {
+  switch (sort) {
+    case bytecode::ParticleSort::FrontToBack:
+      return viewDepthKeyFrontToBack(depth);
+    case bytecode::ParticleSort::OldestFirst:
+      return id;
+    case bytecode::ParticleSort::NewestFirst:
+      return ~id;
+    default:
+      return viewDepthKey(depth);
+  }
+}
+
+// The quad fields every particle of the packet shares: blend, texture, cutoff, the flipbook cell
+// size, the soft-particle scale (invSoft 0 when soft particles are off this frame).
+Quad packetStyle(const RenderPacket& p, Blend blend, std::uint32_t texture, bool soft) {
+  const bytecode::CompiledMaterial* m = p.material;
+  Quad style;
+  style.cutoff = m != nullptr ? m->alphaCutoff : 0.5f;
+  if (soft && m != nullptr && m->softDistance > 0.0f) style.invSoft = 1.0f / m->softDistance;
+  style.blend = blend;
+  style.texture = texture;
+  style.du = 1.0f / static_cast<float>(p.sheet.columns);
+  style.dv = 1.0f / static_cast<float>(p.sheet.rows);
+  return style;
+}
+
+// Particle i's flipbook cells: the whole frame's and the next one's (wrapping to frameBegin), and
+// the blend weight between them. Quads of a one-cell sheet or without frames keep cell 0.
+void setFrameCells(Quad& quad, const RenderPacket& p, std::uint32_t i) {
+  const std::uint32_t columns = p.sheet.columns;
+  const std::uint32_t cells = columns * p.sheet.rows;
+  if (cells <= 1 || !p.frame.present()) return;
+  const float frame = p.frame.at(0, i);
+  const float whole = std::floor(frame);
+  const auto cellOf = [&](float f) {
+    const auto k = static_cast<std::uint32_t>(std::clamp(f, 0.0f, static_cast<float>(cells - 1)));
+    return std::array<float, 2>{static_cast<float>(k % columns) * quad.du,
+                                static_cast<float>(k / columns) * quad.dv};
+  };
+  const auto a = cellOf(whole);
+  const float next = whole + 1.0f < static_cast<float>(cells)
+                         ? whole + 1.0f
+                         : static_cast<float>(p.sheet.frameBegin);
+  const auto nb = cellOf(next);
+  quad.ua = a[0];
+  quad.va = a[1];
+  quad.ub = nb[0];
+  quad.vb = nb[1];
+  quad.frameBlend = p.sheet.frameBlend ? frame - whole : 0.0f;
+}
+
+}  // namespace
+
+// The modes whose frame is the same for every particle, with no per-particle turn (no orientation
+// channel, one roll for all): one basis for the whole emitter, corners projected four particles at
+// a time (facing_quads.h), bit-identical to the general path.
+bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const BillboardView& view,
+                                             BillboardMode mode, const Quad& style) {
+  if (!billboardFrameIsUniform(mode) || p.orientation.present() ||
+      (p.rotation.present() && !p.rotation.uniform))
+    return false;
+  const Blend blend = style.blend;
+  if (p.color.uniform && !shows(p.color.value[3], blend)) return true;  // nothing shows
+  BillboardInput unit;
+  unit.halfSize = glm::vec2(1.0f, 1.0f);
+  if (p.rotation.present()) {
+    unit.orientation =
+        glm::quat(1.0f, 0.0f, 0.0f, 0.0f) * glm::angleAxis(p.rotation.value[0], glm::vec3(0, 0, 1));
+  }
+  unit.emitterRotation = glm::quat(p.transform.rotation[3], p.transform.rotation[0],
+                                   p.transform.rotation[1], p.transform.rotation[2]);
+  const glm::vec3 emitterPosition(p.transform.position[0], p.transform.position[1],
+                                  p.transform.position[2]);
+  const glm::mat3 basis = particleBasis(view, mode, unit);
+  FacingSetup setup;
+  setup.viewProjection = viewProjection;
+  setup.width = static_cast<float>(options.viewport.width);
+  setup.height = static_cast<float>(options.viewport.height);
+  setup.minW = camera.nearZ * 0.5f;
+  setup.right = basis[0];
+  setup.up = basis[1];
+  const std::array<float, 4> uniformColor = premultiplied(p.color.value, blend);
+  const bool soft = style.invSoft != 0.0f;
+  const float* sizeX = p.size.streams[0];
+  const float* sizeY = p.size.streams[1];
+  for (std::uint32_t begin = 0; begin < p.count; begin += FacingBlock::kSize) {
+    const std::uint32_t n = std::min(p.count - begin, FacingBlock::kSize);
+    std::array<const float*, 3> centre{p.position.streams[0] + begin, p.position.streams[1] + begin,
+                                       p.position.streams[2] + begin};
+    if (p.local) {
+      for (std::uint32_t k = 0; k < n; ++k) {
+        const glm::vec3 w =
+            emitterPosition +
+            unit.emitterRotation * glm::vec3(centre[0][k], centre[1][k], centre[2][k]);
+        for (std::size_t c = 0; c < 3; ++c)
+          worldCentres[c][k] = w[static_cast<glm::length_t>(c)];
+      }
+      centre = {worldCentres[0].data(), worldCentres[1].data(), worldCentres[2].data()};
+    }
+    projectFacingBlock(setup, centre[0], centre[1], centre[2],
+                       sizeX != nullptr ? sizeX + begin : nullptr,
+                       sizeY != nullptr ? sizeY + begin : nullptr, n, facing);
+    for (std::uint32_t k = 0; k < n; ++k) {
+      const std::uint32_t i = begin + k;
+      std::array<float, 4> color = uniformColor;
+      if (!p.color.uniform) {
+        const std::array<float, 4> straight = particleColor(p, i);
+        if (!shows(straight[3], blend)) continue;
+        color = premultiplied(straight, blend);
+      }
+      if (sizeX != nullptr && (!(sizeX[i] * 0.5f > 0.0f) || !(sizeY[i] * 0.5f > 0.0f))) continue;
+      if (facing.ok[k] == 0) {
+        ++stats.culled;
+        continue;
+      }
+      Quad quad = style;
+      for (std::size_t c = 0; c < 4; ++c) {
+        quad.x[c] = facing.x[c][k];
+        quad.y[c] = facing.y[c][k];
+      }
+      if (!placeQuad(quad)) continue;
+      quad.color = color;
+      if (soft) {
+        quad.depth = glm::dot(glm::vec3(centre[0][k], centre[1][k], centre[2][k]) - camera.position,
+                              camera.forward);
+      }
+      setFrameCells(quad, p, i);
+      const auto index = static_cast<std::uint32_t>(quads.size());
+      quads.push_back(quad);
+      keys[index] = {particleKey(p.sort, facing.centerW[k], p.ids[i]), index};
+    }
+  }
+  return true;
+}
+
 void ParticleRenderer::Impl::emitQuads(const RenderPacket& p, const BillboardView& view,
                                        std::uint32_t textureIndex) {
   if (!p.position.present()) return;
-  const bytecode::CompiledMaterial* m = p.material;
   const Blend blend = p.blend == bytecode::BlendMode::Additive ? Blend::Additive
                       : p.blend == bytecode::BlendMode::Cutout ? Blend::Cutout
                                                                : Blend::Over;
-  const std::uint32_t columns = p.sheet.columns;
-  const std::uint32_t rows = p.sheet.rows;
-  const std::uint32_t cells = columns * rows;
   const bool local = p.local;
   const glm::quat emitterRotation(p.transform.rotation[3], p.transform.rotation[0],
                                   p.transform.rotation[1], p.transform.rotation[2]);
@@ -373,96 +551,59 @@ void ParticleRenderer::Impl::emitQuads(const RenderPacket& p, const BillboardVie
     return;
   }
   const std::uint32_t first = static_cast<std::uint32_t>(quads.size());
-  const bytecode::ParticleSort sort = p.sort;
-  for (std::uint32_t i = 0; i < p.count; ++i) {
-    const std::array<float, 4> color =
-        p.color.uniform ? p.color.value
-                        : std::array<float, 4>{p.color.streams[0][i], p.color.streams[1][i],
-                                               p.color.streams[2][i], p.color.streams[3][i]};
-    const float alpha = std::clamp(color[3], 0.0f, 1.0f);
-    if (!(alpha > 0.0f) && blend != Blend::Additive) continue;
-    BillboardInput in;
-    in.position =
-        glm::vec3(p.position.streams[0][i], p.position.streams[1][i], p.position.streams[2][i]);
-    if (p.velocity.present()) {
-      in.velocity =
-          glm::vec3(p.velocity.streams[0][i], p.velocity.streams[1][i], p.velocity.streams[2][i]);
+  const Quad style = packetStyle(p, blend, textureIndex, drawGround);
+  if (!emitFacingQuads(p, bv, mode, style)) {
+    for (std::uint32_t i = 0; i < p.count; ++i) {
+      const std::array<float, 4> color = particleColor(p, i);
+      if (!shows(color[3], blend)) continue;
+      BillboardInput in;
+      in.position =
+          glm::vec3(p.position.streams[0][i], p.position.streams[1][i], p.position.streams[2][i]);
+      if (p.velocity.present()) {
+        in.velocity =
+            glm::vec3(p.velocity.streams[0][i], p.velocity.streams[1][i], p.velocity.streams[2][i]);
+      }
+      if (local) {
+        in.position = emitterPosition + emitterRotation * in.position;
+        in.velocity = emitterRotation * in.velocity;
+      }
+      if (p.size.present())
+        in.halfSize = glm::vec2(p.size.streams[0][i], p.size.streams[1][i]) * 0.5f;
+      if (!(in.halfSize.x > 0.0f) || !(in.halfSize.y > 0.0f)) continue;
+      glm::quat q(1.0f, 0.0f, 0.0f, 0.0f);
+      if (p.orientation.present()) {
+        q = normalizedOrientation(
+            glm::quat(p.orientation.streams[3][i], p.orientation.streams[0][i],
+                      p.orientation.streams[1][i], p.orientation.streams[2][i]));
+      }
+      if (p.rotation.present()) q = q * glm::angleAxis(p.rotation.at(0, i), glm::vec3(0, 0, 1));
+      in.orientation = q;
+      in.emitterRotation = emitterRotation;
+      if (mode == BillboardMode::Stretched) {
+        // stretch_scale is seconds of motion added to the length (metres per m/s of on-screen
+        // speed); billboard.h measures screen speed in viewport heights, so convert at this depth.
+        const float depth = glm::dot(in.position - camera.position, camera.forward);
+        const float metresPerHeight =
+            2.0f * camera.halfHeightExtent() *
+            (camera.projection == Projection::Perspective ? std::max(depth, camera.nearZ) : 1.0f);
+        bv.stretchScaleSeconds = rd.stretchScale * metresPerHeight / (2.0f * in.halfSize.y);
+      }
+      const std::array<glm::vec3, 4> corners = billboardCorners(bv, mode, in);
+      Quad quad = style;
+      if (!project(corners, quad)) continue;
+      quad.color = premultiplied(color, blend);
+      if (quad.invSoft != 0.0f)
+        quad.depth = glm::dot(in.position - camera.position, camera.forward);
+      setFrameCells(quad, p, i);
+      const glm::vec4 center = viewProjection * glm::vec4(in.position, 1.0f);
+      const auto index = static_cast<std::uint32_t>(quads.size());
+      quads.push_back(quad);
+      keys[index] = {particleKey(p.sort, center.w, p.ids[i]), index};
     }
-    if (local) {
-      in.position = emitterPosition + emitterRotation * in.position;
-      in.velocity = emitterRotation * in.velocity;
-    }
-    if (p.size.present())
-      in.halfSize = glm::vec2(p.size.streams[0][i], p.size.streams[1][i]) * 0.5f;
-    if (!(in.halfSize.x > 0.0f) || !(in.halfSize.y > 0.0f)) continue;
-    glm::quat q(1.0f, 0.0f, 0.0f, 0.0f);
-    if (p.orientation.present()) {
-      q = normalizedOrientation(glm::quat(p.orientation.streams[3][i], p.orientation.streams[0][i],
-                                          p.orientation.streams[1][i],
-                                          p.orientation.streams[2][i]));
-    }
-    if (p.rotation.present()) q = q * glm::angleAxis(p.rotation.at(0, i), glm::vec3(0, 0, 1));
-    in.orientation = q;
-    in.emitterRotation = emitterRotation;
-    if (mode == BillboardMode::Stretched) {
-      // stretch_scale is seconds of motion added to the length (metres per m/s of on-screen
-      // speed); billboard.h measures screen speed in viewport heights, so convert at this depth.
-      const float depth = glm::dot(in.position - camera.position, camera.forward);
-      const float metresPerHeight =
-          2.0f * camera.halfHeightExtent() *
-          (camera.projection == Projection::Perspective ? std::max(depth, camera.nearZ) : 1.0f);
-      bv.stretchScaleSeconds = rd.stretchScale * metresPerHeight / (2.0f * in.halfSize.y);
-    }
-    const std::array<glm::vec3, 4> corners = billboardCorners(bv, mode, in);
-    Quad quad;
-    if (!project(corners, quad)) continue;
-    const float r = std::max(color[0], 0.0f) * alpha;
-    const float g = std::max(color[1], 0.0f) * alpha;
-    const float b = std::max(color[2], 0.0f) * alpha;
-    quad.color = {r, g, b, blend == Blend::Additive ? 0.0f : alpha};
-    quad.cutoff = m != nullptr ? m->alphaCutoff : 0.5f;
-    if (drawGround && m != nullptr && m->softDistance > 0.0f) {
-      quad.depth = glm::dot(in.position - camera.position, camera.forward);
-      quad.invSoft = 1.0f / m->softDistance;
-    }
-    quad.blend = blend;
-    quad.texture = textureIndex;
-    quad.du = 1.0f / static_cast<float>(columns);
-    quad.dv = 1.0f / static_cast<float>(rows);
-    if (cells > 1 && p.frame.present()) {
-      const float frame = p.frame.at(0, i);
-      const float whole = std::floor(frame);
-      const auto cellOf = [&](float f) {
-        const auto k =
-            static_cast<std::uint32_t>(std::clamp(f, 0.0f, static_cast<float>(cells - 1)));
-        return std::array<float, 2>{static_cast<float>(k % columns) * quad.du,
-                                    static_cast<float>(k / columns) * quad.dv};
-      };
-      const auto a = cellOf(whole);
-      const float next = whole + 1.0f < static_cast<float>(cells)
-                             ? whole + 1.0f
-                             : static_cast<float>(p.sheet.frameBegin);
-      const auto nb = cellOf(next);
-      quad.ua = a[0];
-      quad.va = a[1];
-      quad.ub = nb[0];
-      quad.vb = nb[1];
-      quad.frameBlend = p.sheet.frameBlend ? frame - whole : 0.0f;
-    }
-    const glm::vec4 center = viewProjection * glm::vec4(in.position, 1.0f);
-    const auto index = static_cast<std::uint32_t>(quads.size());
-    quads.push_back(quad);
-    // Back to front: larger depth first. Oldest first: smaller id (spawn order) first.
-    const std::uint32_t id = p.ids[i];
-    std::uint32_t key = viewDepthKey(center.w);
-    if (sort == bytecode::ParticleSort::FrontToBack) key = viewDepthKeyFrontToBack(center.w);
-    if (sort == bytecode::ParticleSort::OldestFirst) key = id;
-    if (sort == bytecode::ParticleSort::NewestFirst) key = ~id;
-    keys[index] = {key, index};
   }
   // Order within the emitter (slot order needs no sort).
   const std::uint32_t count = static_cast<std::uint32_t>(quads.size()) - first;
-  if (sort != bytecode::ParticleSort::None) radixSort(keys.data() + first, scratch.data(), count);
+  if (p.sort != bytecode::ParticleSort::None) radixSort(keys.data() + first, scratch.data(), count);
 }
 
 // Projects a quad's world corners to the screen; false (counted) when it is behind the camera,
@@ -471,15 +612,22 @@ bool ParticleRenderer::Impl::project(const std::array<glm::vec3, 4>& corners, Qu
   const float width = static_cast<float>(options.viewport.width);
   const float height = static_cast<float>(options.viewport.height);
   for (std::size_t c = 0; c < 4; ++c) {
-    const glm::vec4 clip = viewProjection * glm::vec4(corners[c], 1.0f);
-    if (!(clip.w > camera.nearZ * 0.5f) || !std::isfinite(clip.x) || !std::isfinite(clip.y)) {
+    const ScreenPoint at =
+        projectCorner(viewProjection, corners[c], width, height, camera.nearZ * 0.5f);
+    if (!at.ok) {
       ++stats.culled;
       return false;
     }
-    quad.x[c] = (clip.x / clip.w * 0.5f + 0.5f) * width;
-    quad.y[c] = (0.5f - clip.y / clip.w * 0.5f) * height;
+    quad.x[c] = at.x;
+    quad.y[c] = at.y;
   }
-  if (!boundOnScreen(quad, width, height)) {
+  return placeQuad(quad);
+}
+
+// Bounds a projected quad; false (counted) when it is off screen or the quad budget is spent.
+bool ParticleRenderer::Impl::placeQuad(Quad& quad) {
+  if (!boundOnScreen(quad, static_cast<float>(options.viewport.width),
+                     static_cast<float>(options.viewport.height))) {
     ++stats.culled;
     return false;
   }
@@ -508,7 +656,6 @@ void ParticleRenderer::Impl::pushStrip(std::span<const glm::vec3> points, float 
     n = len > 1e-12f && std::isfinite(len) ? n / len : camera.up;
     return n * halfWidth;
   };
-  const float alpha = std::clamp(color[3], 0.0f, 1.0f);
   glm::vec3 sideA = side(0);
   for (std::size_t i = 0; i + 1 < points.size(); ++i) {
     const glm::vec3 sideB = side(i + 1);
@@ -516,8 +663,7 @@ void ParticleRenderer::Impl::pushStrip(std::span<const glm::vec3> points, float 
     if (project(
             {points[i] - sideA, points[i + 1] - sideB, points[i + 1] + sideB, points[i] + sideA},
             quad)) {
-      quad.color = {std::max(color[0], 0.0f) * alpha, std::max(color[1], 0.0f) * alpha,
-                    std::max(color[2], 0.0f) * alpha, blend == Blend::Additive ? 0.0f : alpha};
+      quad.color = premultiplied(color, blend);
       quad.blend = blend;
       quad.texture = texture;
       quad.ua = 0.5f;  // the middle column, all along the segment
