@@ -28,13 +28,26 @@ struct ScreenPoint {
 ScreenPoint projectCorner(const glm::mat4& viewProjection, glm::vec3 p, float width, float height,
                           float minW) noexcept;
 
-/// A block of facing quads as the fast path writes them, particle i in lane i.
+/// A quad on the screen: its corners in billboard order (pixels, y down) and their bounds.
+struct ScreenQuad {
+  std::array<float, 4> x{};
+  std::array<float, 4> y{};
+  float minX = 0.0f, maxX = 0.0f, minY = 0.0f, maxY = 0.0f;
+};
+
+/// Sets the quad's bounds from its corners (std::min / std::max of the four); false when they
+/// miss a width × height screen. Pure; O(1). Allocates: never.
+bool boundOnScreen(ScreenQuad& quad, float width, float height) noexcept;
+
+/// A block of facing quads as the fast path writes them, particle i at index i.
 struct FacingBlock {
   static constexpr std::uint32_t kSize = 64;
-  std::array<std::array<float, kSize>, 4> x{};  ///< corner c's screen x, billboard corner order
-  std::array<std::array<float, kSize>, 4> y{};
-  std::array<float, kSize> centerW{};    ///< clip w of the particle's centre (its view depth)
-  std::array<std::int32_t, kSize> ok{};  ///< nonzero: every corner passed projectCorner's test
+  std::array<ScreenQuad, kSize> quads{};
+  std::array<float, kSize> centerW{};  ///< clip w of the particle's centre (its view depth)
+  /// Nonzero: both half extents are > 0 (a zero-sized or NaN-sized particle is skipped).
+  std::array<std::int32_t, kSize> sized{};
+  /// Nonzero: every corner passed projectCorner's test and boundOnScreen is true (bounds set).
+  std::array<std::int32_t, kSize> visible{};
 };
 
 /// What a block needs: the view-projection, the screen, the near limit, and the emitter's unit

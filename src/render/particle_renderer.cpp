@@ -41,11 +41,9 @@ namespace {
 
 enum class Blend : std::uint8_t { Over, Additive, Cutout };
 
-struct Quad {
-  std::array<float, 4> x{};  // screen pixels, corners in billboard order
-  std::array<float, 4> y{};
-  float minX = 0.0f, maxX = 0.0f, minY = 0.0f, maxY = 0.0f;
-  std::array<float, 4> color{};  // premultiplied linear; alpha 0 for additive
+// How a quad's pixels come out, besides its colour: one per packet (or sprite, or ribbon), or one
+// per quad where a particle has its own flipbook frame or soft depth.
+struct QuadStyle {
   float cutoff = 0.0f;
   // Soft particles: the fade against the scene depth, (sceneDepth − depth) · invSoft clamped to
   // [0, 1]; invSoft 0 draws hard.
@@ -57,14 +55,11 @@ struct Quad {
   Blend blend = Blend::Over;
 };
 
-// Sets the quad's screen bounds from its corners; false when they miss a width × height screen.
-bool boundOnScreen(Quad& quad, float width, float height) {
-  quad.minX = std::min({quad.x[0], quad.x[1], quad.x[2], quad.x[3]});
-  quad.maxX = std::max({quad.x[0], quad.x[1], quad.x[2], quad.x[3]});
-  quad.minY = std::min({quad.y[0], quad.y[1], quad.y[2], quad.y[3]});
-  quad.maxY = std::max({quad.y[0], quad.y[1], quad.y[2], quad.y[3]});
-  return !(quad.maxX < 0.0f || quad.minX >= width || quad.maxY < 0.0f || quad.minY >= height);
-}
+// A drawn quad: 68 bytes, what varies per particle (the prep writes one per particle).
+struct Quad : ScreenQuad {
+  std::array<float, 4> color{};  // premultiplied linear; alpha 0 for additive
+  std::uint32_t style = 0;       // into ParticleRenderer::Impl::styles
+};
 
 struct DrawKey {
   std::uint32_t key;
@@ -73,7 +68,7 @@ struct DrawKey {
 
 // Stable LSD radix sort of keys[0, n) (8-bit digits; uniform digits skip their pass). One read
 // counts all four digits; the passes alternate between keys and scratch (room for n).
-void radixSort(DrawKey* keys, DrawKey* scratch, std::size_t n) {
+[[gnu::noinline]] void radixSort(DrawKey* keys, DrawKey* scratch, std::size_t n) {
   std::array<std::array<std::uint32_t, 256>, 4> count{};
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint32_t key = keys[i].key;
@@ -226,6 +221,10 @@ struct ParticleRenderer::Impl {
   std::vector<Texture> textures;
   std::vector<std::string> textureNames;
   std::vector<Quad> quads;
+  // Quad styles: at most one per quad plus one per packet (reserved for maxQuads + kMaxPackets).
+  static constexpr std::uint32_t kMaxPackets = 4096;
+  static constexpr std::uint32_t kNoStyle = ~0u;
+  std::vector<QuadStyle> styles;
   std::vector<DrawKey> keys;
   std::vector<DrawKey> scratch;
   std::vector<std::array<float, 4>> accum;  // premultiplied linear, viewport-sized
@@ -267,12 +266,24 @@ struct ParticleRenderer::Impl {
   // Rasterizes the frame's quads in key order in parallel bands and resolves them into `out`.
   Status finish(Image& out);
   void emitQuads(const RenderPacket& p, const BillboardView& view, std::uint32_t texture);
+  // A packet's style, shared by its quads unless each needs its own (a flipbook frame or a soft
+  // depth per particle).
+  struct PacketStyle {
+    QuadStyle style;
+    bool perQuad = false;
+    std::uint32_t shared = 0;  // into styles, when not perQuad
+  };
+  PacketStyle beginPacket(const RenderPacket& p, Blend blend, std::uint32_t texture);
+  // Appends particle i's quad (bounds set, room checked) with its style and draw key.
+  void pushParticleQuad(const PacketStyle& ps, const RenderPacket& p, std::uint32_t i,
+                        const ScreenQuad& screen, const std::array<float, 4>& color,
+                        glm::vec3 centre, float centreW);
   bool emitFacingQuads(const RenderPacket& p, const BillboardView& view, BillboardMode mode,
-                       const Quad& style);
+                       const PacketStyle& style);
   FacingBlock facing;  // the fast path's corners, one block at a time
   std::array<std::array<float, FacingBlock::kSize>, 3> worldCentres{};  // a block's local → world
-  bool project(const std::array<glm::vec3, 4>& corners, Quad& quad);
-  bool placeQuad(Quad& quad);
+  bool project(const std::array<glm::vec3, 4>& corners, ScreenQuad& quad);
+  bool placeQuad(ScreenQuad& quad);
   void pushStrip(std::span<const glm::vec3> points, float halfWidth,
                  const std::array<float, 4>& color, Blend blend, std::uint32_t texture);
   void emitChain(const RenderPacket& p, Blend blend, std::uint32_t texture);
@@ -312,7 +323,8 @@ Result<ParticleRenderer> ParticleRenderer::create(const RendererOptions& options
   impl->accum.resize(std::size_t{options.viewport.width} * options.viewport.height);
   if (options.ground)
     impl->sceneDepth.resize(std::size_t{options.viewport.width} * options.viewport.height);
-  impl->packets = RenderPacketBuilder::create(4096).takeValue();
+  impl->styles.reserve(std::size_t{options.maxQuads} + Impl::kMaxPackets);
+  impl->packets = RenderPacketBuilder::create(Impl::kMaxPackets).takeValue();
   const std::uint32_t bands = (options.viewport.height + Impl::kBand - 1) / Impl::kBand;
   impl->bandStart.resize(std::size_t{bands} + 1);
   impl->bandCursor.resize(bands);
@@ -403,11 +415,11 @@ std::uint32_t particleKey(bytecode::ParticleSort sort, float depth, std::uint32_
   }
 }
 
-// The quad fields every particle of the packet shares: blend, texture, cutoff, the flipbook cell
-// size, the soft-particle scale (invSoft 0 when soft particles are off this frame).
-Quad packetStyle(const RenderPacket& p, Blend blend, std::uint32_t texture, bool soft) {
+// The style every particle of the packet shares: blend, texture, cutoff, the flipbook cell size,
+// the soft-particle scale (invSoft 0 when soft particles are off this frame).
+QuadStyle packetStyle(const RenderPacket& p, Blend blend, std::uint32_t texture, bool soft) {
   const bytecode::CompiledMaterial* m = p.material;
-  Quad style;
+  QuadStyle style;
   style.cutoff = m != nullptr ? m->alphaCutoff : 0.5f;
   if (soft && m != nullptr && m->softDistance > 0.0f) style.invSoft = 1.0f / m->softDistance;
   style.blend = blend;
@@ -419,7 +431,7 @@ Quad packetStyle(const RenderPacket& p, Blend blend, std::uint32_t texture, bool
 
 // Particle i's flipbook cells: the whole frame's and the next one's (wrapping to frameBegin), and
 // the blend weight between them. Quads of a one-cell sheet or without frames keep cell 0.
-void setFrameCells(Quad& quad, const RenderPacket& p, std::uint32_t i) {
+void setFrameCells(QuadStyle& quad, const RenderPacket& p, std::uint32_t i) {
   const std::uint32_t columns = p.sheet.columns;
   const std::uint32_t cells = columns * p.sheet.rows;
   if (cells <= 1 || !p.frame.present()) return;
@@ -444,15 +456,45 @@ void setFrameCells(Quad& quad, const RenderPacket& p, std::uint32_t i) {
 
 }  // namespace
 
+ParticleRenderer::Impl::PacketStyle ParticleRenderer::Impl::beginPacket(const RenderPacket& p,
+                                                                        Blend blend,
+                                                                        std::uint32_t texture) {
+  PacketStyle ps;
+  ps.style = packetStyle(p, blend, texture, drawGround);
+  ps.perQuad =
+      ps.style.invSoft != 0.0f || (p.sheet.columns * p.sheet.rows > 1 && p.frame.present());
+  if (!ps.perQuad) {
+    ps.shared = static_cast<std::uint32_t>(styles.size());
+    styles.push_back(ps.style);
+  }
+  return ps;
+}
+
+// Inlined: the fast path's loop runs it per particle, and the call would cost a third of it.
+[[gnu::always_inline]] inline void ParticleRenderer::Impl::pushParticleQuad(
+    const PacketStyle& ps, const RenderPacket& p, std::uint32_t i, const ScreenQuad& screen,
+    const std::array<float, 4>& color, glm::vec3 centre, float centreW) {
+  std::uint32_t style = ps.shared;
+  if (ps.perQuad) {
+    style = static_cast<std::uint32_t>(styles.size());
+    QuadStyle& own = styles.emplace_back(ps.style);
+    if (own.invSoft != 0.0f) own.depth = glm::dot(centre - camera.position, camera.forward);
+    setFrameCells(own, p, i);
+  }
+  const auto index = static_cast<std::uint32_t>(quads.size());
+  quads.push_back(Quad{screen, color, style});
+  keys[index] = {particleKey(p.sort, centreW, p.ids[i]), index};
+}
+
 // The modes whose frame is the same for every particle, with no per-particle turn (no orientation
 // channel, one roll for all): one basis for the whole emitter, corners projected four particles at
 // a time (facing_quads.h), bit-identical to the general path.
 bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const BillboardView& view,
-                                             BillboardMode mode, const Quad& style) {
+                                             BillboardMode mode, const PacketStyle& style) {
   if (!billboardFrameIsUniform(mode) || p.orientation.present() ||
       (p.rotation.present() && !p.rotation.uniform))
     return false;
-  const Blend blend = style.blend;
+  const Blend blend = style.style.blend;
   if (p.color.uniform && !shows(p.color.value[3], blend)) return true;  // nothing shows
   BillboardInput unit;
   unit.halfSize = glm::vec2(1.0f, 1.0f);
@@ -473,7 +515,6 @@ bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const Billbo
   setup.right = basis[0];
   setup.up = basis[1];
   const std::array<float, 4> uniformColor = premultiplied(p.color.value, blend);
-  const bool soft = style.invSoft != 0.0f;
   const float* sizeX = p.size.streams[0];
   const float* sizeY = p.size.streams[1];
   for (std::uint32_t begin = 0; begin < p.count; begin += FacingBlock::kSize) {
@@ -501,26 +542,17 @@ bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const Billbo
         if (!shows(straight[3], blend)) continue;
         color = premultiplied(straight, blend);
       }
-      if (sizeX != nullptr && (!(sizeX[i] * 0.5f > 0.0f) || !(sizeY[i] * 0.5f > 0.0f))) continue;
-      if (facing.ok[k] == 0) {
+      if (facing.sized[k] == 0) continue;
+      if (facing.visible[k] == 0) {
         ++stats.culled;
         continue;
       }
-      Quad quad = style;
-      for (std::size_t c = 0; c < 4; ++c) {
-        quad.x[c] = facing.x[c][k];
-        quad.y[c] = facing.y[c][k];
+      if (quads.size() == quads.capacity()) {
+        ++stats.dropped;
+        continue;
       }
-      if (!placeQuad(quad)) continue;
-      quad.color = color;
-      if (soft) {
-        quad.depth = glm::dot(glm::vec3(centre[0][k], centre[1][k], centre[2][k]) - camera.position,
-                              camera.forward);
-      }
-      setFrameCells(quad, p, i);
-      const auto index = static_cast<std::uint32_t>(quads.size());
-      quads.push_back(quad);
-      keys[index] = {particleKey(p.sort, facing.centerW[k], p.ids[i]), index};
+      pushParticleQuad(style, p, i, facing.quads[k], color,
+                       glm::vec3(centre[0][k], centre[1][k], centre[2][k]), facing.centerW[k]);
     }
   }
   return true;
@@ -551,7 +583,7 @@ void ParticleRenderer::Impl::emitQuads(const RenderPacket& p, const BillboardVie
     return;
   }
   const std::uint32_t first = static_cast<std::uint32_t>(quads.size());
-  const Quad style = packetStyle(p, blend, textureIndex, drawGround);
+  const PacketStyle style = beginPacket(p, blend, textureIndex);
   if (!emitFacingQuads(p, bv, mode, style)) {
     for (std::uint32_t i = 0; i < p.count; ++i) {
       const std::array<float, 4> color = particleColor(p, i);
@@ -589,16 +621,10 @@ void ParticleRenderer::Impl::emitQuads(const RenderPacket& p, const BillboardVie
         bv.stretchScaleSeconds = rd.stretchScale * metresPerHeight / (2.0f * in.halfSize.y);
       }
       const std::array<glm::vec3, 4> corners = billboardCorners(bv, mode, in);
-      Quad quad = style;
+      ScreenQuad quad;
       if (!project(corners, quad)) continue;
-      quad.color = premultiplied(color, blend);
-      if (quad.invSoft != 0.0f)
-        quad.depth = glm::dot(in.position - camera.position, camera.forward);
-      setFrameCells(quad, p, i);
       const glm::vec4 center = viewProjection * glm::vec4(in.position, 1.0f);
-      const auto index = static_cast<std::uint32_t>(quads.size());
-      quads.push_back(quad);
-      keys[index] = {particleKey(p.sort, center.w, p.ids[i]), index};
+      pushParticleQuad(style, p, i, quad, premultiplied(color, blend), in.position, center.w);
     }
   }
   // Order within the emitter (slot order needs no sort).
@@ -608,7 +634,7 @@ void ParticleRenderer::Impl::emitQuads(const RenderPacket& p, const BillboardVie
 
 // Projects a quad's world corners to the screen; false (counted) when it is behind the camera,
 // off screen, or the quad budget is spent.
-bool ParticleRenderer::Impl::project(const std::array<glm::vec3, 4>& corners, Quad& quad) {
+bool ParticleRenderer::Impl::project(const std::array<glm::vec3, 4>& corners, ScreenQuad& quad) {
   const float width = static_cast<float>(options.viewport.width);
   const float height = static_cast<float>(options.viewport.height);
   for (std::size_t c = 0; c < 4; ++c) {
@@ -625,7 +651,7 @@ bool ParticleRenderer::Impl::project(const std::array<glm::vec3, 4>& corners, Qu
 }
 
 // Bounds a projected quad; false (counted) when it is off screen or the quad budget is spent.
-bool ParticleRenderer::Impl::placeQuad(Quad& quad) {
+bool ParticleRenderer::Impl::placeQuad(ScreenQuad& quad) {
   if (!boundOnScreen(quad, static_cast<float>(options.viewport.width),
                      static_cast<float>(options.viewport.height))) {
     ++stats.culled;
@@ -657,19 +683,23 @@ void ParticleRenderer::Impl::pushStrip(std::span<const glm::vec3> points, float 
     return n * halfWidth;
   };
   glm::vec3 sideA = side(0);
+  std::uint32_t style = kNoStyle;  // pushed with the first quad drawn
   for (std::size_t i = 0; i + 1 < points.size(); ++i) {
     const glm::vec3 sideB = side(i + 1);
-    Quad quad;
+    ScreenQuad quad;
     if (project(
             {points[i] - sideA, points[i + 1] - sideB, points[i + 1] + sideB, points[i] + sideA},
             quad)) {
-      quad.color = premultiplied(color, blend);
-      quad.blend = blend;
-      quad.texture = texture;
-      quad.ua = 0.5f;  // the middle column, all along the segment
-      quad.du = 0.0f;
+      if (style == kNoStyle) {
+        style = static_cast<std::uint32_t>(styles.size());
+        QuadStyle& st = styles.emplace_back();
+        st.blend = blend;
+        st.texture = texture;
+        st.ua = 0.5f;  // the middle column, all along the segment
+        st.du = 0.0f;
+      }
       const auto index = static_cast<std::uint32_t>(quads.size());
-      quads.push_back(quad);
+      quads.push_back(Quad{quad, premultiplied(color, blend), style});
       keys[index] = {index, index};
     }
     sideA = sideB;
@@ -803,13 +833,14 @@ void ParticleRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
   for (std::uint32_t entry = from; entry < to; ++entry) {
     const Quad& q = quads[keys[binned ? bandQuads[entry] : entry].index];
     if (q.maxY < static_cast<float>(y0) || q.minY >= static_cast<float>(y1)) continue;
-    const Texture& tex = textures[q.texture];
+    const QuadStyle& st = styles[q.style];
+    const Texture& tex = textures[st.texture];
     const F4 color = loadF4(q.color);
     const auto blendPixel = [&](std::array<float, 4>& dst, F4 texel, float coverage) {
       F4 src = texel * color;
-      if (q.blend == Blend::Cutout) {
+      if (st.blend == Blend::Cutout) {
         const float a = texel[3] * (q.color[3]);
-        if (a < q.cutoff || texel[3] <= 0.0f) return;
+        if (a < st.cutoff || texel[3] <= 0.0f) return;
         const float inv = 1.0f / texel[3];
         const float alpha = std::max(q.color[3], 1e-6f);
         src = F4{texel[0] * inv * q.color[0] / alpha, texel[1] * inv * q.color[1] / alpha,
@@ -822,8 +853,8 @@ void ParticleRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
     };
     // Soft particles: how much of the quad shows in front of the scene at pixel `at`.
     const auto softFade = [&](std::size_t at) {
-      if (q.invSoft == 0.0f) return 1.0f;
-      return std::clamp((sceneDepth[at] - q.depth) * q.invSoft, 0.0f, 1.0f);
+      if (st.invSoft == 0.0f) return 1.0f;
+      return std::clamp((sceneDepth[at] - st.depth) * st.invSoft, 0.0f, 1.0f);
     };
     // Under a pixel: one sample at the centre, weighted by the quad's area (energy kept).
     const float spanX = q.maxX - q.minX;
@@ -840,7 +871,7 @@ void ParticleRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
       const std::size_t at = std::size_t(cy) * w + std::size_t(cx);
       const float fade = softFade(at);
       if (!(fade > 0.0f)) continue;
-      const F4 texel = sample(tex, q.ua + 0.5f * q.du, q.va + 0.5f * q.dv);
+      const F4 texel = sample(tex, st.ua + 0.5f * st.du, st.va + 0.5f * st.dv);
       blendPixel(accum[at], texel, std::min(area, 1.0f) * fade);
       continue;
     }
@@ -916,10 +947,10 @@ void ParticleRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
         const float s = std::clamp(f.s0 + f.dsdx * (px - f.ax) + f.dsdy * (py - f.ay), 0.0f, 1.0f);
         const float t = std::clamp(f.t0 + f.dtdx * (px - f.ax) + f.dtdy * (py - f.ay), 0.0f, 1.0f);
         // Image rows run top-down; the billboard's t runs bottom-up.
-        F4 texel = sample(tex, q.ua + s * q.du, q.va + (1.0f - t) * q.dv);
-        if (q.frameBlend > 0.0f) {
-          const F4 other = sample(tex, q.ub + s * q.du, q.vb + (1.0f - t) * q.dv);
-          texel += (other - texel) * q.frameBlend;
+        F4 texel = sample(tex, st.ua + s * st.du, st.va + (1.0f - t) * st.dv);
+        if (st.frameBlend > 0.0f) {
+          const F4 other = sample(tex, st.ub + s * st.du, st.vb + (1.0f - t) * st.dv);
+          texel += (other - texel) * st.frameBlend;
         }
         blendPixel(row[x], texel, fade);
       }
@@ -939,6 +970,7 @@ Status ParticleRenderer::prepare(const ParticleWorld& world, const Camera& camer
   // Emitters by sort_order (stable: equal orders keep the effect's order).
   r.packets.build(world);
   r.quads.clear();
+  r.styles.clear();
   for (const RenderPacket& packet : r.packets.packets()) {
     Result<std::uint32_t> texture = r.texture(packet.material);
     if (!texture.ok()) return texture.status();
@@ -1167,7 +1199,7 @@ void ParticleRenderer::Impl::emitSprites(const SpriteBatcher& batcher, const Spr
       // counter-clockwise as seen on screen (screen y runs down).
       const float c = std::cos(s.rotation);
       const float sn = std::sin(s.rotation);
-      Quad quad;
+      ScreenQuad quad;
       static constexpr std::array<float, 4> kCx{-1.0f, 1.0f, 1.0f, -1.0f};
       static constexpr std::array<float, 4> kCy{-1.0f, -1.0f, 1.0f, 1.0f};
       for (std::size_t k = 0; k < 4; ++k) {
@@ -1188,17 +1220,19 @@ void ParticleRenderer::Impl::emitSprites(const SpriteBatcher& batcher, const Spr
       const float g = std::max(s.tint.g, 0.0f);
       const float b = std::max(s.tint.b, 0.0f);
       const float k = batch.blend == BlendMode::Premultiplied ? 1.0f : alpha;
-      quad.color = {r * k, g * k, b * k, blend == Blend::Additive ? 0.0f : alpha};
-      quad.cutoff = 0.5f;
-      quad.blend = blend;
-      quad.texture = atlas->texture;
+      const auto styleIndex = static_cast<std::uint32_t>(styles.size());
+      QuadStyle& st = styles.emplace_back();
+      st.cutoff = 0.5f;
+      st.blend = blend;
+      st.texture = atlas->texture;
       const std::uint32_t cell = std::min(s.frameIndex, cells - 1);
-      quad.du = (s.uv.u1 - s.uv.u0) / static_cast<float>(atlas->columns);
-      quad.dv = (s.uv.v1 - s.uv.v0) / static_cast<float>(atlas->rows);
-      quad.ua = s.uv.u0 + static_cast<float>(cell % atlas->columns) * quad.du;
-      quad.va = s.uv.v0 + static_cast<float>(cell / atlas->columns) * quad.dv;
+      st.du = (s.uv.u1 - s.uv.u0) / static_cast<float>(atlas->columns);
+      st.dv = (s.uv.v1 - s.uv.v0) / static_cast<float>(atlas->rows);
+      st.ua = s.uv.u0 + static_cast<float>(cell % atlas->columns) * st.du;
+      st.va = s.uv.v0 + static_cast<float>(cell / atlas->columns) * st.dv;
       const auto index = static_cast<std::uint32_t>(quads.size());
-      quads.push_back(quad);
+      quads.push_back(
+          Quad{quad, {r * k, g * k, b * k, blend == Blend::Additive ? 0.0f : alpha}, styleIndex});
       keys[index] = {index, index};
     }
   }
@@ -1226,6 +1260,7 @@ Status ParticleRenderer::renderSprites(const SpriteBatcher& batcher, const Sprit
   }
   r.stats = {};
   r.quads.clear();
+  r.styles.clear();
   r.emitSprites(batcher, view);
   r.stats.quads = static_cast<std::uint32_t>(r.quads.size());
   r.drawGround = false;

@@ -17,6 +17,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace mote::render {
@@ -25,6 +26,10 @@ namespace {
 float uniform(Prng& prng, float lo, float hi) {
   const float u = static_cast<float>(prng.nextTap24()) / static_cast<float>(Prng::kTapRange);
   return lo + (hi - lo) * u;
+}
+
+std::uint32_t bits(float f) {
+  return std::bit_cast<std::uint32_t>(f);
 }
 
 std::vector<Camera> cameras() {
@@ -70,6 +75,9 @@ TEST(FacingQuads, BlockCornersAreTheGeneralPathsBitForBit) {
           in[3].push_back(uniform(prng, 0.001f, 3.0f));
           in[4].push_back(uniform(prng, 0.001f, 3.0f));
         }
+        // A zero-sized particle, and one of a NaN size: skipped, not drawn.
+        in[3][7] = 0.0f;
+        in[4][9] = std::numeric_limits<float>::quiet_NaN();
         for (const bool sized : {true, false}) {
           FacingBlock block;
           projectFacingBlock(setup, in[0].data(), in[1].data(), in[2].data(),
@@ -77,6 +85,10 @@ TEST(FacingQuads, BlockCornersAreTheGeneralPathsBitForBit) {
                              block);
           std::uint32_t shown = 0;
           for (std::uint32_t i = 0; i < kCount; ++i) {
+            if (sized && (i == 7 || i == 9)) {
+              EXPECT_EQ(block.sized[i], 0);
+              continue;
+            }
             BillboardInput particle = unit;
             particle.position = {in[0][i], in[1][i], in[2][i]};
             if (sized)
@@ -85,23 +97,34 @@ TEST(FacingQuads, BlockCornersAreTheGeneralPathsBitForBit) {
               particle.halfSize = {0.5f, 0.5f};
             const std::array<glm::vec3, 4> corners = billboardCorners(view, mode, particle);
             bool ok = true;
+            ScreenQuad quad;
             for (std::size_t c = 0; c < 4; ++c) {
               const ScreenPoint at =
                   projectCorner(viewProjection, corners[c], setup.width, setup.height, setup.minW);
               ok = ok && at.ok;
-              if (!at.ok) continue;
-              EXPECT_EQ(std::bit_cast<std::uint32_t>(at.x),
-                        std::bit_cast<std::uint32_t>(block.x[c][i]));
-              EXPECT_EQ(std::bit_cast<std::uint32_t>(at.y),
-                        std::bit_cast<std::uint32_t>(block.y[c][i]));
+              quad.x[c] = at.x;
+              quad.y[c] = at.y;
             }
-            EXPECT_EQ(ok, block.ok[i] != 0) << "particle " << i;
+            ok = ok && boundOnScreen(quad, setup.width, setup.height);
+            EXPECT_EQ(ok, block.visible[i] != 0) << "particle " << i;
+            EXPECT_NE(block.sized[i], 0);
+            if (ok) {
+              const ScreenQuad& fast = block.quads[i];
+              for (std::size_t c = 0; c < 4; ++c) {
+                EXPECT_EQ(bits(quad.x[c]), bits(fast.x[c]));
+                EXPECT_EQ(bits(quad.y[c]), bits(fast.y[c]));
+              }
+              EXPECT_EQ(bits(quad.minX), bits(fast.minX));
+              EXPECT_EQ(bits(quad.maxX), bits(fast.maxX));
+              EXPECT_EQ(bits(quad.minY), bits(fast.minY));
+              EXPECT_EQ(bits(quad.maxY), bits(fast.maxY));
+            }
             shown += ok ? 1u : 0u;
             const glm::vec4 centre = viewProjection * glm::vec4(particle.position, 1.0f);
-            EXPECT_EQ(std::bit_cast<std::uint32_t>(centre.w),
-                      std::bit_cast<std::uint32_t>(block.centerW[i]));
+            EXPECT_EQ(bits(centre.w), bits(block.centerW[i]));
           }
           EXPECT_GT(shown, 0u);
+          EXPECT_LT(shown, kCount);
         }
       }
     }
