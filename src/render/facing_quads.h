@@ -70,4 +70,15 @@ void projectFacingBlock(const FacingSetup& setup, const float* px, const float* 
                         const float* sizeX, const float* sizeY, std::uint32_t n,
                         FacingBlock& out) noexcept;
 
+/// projectFacingBlock on 4 lanes (any x86-64, and the fallback), and on 8 (AVX2; call only where
+/// facingAvx2Available()). projectFacingBlock picks one; the two give the same bits.
+void projectFacingBlock4(const FacingSetup& setup, const float* px, const float* py,
+                         const float* pz, const float* sizeX, const float* sizeY, std::uint32_t n,
+                         FacingBlock& out) noexcept;
+void projectFacingBlock8(const FacingSetup& setup, const float* px, const float* py,
+                         const float* pz, const float* sizeX, const float* sizeY, std::uint32_t n,
+                         FacingBlock& out) noexcept;
+/// The CPU runs AVX2 and the build has the 8-lane kernel (x86-64, GCC or clang).
+bool facingAvx2Available() noexcept;
+
 }  // namespace mote::render

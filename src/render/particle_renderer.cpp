@@ -66,35 +66,46 @@ struct DrawKey {
   std::uint32_t index;
 };
 
-// Stable LSD radix sort of keys[0, n) (8-bit digits; uniform digits skip their pass). One read
-// counts all four digits; the passes alternate between keys and scratch (room for n).
-[[gnu::noinline]] void radixSort(DrawKey* keys, DrawKey* scratch, std::size_t n) {
-  std::array<std::array<std::uint32_t, 256>, 4> count{};
+// Stable LSD radix sort of keys[0, n) on Bits-bit digits (a digit every key shares skips its
+// pass). One read counts all digits; the passes alternate between keys and scratch (room for n).
+template <std::uint32_t Bits>
+void radixSortDigits(DrawKey* keys, DrawKey* scratch, std::size_t n) {
+  constexpr std::uint32_t kDigits = (32 + Bits - 1) / Bits;
+  constexpr std::uint32_t kRadix = 1u << Bits;
+  constexpr std::uint32_t kMask = kRadix - 1;
+  std::array<std::array<std::uint32_t, kRadix>, kDigits> count{};
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint32_t key = keys[i].key;
-    ++count[0][key & 0xFFu];
-    ++count[1][(key >> 8) & 0xFFu];
-    ++count[2][(key >> 16) & 0xFFu];
-    ++count[3][key >> 24];
+    for (std::uint32_t d = 0; d < kDigits; ++d)
+      ++count[d][(key >> (d * Bits)) & kMask];
   }
   DrawKey* from = keys;
   DrawKey* to = scratch;
-  for (std::size_t digit = 0; digit < 4; ++digit) {
-    std::array<std::uint32_t, 256>& offset = count[digit];
-    if (std::any_of(offset.begin(), offset.end(), [n](std::uint32_t c) { return c == n; }))
-      continue;
+  for (std::uint32_t d = 0; d < kDigits; ++d) {
+    std::array<std::uint32_t, kRadix>& offset = count[d];
+    if (offset[(keys[0].key >> (d * Bits)) & kMask] == n) continue;
     std::uint32_t sum = 0;
     for (std::uint32_t& c : offset) {
       const std::uint32_t here = c;
       c = sum;
       sum += here;
     }
-    const auto shift = static_cast<std::uint32_t>(digit * 8);
     for (std::size_t i = 0; i < n; ++i)
-      to[offset[(from[i].key >> shift) & 0xFFu]++] = from[i];
+      to[offset[(from[i].key >> (d * Bits)) & kMask]++] = from[i];
     std::swap(from, to);
   }
   if (from != keys) std::memcpy(keys, from, n * sizeof(DrawKey));
+}
+
+// Three passes of 11-bit digits once n dwarfs their 2,048 counters (10k keys: 15 fewer
+// instructions a key than four 8-bit passes); four 8-bit passes below.
+[[gnu::noinline]] void radixSort(DrawKey* keys, DrawKey* scratch, std::size_t n) {
+  if (n < 2) return;
+  if (n >= 4096) {
+    radixSortDigits<11>(keys, scratch, n);
+  } else {
+    radixSortDigits<8>(keys, scratch, n);
+  }
 }
 
 // One RGBA pixel or texel in a vector register: GCC/clang vector extensions compile to SSE on
@@ -534,10 +545,16 @@ bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const Billbo
     projectFacingBlock(setup, centre[0], centre[1], centre[2],
                        sizeX != nullptr ? sizeX + begin : nullptr,
                        sizeY != nullptr ? sizeY + begin : nullptr, n, facing);
+    // Locals, so the loop's stores cannot make the compiler reload them.
+    auto next = static_cast<std::uint32_t>(quads.size());
+    const auto room = static_cast<std::uint32_t>(quads.capacity());
+    const std::uint32_t* ids = p.ids;
+    const bytecode::ParticleSort sort = p.sort;
+    const bool colorUniform = p.color.uniform;
     for (std::uint32_t k = 0; k < n; ++k) {
       const std::uint32_t i = begin + k;
       std::array<float, 4> color = uniformColor;
-      if (!p.color.uniform) {
+      if (!colorUniform) {
         const std::array<float, 4> straight = particleColor(p, i);
         if (!shows(straight[3], blend)) continue;
         color = premultiplied(straight, blend);
@@ -547,12 +564,18 @@ bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const Billbo
         ++stats.culled;
         continue;
       }
-      if (quads.size() == quads.capacity()) {
+      if (next == room) {
         ++stats.dropped;
         continue;
       }
-      pushParticleQuad(style, p, i, facing.quads[k], color,
-                       glm::vec3(centre[0][k], centre[1][k], centre[2][k]), facing.centerW[k]);
+      if (style.perQuad) {
+        pushParticleQuad(style, p, i, facing.quads[k], color,
+                         glm::vec3(centre[0][k], centre[1][k], centre[2][k]), facing.centerW[k]);
+      } else {  // pushParticleQuad's shared-style case, without its per-call lookups
+        quads.push_back(Quad{facing.quads[k], color, style.shared});
+        keys[next] = {particleKey(sort, facing.centerW[k], ids[i]), next};
+      }
+      ++next;
     }
   }
   return true;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The renderer's facing-quad fast path against the general one: projectFacingBlock's corners and
-// centre depths equal billboardCorners() + projectCorner() bit for bit, for every mode with a
+// The renderer's facing-quad fast path against the general one: the 4-lane and (where the CPU has
+// AVX2) 8-lane kernels' corners, bounds and centre depths equal billboardCorners() +
+// projectCorner() + boundOnScreen() bit for bit, for every mode with a
 // uniform frame, rolled and not, in perspective, orthographic and isometric views, including
 // particles behind the eye and partial blocks.
 #include "facing_quads.h"
@@ -78,53 +79,55 @@ TEST(FacingQuads, BlockCornersAreTheGeneralPathsBitForBit) {
         // A zero-sized particle, and one of a NaN size: skipped, not drawn.
         in[3][7] = 0.0f;
         in[4][9] = std::numeric_limits<float>::quiet_NaN();
-        for (const bool sized : {true, false}) {
-          FacingBlock block;
-          projectFacingBlock(setup, in[0].data(), in[1].data(), in[2].data(),
-                             sized ? in[3].data() : nullptr, sized ? in[4].data() : nullptr, kCount,
-                             block);
-          std::uint32_t shown = 0;
-          for (std::uint32_t i = 0; i < kCount; ++i) {
-            if (sized && (i == 7 || i == 9)) {
-              EXPECT_EQ(block.sized[i], 0);
-              continue;
-            }
-            BillboardInput particle = unit;
-            particle.position = {in[0][i], in[1][i], in[2][i]};
-            if (sized)
-              particle.halfSize = glm::vec2(in[3][i], in[4][i]) * 0.5f;
-            else
-              particle.halfSize = {0.5f, 0.5f};
-            const std::array<glm::vec3, 4> corners = billboardCorners(view, mode, particle);
-            bool ok = true;
-            ScreenQuad quad;
-            for (std::size_t c = 0; c < 4; ++c) {
-              const ScreenPoint at =
-                  projectCorner(viewProjection, corners[c], setup.width, setup.height, setup.minW);
-              ok = ok && at.ok;
-              quad.x[c] = at.x;
-              quad.y[c] = at.y;
-            }
-            ok = ok && boundOnScreen(quad, setup.width, setup.height);
-            EXPECT_EQ(ok, block.visible[i] != 0) << "particle " << i;
-            EXPECT_NE(block.sized[i], 0);
-            if (ok) {
-              const ScreenQuad& fast = block.quads[i];
-              for (std::size_t c = 0; c < 4; ++c) {
-                EXPECT_EQ(bits(quad.x[c]), bits(fast.x[c]));
-                EXPECT_EQ(bits(quad.y[c]), bits(fast.y[c]));
+        for (const auto kernel : {projectFacingBlock4, projectFacingBlock8}) {
+          for (const bool sized : {true, false}) {
+            if (kernel == projectFacingBlock8 && !facingAvx2Available()) continue;
+            FacingBlock block;
+            kernel(setup, in[0].data(), in[1].data(), in[2].data(), sized ? in[3].data() : nullptr,
+                   sized ? in[4].data() : nullptr, kCount, block);
+            std::uint32_t shown = 0;
+            for (std::uint32_t i = 0; i < kCount; ++i) {
+              if (sized && (i == 7 || i == 9)) {
+                EXPECT_EQ(block.sized[i], 0);
+                continue;
               }
-              EXPECT_EQ(bits(quad.minX), bits(fast.minX));
-              EXPECT_EQ(bits(quad.maxX), bits(fast.maxX));
-              EXPECT_EQ(bits(quad.minY), bits(fast.minY));
-              EXPECT_EQ(bits(quad.maxY), bits(fast.maxY));
+              BillboardInput particle = unit;
+              particle.position = {in[0][i], in[1][i], in[2][i]};
+              if (sized)
+                particle.halfSize = glm::vec2(in[3][i], in[4][i]) * 0.5f;
+              else
+                particle.halfSize = {0.5f, 0.5f};
+              const std::array<glm::vec3, 4> corners = billboardCorners(view, mode, particle);
+              bool ok = true;
+              ScreenQuad quad;
+              for (std::size_t c = 0; c < 4; ++c) {
+                const ScreenPoint at = projectCorner(viewProjection, corners[c], setup.width,
+                                                     setup.height, setup.minW);
+                ok = ok && at.ok;
+                quad.x[c] = at.x;
+                quad.y[c] = at.y;
+              }
+              ok = ok && boundOnScreen(quad, setup.width, setup.height);
+              EXPECT_EQ(ok, block.visible[i] != 0) << "particle " << i;
+              EXPECT_NE(block.sized[i], 0);
+              if (ok) {
+                const ScreenQuad& fast = block.quads[i];
+                for (std::size_t c = 0; c < 4; ++c) {
+                  EXPECT_EQ(bits(quad.x[c]), bits(fast.x[c]));
+                  EXPECT_EQ(bits(quad.y[c]), bits(fast.y[c]));
+                }
+                EXPECT_EQ(bits(quad.minX), bits(fast.minX));
+                EXPECT_EQ(bits(quad.maxX), bits(fast.maxX));
+                EXPECT_EQ(bits(quad.minY), bits(fast.minY));
+                EXPECT_EQ(bits(quad.maxY), bits(fast.maxY));
+              }
+              shown += ok ? 1u : 0u;
+              const glm::vec4 centre = viewProjection * glm::vec4(particle.position, 1.0f);
+              EXPECT_EQ(bits(centre.w), bits(block.centerW[i]));
             }
-            shown += ok ? 1u : 0u;
-            const glm::vec4 centre = viewProjection * glm::vec4(particle.position, 1.0f);
-            EXPECT_EQ(bits(centre.w), bits(block.centerW[i]));
+            EXPECT_GT(shown, 0u);
+            EXPECT_LT(shown, kCount);
           }
-          EXPECT_GT(shown, 0u);
-          EXPECT_LT(shown, kCount);
         }
       }
     }
