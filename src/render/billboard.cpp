@@ -191,6 +191,23 @@ glm::mat3 billboardFrame(const BillboardView& view, BillboardMode mode,
   return frameAndStretch(view, mode, input, stretch);
 }
 
+bool billboardFrameIsUniform(BillboardMode mode) noexcept {
+  switch (mode) {
+    case BillboardMode::Billboard:
+    case BillboardMode::Horizontal:
+    case BillboardMode::FacingWorld:
+    case BillboardMode::BillboardLocalZ:
+    case BillboardMode::BillboardWorldZ:
+      return true;
+    case BillboardMode::Stretched:
+    case BillboardMode::Vertical:
+    case BillboardMode::AlignedWorldZ:
+    case BillboardMode::VelocityAligned:
+      return false;
+  }
+  return false;
+}
+
 float particleStretch(const BillboardView& view, BillboardMode mode,
                       const BillboardInput& input) noexcept {
   return mode == BillboardMode::Stretched ? screenMotion(view, input).stretch : 1.0f;

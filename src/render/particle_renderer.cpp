@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The software particle renderer (docs/rendering.md): quads from the billboard bases, an LSD radix
 // sort for draw order, band-parallel rasterization into premultiplied linear floats, sRGB resolve.
+#include "facing_quads.h"
+
 #include <mote/core/counter_rng.h>
 #include <mote/render/billboard.h>
 #include <mote/render/depth_key.h>
@@ -39,11 +41,9 @@ namespace {
 
 enum class Blend : std::uint8_t { Over, Additive, Cutout };
 
-struct Quad {
-  std::array<float, 4> x{};  // screen pixels, corners in billboard order
-  std::array<float, 4> y{};
-  float minX = 0.0f, maxX = 0.0f, minY = 0.0f, maxY = 0.0f;
-  std::array<float, 4> color{};  // premultiplied linear; alpha 0 for additive
+// How a quad's pixels come out, besides its colour: one per packet (or sprite, or ribbon), or one
+// per quad where a particle has its own flipbook frame or soft depth.
+struct QuadStyle {
   float cutoff = 0.0f;
   // Soft particles: the fade against the scene depth, (sceneDepth − depth) · invSoft clamped to
   // [0, 1]; invSoft 0 draws hard.
@@ -55,33 +55,56 @@ struct Quad {
   Blend blend = Blend::Over;
 };
 
-// Sets the quad's screen bounds from its corners; false when they miss a width × height screen.
-bool boundOnScreen(Quad& quad, float width, float height) {
-  quad.minX = std::min({quad.x[0], quad.x[1], quad.x[2], quad.x[3]});
-  quad.maxX = std::max({quad.x[0], quad.x[1], quad.x[2], quad.x[3]});
-  quad.minY = std::min({quad.y[0], quad.y[1], quad.y[2], quad.y[3]});
-  quad.maxY = std::max({quad.y[0], quad.y[1], quad.y[2], quad.y[3]});
-  return !(quad.maxX < 0.0f || quad.minX >= width || quad.maxY < 0.0f || quad.minY >= height);
-}
+// A drawn quad: 68 bytes, what varies per particle (the prep writes one per particle).
+struct Quad : ScreenQuad {
+  std::array<float, 4> color{};  // premultiplied linear; alpha 0 for additive
+  std::uint32_t style = 0;       // into ParticleRenderer::Impl::styles
+};
 
 struct DrawKey {
   std::uint32_t key;
   std::uint32_t index;
 };
 
-// Stable LSD radix sort of keys[0, n) (8-bit digits; uniform digits skip their pass).
-void radixSort(DrawKey* keys, DrawKey* scratch, std::size_t n) {
-  for (int shift = 0; shift < 32; shift += 8) {
-    std::array<std::uint32_t, 257> count{};
+// Stable LSD radix sort of keys[0, n) on Bits-bit digits (a digit every key shares skips its
+// pass). One read counts all digits; the passes alternate between keys and scratch (room for n).
+template <std::uint32_t Bits>
+void radixSortDigits(DrawKey* keys, DrawKey* scratch, std::size_t n) {
+  constexpr std::uint32_t kDigits = (32 + Bits - 1) / Bits;
+  constexpr std::uint32_t kRadix = 1u << Bits;
+  constexpr std::uint32_t kMask = kRadix - 1;
+  std::array<std::array<std::uint32_t, kRadix>, kDigits> count{};
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t key = keys[i].key;
+    for (std::uint32_t d = 0; d < kDigits; ++d)
+      ++count[d][(key >> (d * Bits)) & kMask];
+  }
+  DrawKey* from = keys;
+  DrawKey* to = scratch;
+  for (std::uint32_t d = 0; d < kDigits; ++d) {
+    std::array<std::uint32_t, kRadix>& offset = count[d];
+    if (offset[(keys[0].key >> (d * Bits)) & kMask] == n) continue;
+    std::uint32_t sum = 0;
+    for (std::uint32_t& c : offset) {
+      const std::uint32_t here = c;
+      c = sum;
+      sum += here;
+    }
     for (std::size_t i = 0; i < n; ++i)
-      ++count[((keys[i].key >> shift) & 0xFFu) + 1];
-    if (std::any_of(count.begin() + 1, count.end(), [n](std::uint32_t c) { return c == n; }))
-      continue;
-    for (std::size_t d = 1; d < count.size(); ++d)
-      count[d] += count[d - 1];
-    for (std::size_t i = 0; i < n; ++i)
-      scratch[count[(keys[i].key >> shift) & 0xFFu]++] = keys[i];
-    std::memcpy(keys, scratch, n * sizeof(DrawKey));
+      to[offset[(from[i].key >> (d * Bits)) & kMask]++] = from[i];
+    std::swap(from, to);
+  }
+  if (from != keys) std::memcpy(keys, from, n * sizeof(DrawKey));
+}
+
+// Three passes of 11-bit digits once n dwarfs their 2,048 counters (10k keys: 15 fewer
+// instructions a key than four 8-bit passes); four 8-bit passes below.
+[[gnu::noinline]] void radixSort(DrawKey* keys, DrawKey* scratch, std::size_t n) {
+  if (n < 2) return;
+  if (n >= 4096) {
+    radixSortDigits<11>(keys, scratch, n);
+  } else {
+    radixSortDigits<8>(keys, scratch, n);
   }
 }
 
@@ -209,6 +232,10 @@ struct ParticleRenderer::Impl {
   std::vector<Texture> textures;
   std::vector<std::string> textureNames;
   std::vector<Quad> quads;
+  // Quad styles: at most one per quad plus one per packet (reserved for maxQuads + kMaxPackets).
+  static constexpr std::uint32_t kMaxPackets = 4096;
+  static constexpr std::uint32_t kNoStyle = ~0u;
+  std::vector<QuadStyle> styles;
   std::vector<DrawKey> keys;
   std::vector<DrawKey> scratch;
   std::vector<std::array<float, 4>> accum;  // premultiplied linear, viewport-sized
@@ -250,7 +277,24 @@ struct ParticleRenderer::Impl {
   // Rasterizes the frame's quads in key order in parallel bands and resolves them into `out`.
   Status finish(Image& out);
   void emitQuads(const RenderPacket& p, const BillboardView& view, std::uint32_t texture);
-  bool project(const std::array<glm::vec3, 4>& corners, Quad& quad);
+  // A packet's style, shared by its quads unless each needs its own (a flipbook frame or a soft
+  // depth per particle).
+  struct PacketStyle {
+    QuadStyle style;
+    bool perQuad = false;
+    std::uint32_t shared = 0;  // into styles, when not perQuad
+  };
+  PacketStyle beginPacket(const RenderPacket& p, Blend blend, std::uint32_t texture);
+  // Appends particle i's quad (bounds set, room checked) with its style and draw key.
+  void pushParticleQuad(const PacketStyle& ps, const RenderPacket& p, std::uint32_t i,
+                        const ScreenQuad& screen, const std::array<float, 4>& color,
+                        glm::vec3 centre, float centreW);
+  bool emitFacingQuads(const RenderPacket& p, const BillboardView& view, BillboardMode mode,
+                       const PacketStyle& style);
+  FacingBlock facing;  // the fast path's corners, one block at a time
+  std::array<std::array<float, FacingBlock::kSize>, 3> worldCentres{};  // a block's local → world
+  bool project(const std::array<glm::vec3, 4>& corners, ScreenQuad& quad);
+  bool placeQuad(ScreenQuad& quad);
   void pushStrip(std::span<const glm::vec3> points, float halfWidth,
                  const std::array<float, 4>& color, Blend blend, std::uint32_t texture);
   void emitChain(const RenderPacket& p, Blend blend, std::uint32_t texture);
@@ -290,7 +334,8 @@ Result<ParticleRenderer> ParticleRenderer::create(const RendererOptions& options
   impl->accum.resize(std::size_t{options.viewport.width} * options.viewport.height);
   if (options.ground)
     impl->sceneDepth.resize(std::size_t{options.viewport.width} * options.viewport.height);
-  impl->packets = RenderPacketBuilder::create(4096).takeValue();
+  impl->styles.reserve(std::size_t{options.maxQuads} + Impl::kMaxPackets);
+  impl->packets = RenderPacketBuilder::create(Impl::kMaxPackets).takeValue();
   const std::uint32_t bands = (options.viewport.height + Impl::kBand - 1) / Impl::kBand;
   impl->bandStart.resize(std::size_t{bands} + 1);
   impl->bandCursor.resize(bands);
@@ -344,16 +389,204 @@ Result<std::uint32_t> ParticleRenderer::Impl::textureNamed(std::string_view name
   return static_cast<std::uint32_t>(textures.size() - 1);
 }
 
+namespace {
+
+// The premultiplied colour of a particle of straight-alpha `color` (alpha clamped to [0, 1]):
+// rgb (negatives as 0) times alpha, and alpha — 0 for additive.
+std::array<float, 4> premultiplied(const std::array<float, 4>& color, Blend blend) {
+  const float alpha = std::clamp(color[3], 0.0f, 1.0f);
+  return {std::max(color[0], 0.0f) * alpha, std::max(color[1], 0.0f) * alpha,
+          std::max(color[2], 0.0f) * alpha, blend == Blend::Additive ? 0.0f : alpha};
+}
+
+// A particle of straight alpha `alpha` shows: it adds light (additive) or covers something.
+bool shows(float alpha, Blend blend) {
+  return std::clamp(alpha, 0.0f, 1.0f) > 0.0f || blend == Blend::Additive;
+}
+
+// Particle i's colour (linear RGBA, straight alpha).
+std::array<float, 4> particleColor(const RenderPacket& p, std::uint32_t i) {
+  return p.color.uniform ? p.color.value
+                         : std::array<float, 4>{p.color.streams[0][i], p.color.streams[1][i],
+                                                p.color.streams[2][i], p.color.streams[3][i]};
+}
+
+// The draw-order key of a particle at clip w `depth` with spawn-order id `id`: back to front
+// puts larger depths first, oldest first smaller ids first.
+std::uint32_t particleKey(bytecode::ParticleSort sort, float depth, std::uint32_t id) {
+  switch (sort) {
+    case bytecode::ParticleSort::FrontToBack:
+      return viewDepthKeyFrontToBack(depth);
+    case bytecode::ParticleSort::OldestFirst:
+      return id;
+    case bytecode::ParticleSort::NewestFirst:
+      return ~id;
+    default:
+      return viewDepthKey(depth);
+  }
+}
+
+// The style every particle of the packet shares: blend, texture, cutoff, the flipbook cell size,
+// the soft-particle scale (invSoft 0 when soft particles are off this frame).
+QuadStyle packetStyle(const RenderPacket& p, Blend blend, std::uint32_t texture, bool soft) {
+  const bytecode::CompiledMaterial* m = p.material;
+  QuadStyle style;
+  style.cutoff = m != nullptr ? m->alphaCutoff : 0.5f;
+  if (soft && m != nullptr && m->softDistance > 0.0f) style.invSoft = 1.0f / m->softDistance;
+  style.blend = blend;
+  style.texture = texture;
+  style.du = 1.0f / static_cast<float>(p.sheet.columns);
+  style.dv = 1.0f / static_cast<float>(p.sheet.rows);
+  return style;
+}
+
+// Particle i's flipbook cells: the whole frame's and the next one's (wrapping to frameBegin), and
+// the blend weight between them. Quads of a one-cell sheet or without frames keep cell 0.
+void setFrameCells(QuadStyle& quad, const RenderPacket& p, std::uint32_t i) {
+  const std::uint32_t columns = p.sheet.columns;
+  const std::uint32_t cells = columns * p.sheet.rows;
+  if (cells <= 1 || !p.frame.present()) return;
+  const float frame = p.frame.at(0, i);
+  const float whole = std::floor(frame);
+  const auto cellOf = [&](float f) {
+    const auto k = static_cast<std::uint32_t>(std::clamp(f, 0.0f, static_cast<float>(cells - 1)));
+    return std::array<float, 2>{static_cast<float>(k % columns) * quad.du,
+                                static_cast<float>(k / columns) * quad.dv};
+  };
+  const auto a = cellOf(whole);
+  const float next = whole + 1.0f < static_cast<float>(cells)
+                         ? whole + 1.0f
+                         : static_cast<float>(p.sheet.frameBegin);
+  const auto nb = cellOf(next);
+  quad.ua = a[0];
+  quad.va = a[1];
+  quad.ub = nb[0];
+  quad.vb = nb[1];
+  quad.frameBlend = p.sheet.frameBlend ? frame - whole : 0.0f;
+}
+
+}  // namespace
+
+ParticleRenderer::Impl::PacketStyle ParticleRenderer::Impl::beginPacket(const RenderPacket& p,
+                                                                        Blend blend,
+                                                                        std::uint32_t texture) {
+  PacketStyle ps;
+  ps.style = packetStyle(p, blend, texture, drawGround);
+  ps.perQuad =
+      ps.style.invSoft != 0.0f || (p.sheet.columns * p.sheet.rows > 1 && p.frame.present());
+  if (!ps.perQuad) {
+    ps.shared = static_cast<std::uint32_t>(styles.size());
+    styles.push_back(ps.style);
+  }
+  return ps;
+}
+
+// Inlined: the fast path's loop runs it per particle, and the call would cost a third of it.
+[[gnu::always_inline]] inline void ParticleRenderer::Impl::pushParticleQuad(
+    const PacketStyle& ps, const RenderPacket& p, std::uint32_t i, const ScreenQuad& screen,
+    const std::array<float, 4>& color, glm::vec3 centre, float centreW) {
+  std::uint32_t style = ps.shared;
+  if (ps.perQuad) {
+    style = static_cast<std::uint32_t>(styles.size());
+    QuadStyle& own = styles.emplace_back(ps.style);
+    if (own.invSoft != 0.0f) own.depth = glm::dot(centre - camera.position, camera.forward);
+    setFrameCells(own, p, i);
+  }
+  const auto index = static_cast<std::uint32_t>(quads.size());
+  quads.push_back(Quad{screen, color, style});
+  keys[index] = {particleKey(p.sort, centreW, p.ids[i]), index};
+}
+
+// The modes whose frame is the same for every particle, with no per-particle turn (no orientation
+// channel, one roll for all): one basis for the whole emitter, corners projected four particles at
+// a time (facing_quads.h), bit-identical to the general path.
+bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const BillboardView& view,
+                                             BillboardMode mode, const PacketStyle& style) {
+  if (!billboardFrameIsUniform(mode) || p.orientation.present() ||
+      (p.rotation.present() && !p.rotation.uniform))
+    return false;
+  const Blend blend = style.style.blend;
+  if (p.color.uniform && !shows(p.color.value[3], blend)) return true;  // nothing shows
+  BillboardInput unit;
+  unit.halfSize = glm::vec2(1.0f, 1.0f);
+  if (p.rotation.present()) {
+    unit.orientation =
+        glm::quat(1.0f, 0.0f, 0.0f, 0.0f) * glm::angleAxis(p.rotation.value[0], glm::vec3(0, 0, 1));
+  }
+  unit.emitterRotation = glm::quat(p.transform.rotation[3], p.transform.rotation[0],
+                                   p.transform.rotation[1], p.transform.rotation[2]);
+  const glm::vec3 emitterPosition(p.transform.position[0], p.transform.position[1],
+                                  p.transform.position[2]);
+  const glm::mat3 basis = particleBasis(view, mode, unit);
+  FacingSetup setup;
+  setup.viewProjection = viewProjection;
+  setup.width = static_cast<float>(options.viewport.width);
+  setup.height = static_cast<float>(options.viewport.height);
+  setup.minW = camera.nearZ * 0.5f;
+  setup.right = basis[0];
+  setup.up = basis[1];
+  const std::array<float, 4> uniformColor = premultiplied(p.color.value, blend);
+  const float* sizeX = p.size.streams[0];
+  const float* sizeY = p.size.streams[1];
+  for (std::uint32_t begin = 0; begin < p.count; begin += FacingBlock::kSize) {
+    const std::uint32_t n = std::min(p.count - begin, FacingBlock::kSize);
+    std::array<const float*, 3> centre{p.position.streams[0] + begin, p.position.streams[1] + begin,
+                                       p.position.streams[2] + begin};
+    if (p.local) {
+      for (std::uint32_t k = 0; k < n; ++k) {
+        const glm::vec3 w =
+            emitterPosition +
+            unit.emitterRotation * glm::vec3(centre[0][k], centre[1][k], centre[2][k]);
+        for (std::size_t c = 0; c < 3; ++c)
+          worldCentres[c][k] = w[static_cast<glm::length_t>(c)];
+      }
+      centre = {worldCentres[0].data(), worldCentres[1].data(), worldCentres[2].data()};
+    }
+    projectFacingBlock(setup, centre[0], centre[1], centre[2],
+                       sizeX != nullptr ? sizeX + begin : nullptr,
+                       sizeY != nullptr ? sizeY + begin : nullptr, n, facing);
+    // Locals, so the loop's stores cannot make the compiler reload them.
+    auto next = static_cast<std::uint32_t>(quads.size());
+    const auto room = static_cast<std::uint32_t>(quads.capacity());
+    const std::uint32_t* ids = p.ids;
+    const bytecode::ParticleSort sort = p.sort;
+    const bool colorUniform = p.color.uniform;
+    for (std::uint32_t k = 0; k < n; ++k) {
+      const std::uint32_t i = begin + k;
+      std::array<float, 4> color = uniformColor;
+      if (!colorUniform) {
+        const std::array<float, 4> straight = particleColor(p, i);
+        if (!shows(straight[3], blend)) continue;
+        color = premultiplied(straight, blend);
+      }
+      if (facing.sized[k] == 0) continue;
+      if (facing.visible[k] == 0) {
+        ++stats.culled;
+        continue;
+      }
+      if (next == room) {
+        ++stats.dropped;
+        continue;
+      }
+      if (style.perQuad) {
+        pushParticleQuad(style, p, i, facing.quads[k], color,
+                         glm::vec3(centre[0][k], centre[1][k], centre[2][k]), facing.centerW[k]);
+      } else {  // pushParticleQuad's shared-style case, without its per-call lookups
+        quads.push_back(Quad{facing.quads[k], color, style.shared});
+        keys[next] = {particleKey(sort, facing.centerW[k], ids[i]), next};
+      }
+      ++next;
+    }
+  }
+  return true;
+}
+
 void ParticleRenderer::Impl::emitQuads(const RenderPacket& p, const BillboardView& view,
                                        std::uint32_t textureIndex) {
   if (!p.position.present()) return;
-  const bytecode::CompiledMaterial* m = p.material;
   const Blend blend = p.blend == bytecode::BlendMode::Additive ? Blend::Additive
                       : p.blend == bytecode::BlendMode::Cutout ? Blend::Cutout
                                                                : Blend::Over;
-  const std::uint32_t columns = p.sheet.columns;
-  const std::uint32_t rows = p.sheet.rows;
-  const std::uint32_t cells = columns * rows;
   const bool local = p.local;
   const glm::quat emitterRotation(p.transform.rotation[3], p.transform.rotation[0],
                                   p.transform.rotation[1], p.transform.rotation[2]);
@@ -373,113 +606,77 @@ void ParticleRenderer::Impl::emitQuads(const RenderPacket& p, const BillboardVie
     return;
   }
   const std::uint32_t first = static_cast<std::uint32_t>(quads.size());
-  const bytecode::ParticleSort sort = p.sort;
-  for (std::uint32_t i = 0; i < p.count; ++i) {
-    const std::array<float, 4> color =
-        p.color.uniform ? p.color.value
-                        : std::array<float, 4>{p.color.streams[0][i], p.color.streams[1][i],
-                                               p.color.streams[2][i], p.color.streams[3][i]};
-    const float alpha = std::clamp(color[3], 0.0f, 1.0f);
-    if (!(alpha > 0.0f) && blend != Blend::Additive) continue;
-    BillboardInput in;
-    in.position =
-        glm::vec3(p.position.streams[0][i], p.position.streams[1][i], p.position.streams[2][i]);
-    if (p.velocity.present()) {
-      in.velocity =
-          glm::vec3(p.velocity.streams[0][i], p.velocity.streams[1][i], p.velocity.streams[2][i]);
+  const PacketStyle style = beginPacket(p, blend, textureIndex);
+  if (!emitFacingQuads(p, bv, mode, style)) {
+    for (std::uint32_t i = 0; i < p.count; ++i) {
+      const std::array<float, 4> color = particleColor(p, i);
+      if (!shows(color[3], blend)) continue;
+      BillboardInput in;
+      in.position =
+          glm::vec3(p.position.streams[0][i], p.position.streams[1][i], p.position.streams[2][i]);
+      if (p.velocity.present()) {
+        in.velocity =
+            glm::vec3(p.velocity.streams[0][i], p.velocity.streams[1][i], p.velocity.streams[2][i]);
+      }
+      if (local) {
+        in.position = emitterPosition + emitterRotation * in.position;
+        in.velocity = emitterRotation * in.velocity;
+      }
+      if (p.size.present())
+        in.halfSize = glm::vec2(p.size.streams[0][i], p.size.streams[1][i]) * 0.5f;
+      if (!(in.halfSize.x > 0.0f) || !(in.halfSize.y > 0.0f)) continue;
+      glm::quat q(1.0f, 0.0f, 0.0f, 0.0f);
+      if (p.orientation.present()) {
+        q = normalizedOrientation(
+            glm::quat(p.orientation.streams[3][i], p.orientation.streams[0][i],
+                      p.orientation.streams[1][i], p.orientation.streams[2][i]));
+      }
+      if (p.rotation.present()) q = q * glm::angleAxis(p.rotation.at(0, i), glm::vec3(0, 0, 1));
+      in.orientation = q;
+      in.emitterRotation = emitterRotation;
+      if (mode == BillboardMode::Stretched) {
+        // stretch_scale is seconds of motion added to the length (metres per m/s of on-screen
+        // speed); billboard.h measures screen speed in viewport heights, so convert at this depth.
+        const float depth = glm::dot(in.position - camera.position, camera.forward);
+        const float metresPerHeight =
+            2.0f * camera.halfHeightExtent() *
+            (camera.projection == Projection::Perspective ? std::max(depth, camera.nearZ) : 1.0f);
+        bv.stretchScaleSeconds = rd.stretchScale * metresPerHeight / (2.0f * in.halfSize.y);
+      }
+      const std::array<glm::vec3, 4> corners = billboardCorners(bv, mode, in);
+      ScreenQuad quad;
+      if (!project(corners, quad)) continue;
+      const glm::vec4 center = viewProjection * glm::vec4(in.position, 1.0f);
+      pushParticleQuad(style, p, i, quad, premultiplied(color, blend), in.position, center.w);
     }
-    if (local) {
-      in.position = emitterPosition + emitterRotation * in.position;
-      in.velocity = emitterRotation * in.velocity;
-    }
-    if (p.size.present())
-      in.halfSize = glm::vec2(p.size.streams[0][i], p.size.streams[1][i]) * 0.5f;
-    if (!(in.halfSize.x > 0.0f) || !(in.halfSize.y > 0.0f)) continue;
-    glm::quat q(1.0f, 0.0f, 0.0f, 0.0f);
-    if (p.orientation.present()) {
-      q = normalizedOrientation(glm::quat(p.orientation.streams[3][i], p.orientation.streams[0][i],
-                                          p.orientation.streams[1][i],
-                                          p.orientation.streams[2][i]));
-    }
-    if (p.rotation.present()) q = q * glm::angleAxis(p.rotation.at(0, i), glm::vec3(0, 0, 1));
-    in.orientation = q;
-    in.emitterRotation = emitterRotation;
-    if (mode == BillboardMode::Stretched) {
-      // stretch_scale is seconds of motion added to the length (metres per m/s of on-screen
-      // speed); billboard.h measures screen speed in viewport heights, so convert at this depth.
-      const float depth = glm::dot(in.position - camera.position, camera.forward);
-      const float metresPerHeight =
-          2.0f * camera.halfHeightExtent() *
-          (camera.projection == Projection::Perspective ? std::max(depth, camera.nearZ) : 1.0f);
-      bv.stretchScaleSeconds = rd.stretchScale * metresPerHeight / (2.0f * in.halfSize.y);
-    }
-    const std::array<glm::vec3, 4> corners = billboardCorners(bv, mode, in);
-    Quad quad;
-    if (!project(corners, quad)) continue;
-    const float r = std::max(color[0], 0.0f) * alpha;
-    const float g = std::max(color[1], 0.0f) * alpha;
-    const float b = std::max(color[2], 0.0f) * alpha;
-    quad.color = {r, g, b, blend == Blend::Additive ? 0.0f : alpha};
-    quad.cutoff = m != nullptr ? m->alphaCutoff : 0.5f;
-    if (drawGround && m != nullptr && m->softDistance > 0.0f) {
-      quad.depth = glm::dot(in.position - camera.position, camera.forward);
-      quad.invSoft = 1.0f / m->softDistance;
-    }
-    quad.blend = blend;
-    quad.texture = textureIndex;
-    quad.du = 1.0f / static_cast<float>(columns);
-    quad.dv = 1.0f / static_cast<float>(rows);
-    if (cells > 1 && p.frame.present()) {
-      const float frame = p.frame.at(0, i);
-      const float whole = std::floor(frame);
-      const auto cellOf = [&](float f) {
-        const auto k =
-            static_cast<std::uint32_t>(std::clamp(f, 0.0f, static_cast<float>(cells - 1)));
-        return std::array<float, 2>{static_cast<float>(k % columns) * quad.du,
-                                    static_cast<float>(k / columns) * quad.dv};
-      };
-      const auto a = cellOf(whole);
-      const float next = whole + 1.0f < static_cast<float>(cells)
-                             ? whole + 1.0f
-                             : static_cast<float>(p.sheet.frameBegin);
-      const auto nb = cellOf(next);
-      quad.ua = a[0];
-      quad.va = a[1];
-      quad.ub = nb[0];
-      quad.vb = nb[1];
-      quad.frameBlend = p.sheet.frameBlend ? frame - whole : 0.0f;
-    }
-    const glm::vec4 center = viewProjection * glm::vec4(in.position, 1.0f);
-    const auto index = static_cast<std::uint32_t>(quads.size());
-    quads.push_back(quad);
-    // Back to front: larger depth first. Oldest first: smaller id (spawn order) first.
-    const std::uint32_t id = p.ids[i];
-    std::uint32_t key = viewDepthKey(center.w);
-    if (sort == bytecode::ParticleSort::FrontToBack) key = viewDepthKeyFrontToBack(center.w);
-    if (sort == bytecode::ParticleSort::OldestFirst) key = id;
-    if (sort == bytecode::ParticleSort::NewestFirst) key = ~id;
-    keys[index] = {key, index};
   }
   // Order within the emitter (slot order needs no sort).
   const std::uint32_t count = static_cast<std::uint32_t>(quads.size()) - first;
-  if (sort != bytecode::ParticleSort::None) radixSort(keys.data() + first, scratch.data(), count);
+  if (p.sort != bytecode::ParticleSort::None) radixSort(keys.data() + first, scratch.data(), count);
 }
 
 // Projects a quad's world corners to the screen; false (counted) when it is behind the camera,
 // off screen, or the quad budget is spent.
-bool ParticleRenderer::Impl::project(const std::array<glm::vec3, 4>& corners, Quad& quad) {
+bool ParticleRenderer::Impl::project(const std::array<glm::vec3, 4>& corners, ScreenQuad& quad) {
   const float width = static_cast<float>(options.viewport.width);
   const float height = static_cast<float>(options.viewport.height);
   for (std::size_t c = 0; c < 4; ++c) {
-    const glm::vec4 clip = viewProjection * glm::vec4(corners[c], 1.0f);
-    if (!(clip.w > camera.nearZ * 0.5f) || !std::isfinite(clip.x) || !std::isfinite(clip.y)) {
+    const ScreenPoint at =
+        projectCorner(viewProjection, corners[c], width, height, camera.nearZ * 0.5f);
+    if (!at.ok) {
       ++stats.culled;
       return false;
     }
-    quad.x[c] = (clip.x / clip.w * 0.5f + 0.5f) * width;
-    quad.y[c] = (0.5f - clip.y / clip.w * 0.5f) * height;
+    quad.x[c] = at.x;
+    quad.y[c] = at.y;
   }
-  if (!boundOnScreen(quad, width, height)) {
+  return placeQuad(quad);
+}
+
+// Bounds a projected quad; false (counted) when it is off screen or the quad budget is spent.
+bool ParticleRenderer::Impl::placeQuad(ScreenQuad& quad) {
+  if (!boundOnScreen(quad, static_cast<float>(options.viewport.width),
+                     static_cast<float>(options.viewport.height))) {
     ++stats.culled;
     return false;
   }
@@ -508,22 +705,24 @@ void ParticleRenderer::Impl::pushStrip(std::span<const glm::vec3> points, float 
     n = len > 1e-12f && std::isfinite(len) ? n / len : camera.up;
     return n * halfWidth;
   };
-  const float alpha = std::clamp(color[3], 0.0f, 1.0f);
   glm::vec3 sideA = side(0);
+  std::uint32_t style = kNoStyle;  // pushed with the first quad drawn
   for (std::size_t i = 0; i + 1 < points.size(); ++i) {
     const glm::vec3 sideB = side(i + 1);
-    Quad quad;
+    ScreenQuad quad;
     if (project(
             {points[i] - sideA, points[i + 1] - sideB, points[i + 1] + sideB, points[i] + sideA},
             quad)) {
-      quad.color = {std::max(color[0], 0.0f) * alpha, std::max(color[1], 0.0f) * alpha,
-                    std::max(color[2], 0.0f) * alpha, blend == Blend::Additive ? 0.0f : alpha};
-      quad.blend = blend;
-      quad.texture = texture;
-      quad.ua = 0.5f;  // the middle column, all along the segment
-      quad.du = 0.0f;
+      if (style == kNoStyle) {
+        style = static_cast<std::uint32_t>(styles.size());
+        QuadStyle& st = styles.emplace_back();
+        st.blend = blend;
+        st.texture = texture;
+        st.ua = 0.5f;  // the middle column, all along the segment
+        st.du = 0.0f;
+      }
       const auto index = static_cast<std::uint32_t>(quads.size());
-      quads.push_back(quad);
+      quads.push_back(Quad{quad, premultiplied(color, blend), style});
       keys[index] = {index, index};
     }
     sideA = sideB;
@@ -657,13 +856,14 @@ void ParticleRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
   for (std::uint32_t entry = from; entry < to; ++entry) {
     const Quad& q = quads[keys[binned ? bandQuads[entry] : entry].index];
     if (q.maxY < static_cast<float>(y0) || q.minY >= static_cast<float>(y1)) continue;
-    const Texture& tex = textures[q.texture];
+    const QuadStyle& st = styles[q.style];
+    const Texture& tex = textures[st.texture];
     const F4 color = loadF4(q.color);
     const auto blendPixel = [&](std::array<float, 4>& dst, F4 texel, float coverage) {
       F4 src = texel * color;
-      if (q.blend == Blend::Cutout) {
+      if (st.blend == Blend::Cutout) {
         const float a = texel[3] * (q.color[3]);
-        if (a < q.cutoff || texel[3] <= 0.0f) return;
+        if (a < st.cutoff || texel[3] <= 0.0f) return;
         const float inv = 1.0f / texel[3];
         const float alpha = std::max(q.color[3], 1e-6f);
         src = F4{texel[0] * inv * q.color[0] / alpha, texel[1] * inv * q.color[1] / alpha,
@@ -676,8 +876,8 @@ void ParticleRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
     };
     // Soft particles: how much of the quad shows in front of the scene at pixel `at`.
     const auto softFade = [&](std::size_t at) {
-      if (q.invSoft == 0.0f) return 1.0f;
-      return std::clamp((sceneDepth[at] - q.depth) * q.invSoft, 0.0f, 1.0f);
+      if (st.invSoft == 0.0f) return 1.0f;
+      return std::clamp((sceneDepth[at] - st.depth) * st.invSoft, 0.0f, 1.0f);
     };
     // Under a pixel: one sample at the centre, weighted by the quad's area (energy kept).
     const float spanX = q.maxX - q.minX;
@@ -694,7 +894,7 @@ void ParticleRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
       const std::size_t at = std::size_t(cy) * w + std::size_t(cx);
       const float fade = softFade(at);
       if (!(fade > 0.0f)) continue;
-      const F4 texel = sample(tex, q.ua + 0.5f * q.du, q.va + 0.5f * q.dv);
+      const F4 texel = sample(tex, st.ua + 0.5f * st.du, st.va + 0.5f * st.dv);
       blendPixel(accum[at], texel, std::min(area, 1.0f) * fade);
       continue;
     }
@@ -770,10 +970,10 @@ void ParticleRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
         const float s = std::clamp(f.s0 + f.dsdx * (px - f.ax) + f.dsdy * (py - f.ay), 0.0f, 1.0f);
         const float t = std::clamp(f.t0 + f.dtdx * (px - f.ax) + f.dtdy * (py - f.ay), 0.0f, 1.0f);
         // Image rows run top-down; the billboard's t runs bottom-up.
-        F4 texel = sample(tex, q.ua + s * q.du, q.va + (1.0f - t) * q.dv);
-        if (q.frameBlend > 0.0f) {
-          const F4 other = sample(tex, q.ub + s * q.du, q.vb + (1.0f - t) * q.dv);
-          texel += (other - texel) * q.frameBlend;
+        F4 texel = sample(tex, st.ua + s * st.du, st.va + (1.0f - t) * st.dv);
+        if (st.frameBlend > 0.0f) {
+          const F4 other = sample(tex, st.ub + s * st.du, st.vb + (1.0f - t) * st.dv);
+          texel += (other - texel) * st.frameBlend;
         }
         blendPixel(row[x], texel, fade);
       }
@@ -793,6 +993,7 @@ Status ParticleRenderer::prepare(const ParticleWorld& world, const Camera& camer
   // Emitters by sort_order (stable: equal orders keep the effect's order).
   r.packets.build(world);
   r.quads.clear();
+  r.styles.clear();
   for (const RenderPacket& packet : r.packets.packets()) {
     Result<std::uint32_t> texture = r.texture(packet.material);
     if (!texture.ok()) return texture.status();
@@ -1021,7 +1222,7 @@ void ParticleRenderer::Impl::emitSprites(const SpriteBatcher& batcher, const Spr
       // counter-clockwise as seen on screen (screen y runs down).
       const float c = std::cos(s.rotation);
       const float sn = std::sin(s.rotation);
-      Quad quad;
+      ScreenQuad quad;
       static constexpr std::array<float, 4> kCx{-1.0f, 1.0f, 1.0f, -1.0f};
       static constexpr std::array<float, 4> kCy{-1.0f, -1.0f, 1.0f, 1.0f};
       for (std::size_t k = 0; k < 4; ++k) {
@@ -1042,17 +1243,19 @@ void ParticleRenderer::Impl::emitSprites(const SpriteBatcher& batcher, const Spr
       const float g = std::max(s.tint.g, 0.0f);
       const float b = std::max(s.tint.b, 0.0f);
       const float k = batch.blend == BlendMode::Premultiplied ? 1.0f : alpha;
-      quad.color = {r * k, g * k, b * k, blend == Blend::Additive ? 0.0f : alpha};
-      quad.cutoff = 0.5f;
-      quad.blend = blend;
-      quad.texture = atlas->texture;
+      const auto styleIndex = static_cast<std::uint32_t>(styles.size());
+      QuadStyle& st = styles.emplace_back();
+      st.cutoff = 0.5f;
+      st.blend = blend;
+      st.texture = atlas->texture;
       const std::uint32_t cell = std::min(s.frameIndex, cells - 1);
-      quad.du = (s.uv.u1 - s.uv.u0) / static_cast<float>(atlas->columns);
-      quad.dv = (s.uv.v1 - s.uv.v0) / static_cast<float>(atlas->rows);
-      quad.ua = s.uv.u0 + static_cast<float>(cell % atlas->columns) * quad.du;
-      quad.va = s.uv.v0 + static_cast<float>(cell / atlas->columns) * quad.dv;
+      st.du = (s.uv.u1 - s.uv.u0) / static_cast<float>(atlas->columns);
+      st.dv = (s.uv.v1 - s.uv.v0) / static_cast<float>(atlas->rows);
+      st.ua = s.uv.u0 + static_cast<float>(cell % atlas->columns) * st.du;
+      st.va = s.uv.v0 + static_cast<float>(cell / atlas->columns) * st.dv;
       const auto index = static_cast<std::uint32_t>(quads.size());
-      quads.push_back(quad);
+      quads.push_back(
+          Quad{quad, {r * k, g * k, b * k, blend == Blend::Additive ? 0.0f : alpha}, styleIndex});
       keys[index] = {index, index};
     }
   }
@@ -1080,6 +1283,7 @@ Status ParticleRenderer::renderSprites(const SpriteBatcher& batcher, const Sprit
   }
   r.stats = {};
   r.quads.clear();
+  r.styles.clear();
   r.emitSprites(batcher, view);
   r.stats.quads = static_cast<std::uint32_t>(r.quads.size());
   r.drawGround = false;

@@ -28,14 +28,21 @@ void bind(ParticleChannel<N>& channel, const EmitterView& v, std::int32_t first,
 template <std::size_t N>
 void scanUniform(ParticleChannel<N>& channel, std::uint32_t count) {
   if (!channel.present() || count == 0) return;
+  // Blocks of 256 without an early exit inside, so the compare vectorizes.
+  constexpr std::uint32_t kBlock = 256;
   for (std::size_t c = 0; c < N; ++c) {
     const float* s = channel.streams[c];
     std::uint32_t first = 0;
     std::memcpy(&first, s, sizeof first);
-    for (std::uint32_t i = 1; i < count; ++i) {
-      std::uint32_t bits = 0;
-      std::memcpy(&bits, s + i, sizeof bits);
-      if (bits != first) return;
+    for (std::uint32_t begin = 0; begin < count; begin += kBlock) {
+      const std::uint32_t end = std::min(count, begin + kBlock);
+      std::uint32_t differ = 0;
+      for (std::uint32_t i = begin; i < end; ++i) {
+        std::uint32_t bits = 0;
+        std::memcpy(&bits, s + i, sizeof bits);
+        differ |= bits ^ first;
+      }
+      if (differ != 0) return;
     }
   }
   for (std::size_t c = 0; c < N; ++c)

@@ -76,6 +76,34 @@ TEST(ParticleRenderer, BillboardModesMatchTheirGoldens) {
   }
 }
 
+// Five still particles in `space` of a turned emitter, with a flipbook; `init` adds to their
+// initial values.
+std::string stillScene(const std::string& mode, const std::string& init, const std::string& space) {
+  return R"({"format": "mote.effect/1", "name": "still", "materials": [{"name": "m", "texture": "builtin:star", "sheet": {"columns": 2, "rows": 2, "fps": 7, "frame_blend": true}}],
+    "emitters": [{"name": "e", "material": "m", "space": ")" +
+         space + R"(", "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 5}]},
+    "shape": {"kind": "line", "end": [2, 0, 0]},
+    "init": {"lifetime": 10, "size": 0.6, "size_y": 0.9, "separate_size_y": true)" +
+         init + R"(}, "position": [-1, 0.5, 0], "rotation": [20, 35, 0], "render": {"mode": ")" +
+         mode + R"("}}]})";
+}
+
+// Billboard emitters take the renderer's fast path (one basis for all particles); stretched ones
+// the general path, and at rest a stretched quad is exactly the billboard one (billboard.h's
+// fallback). Both must draw the same pixels.
+TEST(ParticleRenderer, TheFacingFastPathDrawsWhatTheGeneralPathDraws) {
+  for (const char* init :
+       {"", R"(, "rotation": 20, "color": [1, 0.5, 0.2, 0.8])",
+        R"(, "color": {"from": [1, 0.5, 0.2, 0.8], "to": [0.2, 0.6, 1, 0.6]})"}) {
+    for (const char* space : {"world", "local"}) {
+      SCOPED_TRACE(std::string(init) + " " + space);
+      const Image fast = renderScene(compileJson(stillScene("billboard", init, space)));
+      const Image general = renderScene(compileJson(stillScene("stretched", init, space)));
+      EXPECT_EQ(fast, general);
+    }
+  }
+}
+
 TEST(ParticleRenderer, ChainsAndBeamsMatchTheirGoldens) {
   // A ribbon through the five particles: four segments.
   expectGolden(renderScene(compileJson(scene(kSoft, "linked_chain")), nullptr, 4),

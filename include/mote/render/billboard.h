@@ -136,6 +136,11 @@ glm::quat normalizedOrientation(glm::quat q) noexcept;
 glm::mat3 billboardFrame(const BillboardView& view, BillboardMode mode,
                          const BillboardInput& input) noexcept;
 
+/// True when the mode's frame F is the same for every particle of an emitter in a given view
+/// (Billboard, Horizontal, FacingWorld, BillboardLocalZ, BillboardWorldZ): it depends on neither
+/// position nor velocity, so one billboardFrame() serves them all. Pure; O(1). Allocates: never.
+bool billboardFrameIsUniform(BillboardMode mode) noexcept;
+
 /// Stretched: min(1 + |v_screen| · view.stretchScaleSeconds, kBillboardMaxStretch), where
 /// v_screen is the time derivative of the particle's projected position in viewport heights per
 /// second (exact derivative of the projection, not a finite difference); exactly 1 at rest (see

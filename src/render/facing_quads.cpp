@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+// The facing-quad fast path (facing_quads.h): the reference projection, the bounds, and the kernel
+// on 4 lanes, or on 8 (facing_quads_avx2.cpp) where the CPU has AVX2.
+#include "facing_quads.h"
+
+#include "facing_kernel.h"
+
+#include <glm/vec4.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace mote::render {
+
+bool boundOnScreen(ScreenQuad& quad, float width, float height) noexcept {
+  quad.minX = std::min({quad.x[0], quad.x[1], quad.x[2], quad.x[3]});
+  quad.maxX = std::max({quad.x[0], quad.x[1], quad.x[2], quad.x[3]});
+  quad.minY = std::min({quad.y[0], quad.y[1], quad.y[2], quad.y[3]});
+  quad.maxY = std::max({quad.y[0], quad.y[1], quad.y[2], quad.y[3]});
+  return !(quad.maxX < 0.0f || quad.minX >= width || quad.maxY < 0.0f || quad.minY >= height);
+}
+
+ScreenPoint projectCorner(const glm::mat4& viewProjection, glm::vec3 p, float width, float height,
+                          float minW) noexcept {
+  const glm::vec4 clip = viewProjection * glm::vec4(p, 1.0f);
+  ScreenPoint s;
+  s.w = clip.w;
+  s.ok = clip.w > minW && std::isfinite(clip.x) && std::isfinite(clip.y);
+  s.x = (clip.x / clip.w * 0.5f + 0.5f) * width;
+  s.y = (0.5f - clip.y / clip.w * 0.5f) * height;
+  return s;
+}
+
+void projectFacingBlock4(const FacingSetup& setup, const float* px, const float* py,
+                         const float* pz, const float* sizeX, const float* sizeY, std::uint32_t n,
+                         FacingBlock& out) noexcept {
+  projectFacingLanes<F4>(setup, px, py, pz, sizeX, sizeY, n, out);
+}
+
+#if !MOTE_FACING_AVX2
+// No 8-lane build here: the 4-lane kernel stands in (facingAvx2Available() is false).
+void projectFacingBlock8(const FacingSetup& setup, const float* px, const float* py,
+                         const float* pz, const float* sizeX, const float* sizeY, std::uint32_t n,
+                         FacingBlock& out) noexcept {
+  projectFacingBlock4(setup, px, py, pz, sizeX, sizeY, n, out);
+}
+#endif
+
+bool facingAvx2Available() noexcept {
+#if MOTE_FACING_AVX2
+  static const bool available = __builtin_cpu_supports("avx2") != 0;
+  return available;
+#else
+  return false;
+#endif
+}
+
+void projectFacingBlock(const FacingSetup& setup, const float* px, const float* py, const float* pz,
+                        const float* sizeX, const float* sizeY, std::uint32_t n,
+                        FacingBlock& out) noexcept {
+#if MOTE_FACING_AVX2
+  if (facingAvx2Available()) {
+    projectFacingBlock8(setup, px, py, pz, sizeX, sizeY, n, out);
+    return;
+  }
+#endif
+  projectFacingBlock4(setup, px, py, pz, sizeX, sizeY, n, out);
+}
+
+}  // namespace mote::render

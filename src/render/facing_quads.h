@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+// Screen corners of camera-facing quads whose basis is the same for every particle of an emitter
+// (billboard.h's frames that do not depend on the particle, with no per-particle turn): the
+// renderer's fast path, four particles per vector, bit-identical to billboardCorners() followed by
+// projectCorner() (facing_quads_test checks it).
+#pragma once
+
+#include <glm/mat4x4.hpp>
+#include <glm/vec3.hpp>
+
+#include <array>
+#include <cstdint>
+
+namespace mote::render {
+
+/// Where a world point lands on a width × height screen (pixels, y down), and its clip w.
+struct ScreenPoint {
+  float x = 0.0f;
+  float y = 0.0f;
+  float w = 0.0f;
+  /// clip.w > minW and clip.x, clip.y finite: x and y are meaningful.
+  bool ok = false;
+};
+
+/// The renderer's projection of one point: clip = viewProjection · (p, 1) (glm's column order,
+/// (m0·x + m1·y) + (m2·z + m3)), then ((clip.x / w · 0.5 + 0.5) · width, (0.5 − clip.y / w · 0.5)
+/// · height). Pure; O(1). Allocates: never.
+ScreenPoint projectCorner(const glm::mat4& viewProjection, glm::vec3 p, float width, float height,
+                          float minW) noexcept;
+
+/// A quad on the screen: its corners in billboard order (pixels, y down) and their bounds.
+struct ScreenQuad {
+  std::array<float, 4> x{};
+  std::array<float, 4> y{};
+  float minX = 0.0f, maxX = 0.0f, minY = 0.0f, maxY = 0.0f;
+};
+
+/// Sets the quad's bounds from its corners (std::min / std::max of the four); false when they
+/// miss a width × height screen. Pure; O(1). Allocates: never.
+bool boundOnScreen(ScreenQuad& quad, float width, float height) noexcept;
+
+/// A block of facing quads as the fast path writes them, particle i at index i.
+struct FacingBlock {
+  static constexpr std::uint32_t kSize = 64;
+  std::array<ScreenQuad, kSize> quads{};
+  std::array<float, kSize> centerW{};  ///< clip w of the particle's centre (its view depth)
+  /// Nonzero: both half extents are > 0 (a zero-sized or NaN-sized particle is skipped).
+  std::array<std::int32_t, kSize> sized{};
+  /// Nonzero: every corner passed projectCorner's test and boundOnScreen is true (bounds set).
+  std::array<std::int32_t, kSize> visible{};
+};
+
+/// What a block needs: the view-projection, the screen, the near limit, and the emitter's unit
+/// basis columns (particleBasis with halfSize (1, 1): right and up).
+struct FacingSetup {
+  glm::mat4 viewProjection{1.0f};
+  float width = 1.0f;
+  float height = 1.0f;
+  float minW = 0.0f;
+  glm::vec3 right{1.0f, 0.0f, 0.0f};
+  glm::vec3 up{0.0f, 1.0f, 0.0f};
+};
+
+/// Projects the quads of particles [0, n), n <= FacingBlock::kSize: centre (px, py, pz)[i], half
+/// extents (sizeX, sizeY)[i] · 0.5 (null sizes: half extents 0.5, BillboardInput's default),
+/// corners centre + (right · halfX · sx + up · halfY · sy) for kBillboardCornerSigns. Every lane
+/// gets the same IEEE operations as billboardCorners() + projectCorner() on one particle, so the
+/// results are bit for bit theirs. Lanes past n read nothing. Pure; O(n). Allocates: never.
+void projectFacingBlock(const FacingSetup& setup, const float* px, const float* py, const float* pz,
+                        const float* sizeX, const float* sizeY, std::uint32_t n,
+                        FacingBlock& out) noexcept;
+
+/// projectFacingBlock on 4 lanes (any x86-64, and the fallback), and on 8 (AVX2; call only where
+/// facingAvx2Available()). projectFacingBlock picks one; the two give the same bits.
+void projectFacingBlock4(const FacingSetup& setup, const float* px, const float* py,
+                         const float* pz, const float* sizeX, const float* sizeY, std::uint32_t n,
+                         FacingBlock& out) noexcept;
+void projectFacingBlock8(const FacingSetup& setup, const float* px, const float* py,
+                         const float* pz, const float* sizeX, const float* sizeY, std::uint32_t n,
+                         FacingBlock& out) noexcept;
+/// The CPU runs AVX2 and the build has the 8-lane kernel (x86-64, GCC or clang).
+bool facingAvx2Available() noexcept;
+
+}  // namespace mote::render
