@@ -1605,6 +1605,18 @@ PreparedProgram PreparedProgram::prepare(const bytecode::VerifiedProgram& verifi
     }
   }
   out.immediates_ = std::move(immediates);
+  // Words INIT reads before writing, or never writes.
+  std::vector<std::uint8_t> stored(p.particleWords, 0);
+  std::vector<std::uint8_t> zero(p.particleWords, 0);
+  for (const Op& op : out.init_) {
+    if (op.op != Opcode::LoadField && op.op != Opcode::StoreField) continue;
+    for (std::uint32_t w = op.index; w < op.index + op.width; ++w) {
+      if (op.op == Opcode::LoadField && stored[w] == 0) zero[w] = 1;
+      if (op.op == Opcode::StoreField) stored[w] = 1;
+    }
+  }
+  for (std::uint32_t w = 0; w < p.particleWords; ++w)
+    if (zero[w] != 0 || stored[w] == 0) out.initZeroWords_.push_back(w);
   for (const Section s : {Section::Init, Section::Update})
     chooseStreamOperands(s == Section::Init ? out.init_ : out.update_, out.rowsNeeded(),
                          p.particleWords);
