@@ -473,7 +473,10 @@ class Interpreter {
         streams_(args.streams),
         rows_(args.rows),
         src_(args.rowSources),
-        scratch_(args.program->registerCount()) {}
+        scratch_(args.program->registerCount()) {
+    for (std::uint32_t b = 0; b < bytecode::kBuiltinCount; ++b)
+      if (ctx_.laneBuiltins[b][0] != nullptr) perParticleBuiltins_ |= 1u << b;
+  }
 
   void runBatch(std::uint32_t first, std::uint32_t n, std::uint8_t* killed) {
     first_ = first;
@@ -1031,7 +1034,24 @@ class Interpreter {
     }
   }
 
+  // An op whose sources hold one value for the whole batch (the emitter's rotation applied to an
+  // immediate, say): computed for the first vector, then that lane copied to the others. Every
+  // lane would compute the same bits from the same inputs.
   void step(const PreparedProgram::Op& op) {
+    if (op.uniformUnless == PreparedProgram::kVaries ||
+        (op.uniformUnless & perParticleBuiltins_) != 0) {
+      compute(op);
+      return;
+    }
+    const std::uint32_t n = n_;
+    n_ = std::min(n_, static_cast<std::uint32_t>(hn::Lanes(Tag())));
+    compute(op);
+    n_ = n;
+    for (std::uint32_t c = 0; c < op.width; ++c)
+      fill(op.dst + c, src_[op.dst + c][0]);
+  }
+
+  void compute(const PreparedProgram::Op& op) {
     const std::uint32_t w = op.width;
     switch (op.op) {
       case Opcode::Nop:
@@ -1217,6 +1237,7 @@ class Interpreter {
   float* rows_;
   const float** src_;
   std::uint32_t scratch_;
+  std::uint32_t perParticleBuiltins_ = 0;  // bit b: builtin b has per-particle lanes in this run
   std::uint32_t first_ = 0;
   std::uint32_t n_ = 0;
   std::uint8_t* killed_ = nullptr;
@@ -1542,6 +1563,51 @@ void chooseStreamOperands(std::vector<PreparedProgram::Op>& ops, std::uint32_t r
   }
 }
 
+// Sets uniformUnless on the CROSS/QUAT_MUL/QUAT_ROTATE ops whose sources depend only on
+// immediates, constants, emitter fields, globals and builtins: per row, the builtins its value
+// depends on (kVaries once anything per-particle flows in, and for a row the section has not
+// written yet: it holds the last batch's values). Immediates are read as such, not as rows.
+void markUniformOps(std::vector<PreparedProgram::Op>& ops, std::uint32_t rows) {
+  constexpr std::uint32_t kVaries = PreparedProgram::kVaries;
+  std::vector<std::uint32_t> depends(rows, kVaries);
+  for (PreparedProgram::Op& op : ops) {
+    const bytecode::OpInfo& info = bytecode::opInfo(op.op);
+    const std::uint32_t dw = bytecode::dstWidth(info.width, op.width);
+    std::uint32_t mask = 0;
+    for (std::uint32_t slot = 0; slot < 3; ++slot) {
+      if (op.src[slot].immediate) continue;
+      // Index and unused operands read no rows: their width is 0.
+      for (std::uint32_t c = 0; c < bytecode::sourceWidth(info.sources[slot], op.width); ++c) {
+        const std::uint32_t row = op.src[slot].rows[c];
+        mask = depends[row] == kVaries || mask == kVaries ? kVaries : mask | depends[row];
+      }
+    }
+    switch (op.op) {
+      case Opcode::LoadConst:
+      case Opcode::LoadEmitter:
+      case Opcode::LoadGlobal:
+        mask = 0;
+        break;
+      case Opcode::LoadBuiltin:
+        mask = static_cast<bytecode::Builtin>(op.index) == bytecode::Builtin::ParticleId
+                   ? kVaries
+                   : 1u << op.index;
+        break;
+      case Opcode::Cross:
+      case Opcode::QuatMul:
+      case Opcode::QuatRotate:
+        op.uniformUnless = mask;
+        break;
+      default:
+        if (!vm_detail::isElementwise(op.op) || op.directWord != PreparedProgram::kNoWord)
+          mask = kVaries;
+        break;
+    }
+    for (std::uint32_t c = 0; c < dw; ++c)
+      depends[op.dst + c] = mask;
+  }
+}
+
 }  // namespace
 
 PreparedProgram PreparedProgram::prepare(const bytecode::VerifiedProgram& verified) {
@@ -1620,6 +1686,8 @@ PreparedProgram PreparedProgram::prepare(const bytecode::VerifiedProgram& verifi
   for (const Section s : {Section::Init, Section::Update})
     chooseStreamOperands(s == Section::Init ? out.init_ : out.update_, out.rowsNeeded(),
                          p.particleWords);
+  for (const Section s : {Section::Init, Section::Update})
+    markUniformOps(s == Section::Init ? out.init_ : out.update_, out.rowsNeeded());
   return out;
 }
 

@@ -57,7 +57,12 @@ class PreparedProgram {
     /// read in place as its dst rows) instead of into the rows.
     bool inPlace = false;
     std::uint32_t directWord = kNoWord;
+    /// A CROSS, QUAT_MUL or QUAT_ROTATE whose sources hold one value for every particle as long
+    /// as the builtins in this mask (bit b: builtin b) are not per-particle in the run: it is
+    /// computed for one vector and broadcast. kVaries: it reads per-particle values.
+    std::uint32_t uniformUnless = kVaries;
   };
+  static constexpr std::uint32_t kVaries = 0xFFFFFFFFu;
 
   const std::vector<Op>& section(bytecode::Section s) const {
     return s == bytecode::Section::Init ? init_ : update_;
