@@ -63,7 +63,9 @@ void runPerParticle(const BatchState& batch, const PreparedProgram::Op& op);
 
 // RAND_UNIT_VECTOR, RAND_SPHERE, RAND_DISK and RAND_CONE from the batch's Philox words (word k of
 // particle i at bits[k * kBatchLanes + i], drawn by the per-target code): the reference's formulas
-// and libm calls, one particle at a time, compiled once like runPerParticle.
+// and libm calls, one particle at a time, compiled once like runPerParticle. For RAND_UNIT_VECTOR
+// and RAND_SPHERE the per-target code has already computed rho, phi and z into dst rows 0..2
+// (and left only the third word in bits).
 void randomShapes(const BatchState& batch, const PreparedProgram::Op& op,
                   const std::uint32_t* bits);
 
@@ -656,17 +658,34 @@ class Interpreter {
     finishScratch(op);
   }
 
-  // The random shapes: the draws here, the libm formulas per particle in vm_detail.
+  // The random shapes: the draws here, the libm formulas per particle in vm_detail. The unit
+  // vector and the ball point (semantics.h's unitVector and ballPoint) start alike, with IEEE
+  // operations only: z = 1 - 2u, phi = (2π)u and rho = sqrt(fmax(0, 1 - z·z)) are computed here
+  // in vectors, in the same order (1 - z·z is never negative or NaN, so Max is fmax), into dst
+  // rows 2, 1 and 0; the sine, cosine and cube root stay per particle.
   void randShape(const PreparedProgram::Op& op) {
     const TagU du;
+    const Tag d;
     const std::uint32_t step = static_cast<std::uint32_t>(hn::Lanes(du));
     const Philox draw = philox(op);
     const std::uint32_t* id = ids();
     const std::uint32_t end = vectorCount();
+    const bool sphere = op.op == Opcode::RandUnitVector || op.op == Opcode::RandSphere;
+    const auto one = hn::Set(d, 1.0f);
     for (std::uint32_t i = 0; i < end; i += step) {
       const std::array<VecU, 4> bits = draw(hn::LoadU(du, id + i));
-      for (std::uint32_t k = 0; k < 4; ++k)
-        hn::StoreU(bits[k], du, bits_.data() + std::size_t{k} * kBatchLanes + i);
+      if (!sphere) {
+        for (std::uint32_t k = 0; k < 4; ++k)
+          hn::StoreU(bits[k], du, bits_.data() + std::size_t{k} * kBatchLanes + i);
+        continue;
+      }
+      const auto z = hn::Sub(one, hn::Mul(hn::Set(d, 2.0f), unitFloat(bits[0])));
+      const auto phi = hn::Mul(hn::Set(d, 2.0f * bytecode::semantics::kPi), unitFloat(bits[1]));
+      const auto rho = hn::Sqrt(hn::Max(hn::Zero(d), hn::Sub(one, hn::Mul(z, z))));
+      hn::StoreU(rho, d, own(op.dst) + i);
+      hn::StoreU(phi, d, own(op.dst + 1) + i);
+      hn::StoreU(z, d, own(op.dst + 2) + i);
+      hn::StoreU(bits[2], du, bits_.data() + std::size_t{2} * kBatchLanes + i);
     }
     vm_detail::randomShapes({&ctx_, section_, first_, n_, rows_, src_}, op, bits_.data());
   }
@@ -1298,13 +1317,33 @@ void randomShapes(const BatchState& batch, const PreparedProgram::Op& op,
   using Words = std::array<std::uint32_t, 4>;
   switch (op.op) {
     case Opcode::RandUnitVector:
-      eachShape(batch, op, bits,
-                [](const Words& b, std::uint32_t) { return bytecode::semantics::unitVector(b); });
+    case Opcode::RandSphere: {
+      // The per-target code left rho, phi and z in dst rows 0, 1 and 2: finish unitVector
+      // (r = 1) or ballPoint (r = cbrt of the third word) as semantics.h does.
+      std::array<float*, 3> d{};
+      for (std::uint32_t c = 0; c < 3; ++c) {
+        d[c] = batch.rows + std::size_t{op.dst + c} * kBatchLanes;
+        batch.rowSources[op.dst + c] = d[c];
+      }
+      if (op.op == Opcode::RandUnitVector) {
+        for (std::uint32_t i = 0; i < batch.n; ++i) {
+          const float rho = d[0][i];
+          const float phi = d[1][i];
+          d[0][i] = rho * std::cos(phi);
+          d[1][i] = rho * std::sin(phi);
+        }
+      } else {
+        for (std::uint32_t i = 0; i < batch.n; ++i) {
+          const float r = std::cbrt(unitFloatFromU32(bits[2 * kBatchLanes + i]));
+          const float rho = d[0][i];
+          const float phi = d[1][i];
+          d[0][i] = r * rho * std::cos(phi);
+          d[1][i] = r * rho * std::sin(phi);
+          d[2][i] = r * d[2][i];
+        }
+      }
       break;
-    case Opcode::RandSphere:
-      eachShape(batch, op, bits,
-                [](const Words& b, std::uint32_t) { return bytecode::semantics::ballPoint(b); });
-      break;
+    }
     case Opcode::RandDisk:
       eachShape(batch, op, bits,
                 [](const Words& b, std::uint32_t) { return bytecode::semantics::diskPoint(b); });
