@@ -963,13 +963,15 @@ void ParticleWorld::Impl::spawn(EmitterRow& r, std::uint32_t count, Birth birthA
   // Without a catch-up the window is the step: the spawn fraction's quotient is the path's.
   const bool windowIsStep = windowStart == t0 && span == dt;
   for (std::uint32_t k = 0; k < born; ++k) {
+    index[k] = static_cast<float>(newborn + k);
+    ids[k] = nextId + k;
+  }
+  for (std::uint32_t k = 0; k < born; ++k) {
     const double birth = std::clamp(birthAt(k), windowStart, end);
     const double along = span > 0.0 ? (birth - windowStart) / span : 1.0;
-    index[k] = static_cast<float>(newborn + k);
     fraction[k] = span > 0.0 ? static_cast<float>(along) : 1.0f;
     age[k] = static_cast<float>(birth);
     rest[k] = static_cast<float>(end - birth);
-    ids[k] = nextId + k;
     if (position != nullptr) continue;
     const double f =
         dt > 0.0 ? std::clamp(windowIsStep ? along : (birth - t0) / dt, 0.0, 1.0) : 1.0;
