@@ -63,7 +63,9 @@ void runPerParticle(const BatchState& batch, const PreparedProgram::Op& op);
 
 // RAND_UNIT_VECTOR, RAND_SPHERE, RAND_DISK and RAND_CONE from the batch's Philox words (word k of
 // particle i at bits[k * kBatchLanes + i], drawn by the per-target code): the reference's formulas
-// and libm calls, one particle at a time, compiled once like runPerParticle.
+// and libm calls, one particle at a time, compiled once like runPerParticle. For RAND_UNIT_VECTOR
+// and RAND_SPHERE the per-target code has already computed rho, phi and z into dst rows 0..2
+// (and left only the third word in bits).
 void randomShapes(const BatchState& batch, const PreparedProgram::Op& op,
                   const std::uint32_t* bits);
 
@@ -473,7 +475,10 @@ class Interpreter {
         streams_(args.streams),
         rows_(args.rows),
         src_(args.rowSources),
-        scratch_(args.program->registerCount()) {}
+        scratch_(args.program->registerCount()) {
+    for (std::uint32_t b = 0; b < bytecode::kBuiltinCount; ++b)
+      if (ctx_.laneBuiltins[b][0] != nullptr) perParticleBuiltins_ |= 1u << b;
+  }
 
   void runBatch(std::uint32_t first, std::uint32_t n, std::uint8_t* killed) {
     first_ = first;
@@ -653,17 +658,34 @@ class Interpreter {
     finishScratch(op);
   }
 
-  // The random shapes: the draws here, the libm formulas per particle in vm_detail.
+  // The random shapes: the draws here, the libm formulas per particle in vm_detail. The unit
+  // vector and the ball point (semantics.h's unitVector and ballPoint) start alike, with IEEE
+  // operations only: z = 1 - 2u, phi = (2π)u and rho = sqrt(fmax(0, 1 - z·z)) are computed here
+  // in vectors, in the same order (1 - z·z is never negative or NaN, so Max is fmax), into dst
+  // rows 2, 1 and 0; the sine, cosine and cube root stay per particle.
   void randShape(const PreparedProgram::Op& op) {
     const TagU du;
+    const Tag d;
     const std::uint32_t step = static_cast<std::uint32_t>(hn::Lanes(du));
     const Philox draw = philox(op);
     const std::uint32_t* id = ids();
     const std::uint32_t end = vectorCount();
+    const bool sphere = op.op == Opcode::RandUnitVector || op.op == Opcode::RandSphere;
+    const auto one = hn::Set(d, 1.0f);
     for (std::uint32_t i = 0; i < end; i += step) {
       const std::array<VecU, 4> bits = draw(hn::LoadU(du, id + i));
-      for (std::uint32_t k = 0; k < 4; ++k)
-        hn::StoreU(bits[k], du, bits_.data() + std::size_t{k} * kBatchLanes + i);
+      if (!sphere) {
+        for (std::uint32_t k = 0; k < 4; ++k)
+          hn::StoreU(bits[k], du, bits_.data() + std::size_t{k} * kBatchLanes + i);
+        continue;
+      }
+      const auto z = hn::Sub(one, hn::Mul(hn::Set(d, 2.0f), unitFloat(bits[0])));
+      const auto phi = hn::Mul(hn::Set(d, 2.0f * bytecode::semantics::kPi), unitFloat(bits[1]));
+      const auto rho = hn::Sqrt(hn::Max(hn::Zero(d), hn::Sub(one, hn::Mul(z, z))));
+      hn::StoreU(rho, d, own(op.dst) + i);
+      hn::StoreU(phi, d, own(op.dst + 1) + i);
+      hn::StoreU(z, d, own(op.dst + 2) + i);
+      hn::StoreU(bits[2], du, bits_.data() + std::size_t{2} * kBatchLanes + i);
     }
     vm_detail::randomShapes({&ctx_, section_, first_, n_, rows_, src_}, op, bits_.data());
   }
@@ -1031,7 +1053,24 @@ class Interpreter {
     }
   }
 
+  // An op whose sources hold one value for the whole batch (the emitter's rotation applied to an
+  // immediate, say): computed for the first vector, then that lane copied to the others. Every
+  // lane would compute the same bits from the same inputs.
   void step(const PreparedProgram::Op& op) {
+    if (op.uniformUnless == PreparedProgram::kVaries ||
+        (op.uniformUnless & perParticleBuiltins_) != 0) {
+      compute(op);
+      return;
+    }
+    const std::uint32_t n = n_;
+    n_ = std::min(n_, static_cast<std::uint32_t>(hn::Lanes(Tag())));
+    compute(op);
+    n_ = n;
+    for (std::uint32_t c = 0; c < op.width; ++c)
+      fill(op.dst + c, src_[op.dst + c][0]);
+  }
+
+  void compute(const PreparedProgram::Op& op) {
     const std::uint32_t w = op.width;
     switch (op.op) {
       case Opcode::Nop:
@@ -1217,6 +1256,7 @@ class Interpreter {
   float* rows_;
   const float** src_;
   std::uint32_t scratch_;
+  std::uint32_t perParticleBuiltins_ = 0;  // bit b: builtin b has per-particle lanes in this run
   std::uint32_t first_ = 0;
   std::uint32_t n_ = 0;
   std::uint8_t* killed_ = nullptr;
@@ -1277,13 +1317,33 @@ void randomShapes(const BatchState& batch, const PreparedProgram::Op& op,
   using Words = std::array<std::uint32_t, 4>;
   switch (op.op) {
     case Opcode::RandUnitVector:
-      eachShape(batch, op, bits,
-                [](const Words& b, std::uint32_t) { return bytecode::semantics::unitVector(b); });
+    case Opcode::RandSphere: {
+      // The per-target code left rho, phi and z in dst rows 0, 1 and 2: finish unitVector
+      // (r = 1) or ballPoint (r = cbrt of the third word) as semantics.h does.
+      std::array<float*, 3> d{};
+      for (std::uint32_t c = 0; c < 3; ++c) {
+        d[c] = batch.rows + std::size_t{op.dst + c} * kBatchLanes;
+        batch.rowSources[op.dst + c] = d[c];
+      }
+      if (op.op == Opcode::RandUnitVector) {
+        for (std::uint32_t i = 0; i < batch.n; ++i) {
+          const float rho = d[0][i];
+          const float phi = d[1][i];
+          d[0][i] = rho * std::cos(phi);
+          d[1][i] = rho * std::sin(phi);
+        }
+      } else {
+        for (std::uint32_t i = 0; i < batch.n; ++i) {
+          const float r = std::cbrt(unitFloatFromU32(bits[2 * kBatchLanes + i]));
+          const float rho = d[0][i];
+          const float phi = d[1][i];
+          d[0][i] = r * rho * std::cos(phi);
+          d[1][i] = r * rho * std::sin(phi);
+          d[2][i] = r * d[2][i];
+        }
+      }
       break;
-    case Opcode::RandSphere:
-      eachShape(batch, op, bits,
-                [](const Words& b, std::uint32_t) { return bytecode::semantics::ballPoint(b); });
-      break;
+    }
     case Opcode::RandDisk:
       eachShape(batch, op, bits,
                 [](const Words& b, std::uint32_t) { return bytecode::semantics::diskPoint(b); });
@@ -1542,6 +1602,51 @@ void chooseStreamOperands(std::vector<PreparedProgram::Op>& ops, std::uint32_t r
   }
 }
 
+// Sets uniformUnless on the CROSS/QUAT_MUL/QUAT_ROTATE ops whose sources depend only on
+// immediates, constants, emitter fields, globals and builtins: per row, the builtins its value
+// depends on (kVaries once anything per-particle flows in, and for a row the section has not
+// written yet: it holds the last batch's values). Immediates are read as such, not as rows.
+void markUniformOps(std::vector<PreparedProgram::Op>& ops, std::uint32_t rows) {
+  constexpr std::uint32_t kVaries = PreparedProgram::kVaries;
+  std::vector<std::uint32_t> depends(rows, kVaries);
+  for (PreparedProgram::Op& op : ops) {
+    const bytecode::OpInfo& info = bytecode::opInfo(op.op);
+    const std::uint32_t dw = bytecode::dstWidth(info.width, op.width);
+    std::uint32_t mask = 0;
+    for (std::uint32_t slot = 0; slot < 3; ++slot) {
+      if (op.src[slot].immediate) continue;
+      // Index and unused operands read no rows: their width is 0.
+      for (std::uint32_t c = 0; c < bytecode::sourceWidth(info.sources[slot], op.width); ++c) {
+        const std::uint32_t row = op.src[slot].rows[c];
+        mask = depends[row] == kVaries || mask == kVaries ? kVaries : mask | depends[row];
+      }
+    }
+    switch (op.op) {
+      case Opcode::LoadConst:
+      case Opcode::LoadEmitter:
+      case Opcode::LoadGlobal:
+        mask = 0;
+        break;
+      case Opcode::LoadBuiltin:
+        mask = static_cast<bytecode::Builtin>(op.index) == bytecode::Builtin::ParticleId
+                   ? kVaries
+                   : 1u << op.index;
+        break;
+      case Opcode::Cross:
+      case Opcode::QuatMul:
+      case Opcode::QuatRotate:
+        op.uniformUnless = mask;
+        break;
+      default:
+        if (!vm_detail::isElementwise(op.op) || op.directWord != PreparedProgram::kNoWord)
+          mask = kVaries;
+        break;
+    }
+    for (std::uint32_t c = 0; c < dw; ++c)
+      depends[op.dst + c] = mask;
+  }
+}
+
 }  // namespace
 
 PreparedProgram PreparedProgram::prepare(const bytecode::VerifiedProgram& verified) {
@@ -1605,9 +1710,23 @@ PreparedProgram PreparedProgram::prepare(const bytecode::VerifiedProgram& verifi
     }
   }
   out.immediates_ = std::move(immediates);
+  // Words INIT reads before writing, or never writes.
+  std::vector<std::uint8_t> stored(p.particleWords, 0);
+  std::vector<std::uint8_t> zero(p.particleWords, 0);
+  for (const Op& op : out.init_) {
+    if (op.op != Opcode::LoadField && op.op != Opcode::StoreField) continue;
+    for (std::uint32_t w = op.index; w < op.index + op.width; ++w) {
+      if (op.op == Opcode::LoadField && stored[w] == 0) zero[w] = 1;
+      if (op.op == Opcode::StoreField) stored[w] = 1;
+    }
+  }
+  for (std::uint32_t w = 0; w < p.particleWords; ++w)
+    if (zero[w] != 0 || stored[w] == 0) out.initZeroWords_.push_back(w);
   for (const Section s : {Section::Init, Section::Update})
     chooseStreamOperands(s == Section::Init ? out.init_ : out.update_, out.rowsNeeded(),
                          p.particleWords);
+  for (const Section s : {Section::Init, Section::Update})
+    markUniformOps(s == Section::Init ? out.init_ : out.update_, out.rowsNeeded());
   return out;
 }
 

@@ -310,8 +310,9 @@ struct ParticleWorld::Impl {
   void step(std::span<const std::uint32_t> stepRows, double dt, const VisibilityTest* view,
             WorldStats* out);
   void schedule(EmitterRow& r, double dt, const VisibilityTest* view);
-  void spawnOne(EmitterRow& r, double birth, double windowStart, double span, double t0, double dt,
-                const Vec3* position, const Vec3* localOffset = nullptr);
+  template <class Birth>
+  void spawn(EmitterRow& r, std::uint32_t count, Birth birthAt, double windowStart, double span,
+             double t0, double dt, const Vec3* position, const Vec3* localOffset = nullptr);
   void consumeRequests(EmitterRow& r, double windowStart, double span, double t0, double dt);
   void prepareContext(EmitterRow& r, double dt);
   void runItem(BatchVm& vm, const WorkItem& item);
@@ -930,49 +931,67 @@ void ParticleWorld::Impl::step(std::span<const std::uint32_t> stepRowList, doubl
   }
 }
 
-// Births one particle at emitter time `birth` in the window [windowStart, windowStart + span)
-// that ends at this step's end (t0 + dt). `position` null: the emitter's position, interpolated
-// along this step's path.
-void ParticleWorld::Impl::spawnOne(EmitterRow& r, double birth, double windowStart, double span,
-                                   double t0, double dt, const Vec3* position,
-                                   const Vec3* localOffset) {
-  const std::uint32_t slot = r.live + r.newborn;
-  if (slot >= r.capacity) {
-    ++r.stepDropped;
-    return;
-  }
+// Births `count` particles, particle k at emitter time birth(k), in the window
+// [windowStart, windowStart + span) that ends at this step's end (t0 + dt); those past the free
+// slots are dropped and counted. `position` null: the emitter's position, interpolated along this
+// step's path. One pass over the newborn range fills its lanes and ids: the per-particle formulas
+// are the one-at-a-time ones, so the lanes are bit for bit what they were.
+// Complexity: O(count). Allocates: never.
+template <class Birth>
+void ParticleWorld::Impl::spawn(EmitterRow& r, std::uint32_t count, Birth birthAt,
+                                double windowStart, double span, double t0, double dt,
+                                const Vec3* position, const Vec3* localOffset) {
+  const std::uint32_t first = r.live + r.newborn;
+  const std::uint32_t born = std::min(count, r.capacity - first);
+  r.stepDropped += count - born;
   const double end = t0 + dt;
-  birth = std::clamp(birth, windowStart, end);
-  r.lane(kLaneSpawnIndex)[slot] = static_cast<float>(r.newborn);
-  r.lane(kLaneSpawnFraction)[slot] =
-      span > 0.0 ? static_cast<float>((birth - windowStart) / span) : 1.0f;
-  r.lane(kLaneEmitterAge)[slot] = static_cast<float>(birth);
-  r.lane(kLaneDt)[slot] = static_cast<float>(end - birth);
-  Vec3 p;
-  if (position != nullptr) {
-    p = *position;
-  } else {
-    const double f = dt > 0.0 ? std::clamp((birth - t0) / dt, 0.0, 1.0) : 1.0;
-    for (std::size_t c = 0; c < 3; ++c) {
-      p[c] =
-          static_cast<float>(static_cast<double>(r.previous.position[c]) +
-                             static_cast<double>(r.world.position[c] - r.previous.position[c]) * f);
-    }
+  float* const index = r.lane(kLaneSpawnIndex) + first;
+  float* const fraction = r.lane(kLaneSpawnFraction) + first;
+  float* const age = r.lane(kLaneEmitterAge) + first;
+  float* const rest = r.lane(kLaneDt) + first;
+  const std::array<float*, 3> at{r.lane(kLanePositionX) + first, r.lane(kLanePositionY) + first,
+                                 r.lane(kLanePositionZ) + first};
+  std::uint32_t* const ids = r.ids.data() + first;
+  const std::uint32_t newborn = r.newborn;
+  const std::uint32_t nextId = r.nextId;
+  std::array<double, 3> from{};
+  std::array<double, 3> path{};
+  for (std::size_t c = 0; c < 3; ++c) {
+    from[c] = static_cast<double>(r.previous.position[c]);
+    path[c] = static_cast<double>(r.world.position[c] - r.previous.position[c]);
   }
-  r.lane(kLanePositionX)[slot] = p[0];
-  r.lane(kLanePositionY)[slot] = p[1];
-  r.lane(kLanePositionZ)[slot] = p[2];
+  // Without a catch-up the window is the step: the spawn fraction's quotient is the path's.
+  const bool windowIsStep = windowStart == t0 && span == dt;
+  for (std::uint32_t k = 0; k < born; ++k) {
+    index[k] = static_cast<float>(newborn + k);
+    ids[k] = nextId + k;
+  }
+  for (std::uint32_t k = 0; k < born; ++k) {
+    const double birth = std::clamp(birthAt(k), windowStart, end);
+    const double along = span > 0.0 ? (birth - windowStart) / span : 1.0;
+    fraction[k] = span > 0.0 ? static_cast<float>(along) : 1.0f;
+    age[k] = static_cast<float>(birth);
+    rest[k] = static_cast<float>(end - birth);
+    if (position != nullptr) continue;
+    const double f =
+        dt > 0.0 ? std::clamp(windowIsStep ? along : (birth - t0) / dt, 0.0, 1.0) : 1.0;
+    for (std::size_t c = 0; c < 3; ++c)
+      at[c][k] = static_cast<float>(from[c] + path[c] * f);
+  }
+  if (position != nullptr) {
+    for (std::size_t c = 0; c < 3; ++c)
+      std::fill_n(at[c], born, (*position)[c]);
+  }
   // Only local-space emitters read the request offset lanes (after INIT, in runItem).
   if (bytecode::movesWithEmitter(r.desc->space)) {
     const Vec3 offset = localOffset != nullptr ? *localOffset : Vec3{0.0f, 0.0f, 0.0f};
-    r.lane(kLaneLocalX)[slot] = offset[0];
-    r.lane(kLaneLocalY)[slot] = offset[1];
-    r.lane(kLaneLocalZ)[slot] = offset[2];
-    r.lane(kLaneLocalSet)[slot] = localOffset != nullptr ? 1.0f : 0.0f;
+    for (std::uint32_t c = 0; c < 3; ++c)
+      std::fill_n(r.lane(static_cast<LaneArray>(kLaneLocalX + c)) + first, born, offset[c]);
+    std::fill_n(r.lane(kLaneLocalSet) + first, born, localOffset != nullptr ? 1.0f : 0.0f);
   }
-  r.ids[slot] = r.nextId++;
-  ++r.newborn;
-  ++r.stepSpawned;
+  r.nextId += born;
+  r.newborn += born;
+  r.stepSpawned += born;
 }
 
 namespace {
@@ -1059,8 +1078,12 @@ void ParticleWorld::Impl::schedule(EmitterRow& r, double dt, const VisibilityTes
       r.accumulator -= whole;
       const auto free = static_cast<double>(r.capacity - r.live - r.newborn);
       const double born = std::min(whole, std::max(free, 0.0));
-      for (double k = 0; k < born; k += 1.0)
-        spawnOne(r, from + (to - from) * ((k + 1.0 - before) / amount), a, span, t0, dt, nullptr);
+      spawn(
+          r, static_cast<std::uint32_t>(born),
+          [&](std::uint32_t k) {
+            return from + (to - from) * ((static_cast<double>(k) + 1.0 - before) / amount);
+          },
+          a, span, t0, dt, nullptr);
       r.stepDropped += static_cast<std::uint64_t>(whole - born);
     }
   }
@@ -1068,11 +1091,8 @@ void ParticleWorld::Impl::schedule(EmitterRow& r, double dt, const VisibilityTes
   // Shots (single_shot), scheduled bursts, with loops: occurrences in emitter time.
   std::uint32_t budget = kMaxOccurrencesPerTick;
   const auto emitCount = [&](double t, std::uint32_t count) {
-    const std::uint32_t free = r.capacity - r.live - r.newborn;
-    const std::uint32_t born = std::min(count, free);
-    for (std::uint32_t k = 0; k < born; ++k)
-      spawnOne(r, t, a, span, t0, dt, nullptr);
-    r.stepDropped += count - born;
+    spawn(
+        r, count, [t](std::uint32_t) { return t; }, a, span, t0, dt, nullptr);
   };
   const auto shots = [&](double cycleStart, double l, double h) {
     if (em.mode == EmissionMode::SingleShot) {
@@ -1189,11 +1209,9 @@ void ParticleWorld::Impl::consumeRequests(EmitterRow& r, double windowStart, dou
           offset = rotate(inverse, {p[0] - r.world.position[0], p[1] - r.world.position[1],
                                     p[2] - r.world.position[2]});
         }
-        const std::uint32_t free = r.capacity - r.live - r.newborn;
-        const std::uint32_t born = std::min(request.count, free);
-        for (std::uint32_t k = 0; k < born; ++k)
-          spawnOne(r, windowStart, windowStart, span, t0, dt, &p, targetLocal ? &offset : nullptr);
-        r.stepDropped += request.count - born;
+        spawn(
+            r, request.count, [windowStart](std::uint32_t) { return windowStart; }, windowStart,
+            span, t0, dt, &p, targetLocal ? &offset : nullptr);
       }
     }
   }
@@ -1243,9 +1261,9 @@ void ParticleWorld::Impl::runItem(BatchVm& vm, const WorkItem& item) {
   std::fill_n(r.killed.data() + item.first, item.count, std::uint8_t{0});
   const std::span<std::uint8_t> killed(r.killed.data() + item.first, item.count);
   if (item.newborn) {
-    // A newborn's words are zero when INIT runs (the program contract).
-    for (float* stream : r.streams)
-      std::fill_n(stream + item.first, item.count, 0.0f);
+    // A newborn's words are zero when INIT runs (the program contract): the ones it can see.
+    for (const std::uint32_t word : program.initZeroWords())
+      std::fill_n(r.streams[word] + item.first, item.count, 0.0f);
     const auto laneBuiltin = [&](Builtin b, std::initializer_list<LaneArray> arrays) {
       std::size_t k = 0;
       for (const LaneArray a : arrays)
@@ -1310,8 +1328,14 @@ void ParticleWorld::Impl::compact(EmitterRow& r) {
     n = std::min(n, to);
   } else {
     while (i < n) {
-      // i is killed: fill it from the last survivor.
+      // i is killed: fill it from the last survivor, skipping runs of eight killed at a time.
       --n;
+      while (n >= i + 8) {
+        std::uint64_t block;
+        std::memcpy(&block, killed + n - 7, 8);
+        if (block != 0x0101010101010101u) break;
+        n -= 8;
+      }
       while (n > i && killed[n] != 0)
         --n;
       if (n == i) break;

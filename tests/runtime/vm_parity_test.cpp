@@ -464,6 +464,153 @@ TEST(VmParity, RandomOpcodesMatchOverManyParticlesOnEverySimdTarget) {
   EXPECT_FALSE(targets.empty());
 }
 
+// CROSS, QUAT_MUL and QUAT_ROTATE on sources that hold one value for the whole batch (builtins,
+// constants, immediates, chains of them) are computed once and broadcast: bit for bit what the
+// reference computes per particle, with awkward values (a non-unit rotation, -0, a zero
+// quaternion, inf), beside the same ops on a per-particle builtin and on fields — full and
+// partial batches, on every SIMD target.
+constexpr std::string_view kUniformOps = R"(.registers 24
+.particle 30
+.const 0.5 -0 3 -2
+.const 0 0 0 0
+.const 1e30 inf -1 0.25
+.init
+  ldb.4 r0, #6
+  ldb.3 r4, #3
+  ldc.4 r8, #0
+  qrot.3 r12, r0, 0
+  qrot.3 r15, r0, r8
+  stf.3 #0, r12
+  stf.3 #3, r15
+  qmul.4 r12, r0, r8
+  qmul.4 r16, r12, r0.wzyx
+  stf.4 #6, r12
+  stf.4 #10, r16
+  ldc.4 r12, #1
+  qrot.3 r16, r12, r8
+  cross.3 r19, r8, r0
+  stf.3 #14, r16
+  stf.3 #17, r19
+  qrot.3 r12, r0, r4
+  ldc.4 r16, #2
+  cross.3 r19, r16, r4
+  stf.3 #20, r12
+  stf.3 #23, r19
+  ldf.4 r12, #26
+  qmul.4 r12, r12, r0
+  stf.4 #26, r12
+)";
+
+std::size_t expectUniformOpsMatch(bool perParticlePosition) {
+  Result<Program> assembled = assemble(kUniformOps);
+  EXPECT_TRUE(assembled.ok()) << assembled.status().toString();
+  if (!assembled.ok()) return 0;
+  Result<VerifiedProgram> verified = verify(*assembled);
+  EXPECT_TRUE(verified.ok()) << verified.status().toString();
+  if (!verified.ok()) return 0;
+  const PreparedProgram prepared = PreparedProgram::prepare(*verified);
+  const std::uint32_t words = assembled->particleWords;
+  constexpr std::uint32_t kCount = 300;
+  std::mt19937 rng(271);
+  std::vector<std::vector<float>> soa(words, std::vector<float>(kCount, 0.0f));
+  for (std::uint32_t w = 26; w < 30; ++w)
+    for (float& v : soa[w])
+      v = randomInput(rng);
+  std::vector<std::vector<float>> position(3, std::vector<float>(kCount));
+  for (auto& lane : position)
+    for (float& v : lane)
+      v = randomInput(rng);
+  std::vector<float*> streams;
+  for (auto& word : soa)
+    streams.push_back(word.data());
+  VmContext vc;
+  vc.builtins[static_cast<std::size_t>(Builtin::EmitterRotation)] = {0.3f, -0.0f, 1.5f, 0.7f};
+  vc.builtins[static_cast<std::size_t>(Builtin::EmitterPosition)] = {1.0f, -2.0f, 0.5f, 0.0f};
+  if (perParticlePosition) {
+    for (std::uint32_t c = 0; c < 3; ++c)
+      vc.laneBuiltins[static_cast<std::size_t>(Builtin::EmitterPosition)][c] = position[c].data();
+  }
+  std::vector<std::vector<float>> aos(kCount, std::vector<float>(words));
+  for (std::uint32_t i = 0; i < kCount; ++i)
+    for (std::uint32_t w = 0; w < words; ++w)
+      aos[i][w] = soa[w][i];
+  std::vector<std::uint8_t> killed(kCount, 0);
+  Result<BatchVm> vm = BatchVm::create();
+  EXPECT_TRUE(vm.ok());
+  vm->run(prepared, Section::Init, streams, 0, kCount, vc, killed);
+  for (std::uint32_t i = 0; i < kCount; ++i) {
+    ReferenceContext rc;
+    rc.builtins = vc.builtins;
+    if (perParticlePosition) {
+      for (std::uint32_t c = 0; c < 3; ++c)
+        rc.builtins[static_cast<std::size_t>(Builtin::EmitterPosition)][c] = position[c][i];
+    }
+    runReference(*verified, Section::Init, aos[i], rc);
+    for (std::uint32_t w = 0; w < words; ++w) {
+      if (std::isnan(soa[w][i]) && std::isnan(aos[i][w])) continue;
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(soa[w][i]), std::bit_cast<std::uint32_t>(aos[i][w]))
+          << "particle " << i << " word " << w << ": vm " << soa[w][i] << " reference "
+          << aos[i][w];
+      if (std::bit_cast<std::uint32_t>(soa[w][i]) != std::bit_cast<std::uint32_t>(aos[i][w]))
+        return 0;
+    }
+  }
+  return 1;
+}
+
+TEST(VmParity, UniformQuaternionOpsMatchOnEverySimdTarget) {
+  std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  for (const std::int64_t target : targets) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    EXPECT_EQ(expectUniformOpsMatch(false), 1u);
+    EXPECT_EQ(expectUniformOpsMatch(true), 1u);
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  EXPECT_FALSE(targets.empty());
+}
+
+// The ops above are found uniform where they are, and only there.
+TEST(VmParity, UniformOpsAreMarkedOnlyWhereEveryParticleSharesTheInputs) {
+  Result<Program> assembled = assemble(kUniformOps);
+  ASSERT_TRUE(assembled.ok()) << assembled.status().toString();
+  Result<VerifiedProgram> verified = verify(*assembled);
+  ASSERT_TRUE(verified.ok()) << verified.status().toString();
+  const PreparedProgram prepared = PreparedProgram::prepare(*verified);
+  std::vector<std::uint32_t> marks;
+  for (const PreparedProgram::Op& op : prepared.section(Section::Init)) {
+    if (op.op == Opcode::Cross || op.op == Opcode::QuatMul || op.op == Opcode::QuatRotate)
+      marks.push_back(op.uniformUnless);
+  }
+  constexpr std::uint32_t kRotation = 1u << static_cast<std::uint32_t>(Builtin::EmitterRotation);
+  constexpr std::uint32_t kPosition = 1u << static_cast<std::uint32_t>(Builtin::EmitterPosition);
+  EXPECT_EQ(marks, (std::vector<std::uint32_t>{kRotation, kRotation, kRotation, kRotation, 0,
+                                               kRotation, kRotation | kPosition, kPosition,
+                                               PreparedProgram::kVaries}));
+}
+
+// A newborn's words that INIT loads before storing, or never stores, are the ones a caller must
+// zero; the others INIT overwrites whatever they held.
+TEST(VmPrepare, InitZeroWordsAreTheOnesInitCanSee) {
+  Result<Program> assembled = assemble(R"(.registers 4
+.particle 6
+.init
+  stf.1 #0, 1
+  ldf.1 r0, #1
+  stf.1 #1, r0
+  ldf.2 r1, #0
+  stf.1 #3, r1
+  ldf.1 r3, #3
+.update
+  ldf.1 r0, #5
+)");
+  ASSERT_TRUE(assembled.ok()) << assembled.status().toString();
+  Result<VerifiedProgram> verified = verify(*assembled);
+  ASSERT_TRUE(verified.ok()) << verified.status().toString();
+  const PreparedProgram prepared = PreparedProgram::prepare(*verified);
+  EXPECT_EQ(prepared.initZeroWords(), (std::vector<std::uint32_t>{1, 2, 4, 5}));
+}
+
 // CURVE at and around its key times, where the vector search and the per-lane fix-up meet: keys
 // whose linear reciprocal rounds short (0.85 · (1 / 0.85) < 1, so just past 0.85 the running sum
 // still adds part of segment 0), a jump, and the key times ±1 ulp, NaN and ±inf among the inputs;

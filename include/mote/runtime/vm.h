@@ -57,7 +57,12 @@ class PreparedProgram {
     /// read in place as its dst rows) instead of into the rows.
     bool inPlace = false;
     std::uint32_t directWord = kNoWord;
+    /// A CROSS, QUAT_MUL or QUAT_ROTATE whose sources hold one value for every particle as long
+    /// as the builtins in this mask (bit b: builtin b) are not per-particle in the run: it is
+    /// computed for one vector and broadcast. kVaries: it reads per-particle values.
+    std::uint32_t uniformUnless = kVaries;
   };
+  static constexpr std::uint32_t kVaries = 0xFFFFFFFFu;
 
   const std::vector<Op>& section(bytecode::Section s) const {
     return s == bytecode::Section::Init ? init_ : update_;
@@ -70,6 +75,11 @@ class PreparedProgram {
   /// Distinct immediates (bit patterns), each given a row of its own.
   const std::vector<std::uint32_t>& immediates() const { return immediates_; }
   std::uint32_t particleWords() const { return particleWords_; }
+  /// The particle words a newborn must hold zero when INIT runs (the program contract): those
+  /// INIT loads before it stores them, or never stores. INIT has no branches and a STORE_FIELD
+  /// writes every particle of the run, so the other words end INIT with the same value whatever
+  /// they held: a caller may leave them unzeroed.
+  const std::vector<std::uint32_t>& initZeroWords() const { return initZeroWords_; }
   const std::vector<std::array<float, 4>>& constants() const { return constants_; }
   /// The pool as one float array (entry e's lane l at 4e + l): what CURVE's gathers index.
   const float* constantLanes() const { return constantLanes_.data(); }
@@ -80,6 +90,7 @@ class PreparedProgram {
   std::vector<std::array<float, 4>> constants_;
   std::vector<float> constantLanes_;
   std::vector<std::uint32_t> immediates_;
+  std::vector<std::uint32_t> initZeroWords_;
   std::uint32_t registerCount_ = 0;
   std::uint32_t particleWords_ = 0;
 };
