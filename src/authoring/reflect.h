@@ -441,6 +441,9 @@ struct Reflect<GraphNode> {
                  .max = 1e30,
                  .maxItems = 64});
     v(s.names, {.key = "names", .doc = "Name-valued parameters (fields, curves).", .maxItems = 64});
+    v(s.curve, {.key = "curve", .doc = "op \"curve\": the keyed curve it evaluates at t."});
+    v(s.gradient,
+      {.key = "gradient", .doc = "op \"gradient\": the keyed gradient it evaluates at t."});
     v(s.modules, {.key = "modules",
                   .doc = "op \"modules\": update modules run at this node's place.",
                   .maxItems = kMaxModules});

@@ -18,6 +18,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <tuple>
 
 namespace mote::authoring {
 namespace {
@@ -404,6 +405,19 @@ class Validator {
         for (std::size_t m = 0; m < node.modules.size(); ++m) {
           Scope module(*this, m);
           checkNodeModule(e, node.modules[m], init, positionFields, emitters);
+        }
+      }
+      // A curve or gradient belongs to the node that evaluates it.
+      for (const auto& [key, keys, op] :
+           {std::tuple{"curve", node.curve.keys.size(), "curve"},
+            std::tuple{"gradient", node.gradient.keys.size(), "gradient"}}) {
+        if (node.op == op && keys == 0) {
+          Scope member(*this, key);
+          error(std::string("a ") + op + " node needs \"" + key + "\" with at least one key");
+        } else if (node.op != op && keys != 0) {
+          Scope member(*this, key);
+          error(std::string("only a node with op \"") + op + "\" has a " + key +
+                " (this one is \"" + node.op + "\")");
         }
       }
       Scope inputs(*this, "inputs");

@@ -1084,6 +1084,15 @@ void EmitterCompiler::lowerGraph(Builder& b, const NodeGraph& graph, const std::
       lowerModulesNode(b, node, where);
     } else if (builtinOp != nullptr) {
       outputs[i] = b.builtin(builtinOp->builtin);
+    } else if (op == "curve" || op == "gradient") {
+      // The keys on the CURVE opcode (a single key: a constant), at t clamped to the end keys.
+      const Value t = inputOrParam("t");
+      if (t.width != 1) {
+        error(where + "/inputs/t",
+              "a " + std::to_string(t.width) + "-wide input where 1 lane is needed");
+        continue;
+      }
+      outputs[i] = op == "curve" ? evalCurve(b, node.curve, t) : evalGradient(b, node.gradient, t);
     } else if (op == "constant") {
       const auto it = node.params.find("value");
       if (it == node.params.end() || it->second.empty() || it->second.size() > 4) {

@@ -211,6 +211,18 @@ void fixGraph(NodeGraph& g, bool update) {
       return update ? asUpdate == nullptr || std::holds_alternative<GraphModule>(*asUpdate)
                     : asUpdate != nullptr;
     });
+    // Node 0 evaluates its generated curve, or else its gradient, when it has keys.
+    GraphNode& n = g.nodes[i];
+    if (i == 0 && !n.curve.keys.empty()) {
+      n.op = "curve";
+      n.gradient = {};
+    } else if (i == 0 && !n.gradient.keys.empty()) {
+      n.op = "gradient";
+      n.curve = {};
+    } else {
+      n.curve = {};
+      n.gradient = {};
+    }
     if (i % 3 != 1) {
       modules.clear();
     } else {

@@ -7,7 +7,10 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace mote::authoring {
 namespace {
@@ -19,6 +22,17 @@ EffectDesc minimal() {
   em.spawn.rate = 10.0f;
   e.emitters.push_back(em);
   return e;
+}
+
+// A graph node with an op, inputs and modules (the rest empty).
+GraphNode node(std::string id, std::string op, std::map<std::string, std::string> inputs = {},
+               std::vector<NodeModule> modules = {}) {
+  GraphNode n;
+  n.id = std::move(id);
+  n.op = std::move(op);
+  n.inputs = std::move(inputs);
+  n.modules = std::move(modules);
+  return n;
 }
 
 std::string findings(const EffectDesc& e) {
@@ -142,8 +156,8 @@ TEST(Validate, CapacityPerEffect) {
 TEST(Validate, GraphsAreStructurallyChecked) {
   EffectDesc e = minimal();
   GraphModule g;
-  g.graph.nodes.push_back(GraphNode{"n1", "add", {{"a", "n0.out"}, {"b", "n1"}}, {}, {}, {}});
-  g.graph.nodes.push_back(GraphNode{"n1", "", {}, {}, {}, {}});
+  g.graph.nodes.push_back(node("n1", "add", {{"a", "n0.out"}, {"b", "n1"}}));
+  g.graph.nodes.push_back(node("n1", ""));
   e.emitters[0].update.push_back(g);
   e.emitters[0].update.push_back(GraphModule{});
   EXPECT_EQ(findings(e),
@@ -152,6 +166,27 @@ TEST(Validate, GraphsAreStructurallyChecked) {
             "mean \"n1\"?)\n"
             "error: /emitters/0/update/0/graph/nodes/1/op: must not be empty\n"
             "error: /emitters/0/update/1/graph/nodes: needs at least one node\n");
+}
+
+TEST(Validate, CurvesAndGradientsBelongToTheirNodes) {
+  EffectDesc e = minimal();
+  GraphModule g;
+  g.graph.nodes.push_back(node("c", "curve", {{"t", "c"}}));  // no keys
+  g.graph.nodes.push_back(node("g", "gradient"));
+  g.graph.nodes.push_back(node("x", "add"));
+  g.graph.nodes[2].curve.keys = {{0.0f, 1.0f}};
+  g.graph.nodes.push_back(node("y", "curve"));
+  g.graph.nodes[3].curve.keys = {{1.0f, 1.0f}, {0.5f, 2.0f}};  // out of order
+  e.emitters[0].update.push_back(g);
+  EXPECT_EQ(findings(e),
+            "error: /emitters/0/update/0/graph/nodes/3/curve/keys/1: key time 0.5 is before the "
+            "previous key's 1 (keys must be in time order)\n"
+            "error: /emitters/0/update/0/graph/nodes/0/curve: a curve node needs \"curve\" with "
+            "at least one key\n"
+            "error: /emitters/0/update/0/graph/nodes/1/gradient: a gradient node needs "
+            "\"gradient\" with at least one key\n"
+            "error: /emitters/0/update/0/graph/nodes/2/curve: only a node with op \"curve\" has a "
+            "curve (this one is \"add\")\n");
 }
 
 TEST(Validate, ModulesNodesAreCheckedLikeTheUpdateList) {
@@ -169,17 +204,17 @@ TEST(Validate, ModulesNodesAreCheckedLikeTheUpdateList) {
   heat.value.field = "heat";
   heat.value.min = {1.0f};
   e.emitters[0].init.graph.nodes.push_back(
-      GraphNode{"m", "modules", {}, {}, {}, {DragModule{}, aimless, ring, heat}});
+      node("m", "modules", {}, {DragModule{}, aimless, ring, heat}));
   GraphModule g;
-  g.graph.nodes.push_back(GraphNode{"i", "modules", {}, {}, {}, {InitSpinModule{}}});
+  g.graph.nodes.push_back(node("i", "modules", {}, {InitSpinModule{}}));
   // Only op "modules" holds modules; an empty modules node; graphs do not nest.
-  g.graph.nodes.push_back(GraphNode{"t", "dt", {}, {}, {}, {DragModule{}}});
-  g.graph.nodes.push_back(GraphNode{"empty", "modules", {}, {}, {}, {}});
+  g.graph.nodes.push_back(node("t", "dt", {}, {DragModule{}}));
+  g.graph.nodes.push_back(node("empty", "modules", {}, {}));
   CollisionModule hit;  // no collider, a zero normal
   hit.colliders.push_back(Collider{});
   hit.colliders[0].normal = {0.0f, 0.0f, 0.0f};
   hit.spawnEmitter = "sprks";
-  g.graph.nodes.push_back(GraphNode{"m", "modules", {}, {}, {}, {GraphModule{}, hit}});
+  g.graph.nodes.push_back(node("m", "modules", {}, {GraphModule{}, hit}));
   e.emitters[0].update.push_back(g);
   EXPECT_EQ(findings(e),
             "error: /emitters/0/init/graph/nodes/0/modules/0/type: \"drag\" is an update "
@@ -210,7 +245,7 @@ TEST(Validate, ModulesNodesAreCheckedLikeTheUpdateList) {
   hit.colliders[0].normal = {0.0f, 1.0f, 0.0f};
   hit.spawnEmitter = "sparks";
   GraphModule feeder;
-  feeder.graph.nodes.push_back(GraphNode{"m", "modules", {}, {}, {}, {hit}});
+  feeder.graph.nodes.push_back(node("m", "modules", {}, {hit}));
   fed.emitters[0].update.push_back(feeder);
   const std::string withTarget = findings(fed);
   fed.emitters[0].update.clear();

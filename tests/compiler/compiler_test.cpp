@@ -435,6 +435,48 @@ TEST(Compiler, AModulesNodeHasNoPorts) {
             "(it runs at its place in the node list)\n");
 }
 
+TEST(Compiler, CurveAndGradientNodesEvaluateTheirKeysAtT) {
+  const CompiledEffect fx = compileText(R"({"format": "mote.effect/1", "emitters": [{"name": "a",
+      "spawn": {"rate": 1}, "particle_fields": [{"name": "k"}], "init": {"lifetime": 10},
+      "update": [{"type": "graph", "graph": {"nodes": [
+        {"id": "v", "op": "particle_field_get", "names": {"field": "velocity"}},
+        {"id": "speed", "op": "length", "inputs": {"a": "v"}},
+        {"id": "c", "op": "curve", "inputs": {"t": "speed"},
+         "curve": {"keys": [[0, 1], [2, 5], [4, 3]]}},
+        {"id": "g", "op": "gradient", "params": {"t": 0.25},
+         "gradient": {"interp": "step", "keys": [[0, [1, 0, 0, 1]], [0.5, [0, 1, 0, 0.5]]]}},
+        {"id": "setk", "op": "particle_field_set", "inputs": {"value": "c"}, "names": {"field": "k"}},
+        {"id": "setc", "op": "particle_field_set", "inputs": {"value": "g"}, "names": {"field": "color"}}
+      ]}}]}]})");
+  Particle p(fx.emitters[0]);
+  std::int32_t k = -1;
+  for (const bytecode::FieldSlot& f : fx.emitters[0].program.particleFields)
+    if (f.name == "field.k") k = static_cast<std::int32_t>(f.offset);
+  p.run(Section::Init);
+  const auto& c = fx.emitters[0].channels;
+  for (const auto& [speed, expected] : {std::pair{0.0f, 1.0f}, std::pair{1.0f, 3.0f},
+                                        std::pair{3.0f, 4.0f}, std::pair{9.0f, 3.0f}}) {
+    p.words[static_cast<std::size_t>(c.velocity)] = speed;  // |(speed, 0, 0)|
+    p.run(Section::Update);
+    // Linear between the keys: 1 → 5 over speed 0..2, 5 → 3 over 2..4, held after the last.
+    EXPECT_EQ(p.at(k), expected) << speed;
+  }
+  // Step: the key at 0 holds until 0.5.
+  EXPECT_EQ(p.at(c.color, 0), 1.0f);
+  EXPECT_EQ(p.at(c.color, 1), 0.0f);
+  EXPECT_EQ(p.at(c.color, 3), 1.0f);
+
+  const authoring::EffectLoadResult wide = authoring::parseEffect(R"({"format": "mote.effect/1",
+      "emitters": [{"name": "a", "spawn": {"rate": 1}, "update": [{"type": "graph", "graph": {"nodes": [
+        {"id": "p", "op": "particle_field_get", "names": {"field": "position"}},
+        {"id": "c", "op": "curve", "inputs": {"t": "p"}, "curve": {"keys": [[0, 1]]}},
+        {"id": "s", "op": "particle_field_set", "inputs": {"value": "c"}, "names": {"field": "alpha"}}]}}]}]})");
+  ASSERT_TRUE(wide.ok()) << diagnosticsText(wide.diagnostics);
+  EXPECT_EQ(diagnosticsText(compileEffect(wide.effect).diagnostics),
+            "error: /emitters/0/update/0/graph/nodes/1/inputs/t: a 3-wide input where 1 lane is "
+            "needed\n");
+}
+
 TEST(Compiler, AGraphsErrorDoesNotSpillIntoTheNextGraph) {
   const authoring::EffectLoadResult bad = authoring::parseEffect(R"({"format": "mote.effect/1",
       "emitters": [{"name": "a", "spawn": {"rate": 1},

@@ -558,6 +558,8 @@ struct GraphNode {
   std::map<std::string, std::vector<float>> params;
   std::map<std::string, std::string> names;  ///< name-valued parameters (fields, curves)
   std::vector<NodeModule> modules;           ///< op "modules" only; never a graph module
+  Curve curve;                               ///< op "curve" only: the keys it evaluates
+  Gradient gradient;                         ///< op "gradient" only: the keys it evaluates
   bool operator==(const GraphNode&) const = default;
 };
 
