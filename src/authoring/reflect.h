@@ -463,6 +463,37 @@ struct Reflect<NodeGraph> {
   }
 };
 
+// The bounds of the init members' values, shared by InitModules and the INIT modules that stand
+// for them (so the two forms cannot disagree); `keyed` gives one under another key (and doc).
+namespace init_field {
+inline constexpr FieldInfo kLifetime{
+    .key = "lifetime", .doc = "Lifetime.", .unit = "s", .min = 0.001, .max = 1e5};
+inline constexpr FieldInfo kMass{
+    .key = "mass", .doc = "Mass (forces may scale by it).", .unit = "kg", .min = 0.001, .max = 1e6};
+inline constexpr FieldInfo kSize{
+    .key = "size", .doc = "Quad width.", .unit = "m", .min = 0, .max = 1e5};
+inline constexpr FieldInfo kSizeY{
+    .key = "size_y", .doc = "Quad height when separate_size_y.", .unit = "m", .min = 0, .max = 1e5};
+inline constexpr FieldInfo kColor{.key = "color", .doc = "Colour (linear RGBA)."};
+inline constexpr FieldInfo kRotation{
+    .key = "rotation", .doc = "Roll at birth.", .unit = "deg", .min = -1e6, .max = 1e6};
+inline constexpr FieldInfo kSpin{
+    .key = "spin", .doc = "Roll speed.", .unit = "deg/s", .min = -1e6, .max = 1e6};
+inline constexpr FieldInfo kOrientationAxis{
+    .key = "orientation_axis", .doc = "Axis of the birth orientation.", .min = -1e5, .max = 1e5};
+inline constexpr FieldInfo kOrientationAngle{.key = "orientation_angle",
+                                             .doc = "Angle about orientation_axis.",
+                                             .unit = "deg",
+                                             .min = -1e6,
+                                             .max = 1e6};
+}  // namespace init_field
+
+constexpr FieldInfo keyed(FieldInfo info, std::string_view key, std::string_view doc = {}) {
+  info.key = key;
+  if (!doc.empty()) info.doc = doc;
+  return info;
+}
+
 template <>
 struct Reflect<InitModules> {
   static constexpr std::string_view kName = "InitModules";
@@ -470,36 +501,20 @@ struct Reflect<InitModules> {
       "A newborn particle's state (position comes from the shape).";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.lifetime, {.key = "lifetime", .doc = "Lifetime.", .unit = "s", .min = 0.001, .max = 1e5});
+    v(s.lifetime, init_field::kLifetime);
     v(s.immortal,
       {.key = "immortal", .doc = "Never age out (lifetime only drives over-life curves)."});
     v(s.velocity, {.key = "velocity", .doc = "Initial velocity."});
-    v(s.mass, {.key = "mass",
-               .doc = "Mass (forces may scale by it).",
-               .unit = "kg",
-               .min = 0.001,
-               .max = 1e6});
-    v(s.size, {.key = "size", .doc = "Quad width.", .unit = "m", .min = 0, .max = 1e5});
+    v(s.mass, init_field::kMass);
+    v(s.size, init_field::kSize);
     v(s.separateSizeY,
       {.key = "separate_size_y", .doc = "Use size_y for the height (else square)."});
-    v(s.sizeY, {.key = "size_y",
-                .doc = "Quad height when separate_size_y.",
-                .unit = "m",
-                .min = 0,
-                .max = 1e5});
-    v(s.color, {.key = "color", .doc = "Colour (linear RGBA)."});
-    v(s.rotation,
-      {.key = "rotation", .doc = "Roll at birth.", .unit = "deg", .min = -1e6, .max = 1e6});
-    v(s.spin, {.key = "spin", .doc = "Roll speed.", .unit = "deg/s", .min = -1e6, .max = 1e6});
-    v(s.orientationAxis, {.key = "orientation_axis",
-                          .doc = "Axis of the birth orientation.",
-                          .min = -1e5,
-                          .max = 1e5});
-    v(s.orientationAngle, {.key = "orientation_angle",
-                           .doc = "Angle about orientation_axis.",
-                           .unit = "deg",
-                           .min = -1e6,
-                           .max = 1e6});
+    v(s.sizeY, init_field::kSizeY);
+    v(s.color, init_field::kColor);
+    v(s.rotation, init_field::kRotation);
+    v(s.spin, init_field::kSpin);
+    v(s.orientationAxis, init_field::kOrientationAxis);
+    v(s.orientationAngle, init_field::kOrientationAngle);
     v(s.randomOrientation, {.key = "random_orientation",
                             .doc = "A uniformly random orientation instead of axis and angle."});
     v(s.fields, {.key = "fields",
@@ -529,7 +544,7 @@ struct Reflect<InitLifetimeModule> {
   static constexpr std::string_view kDoc = "Writes lifetime (as init.lifetime).";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.value, {.key = "value", .doc = "Lifetime.", .unit = "s", .min = 0.001, .max = 1e5});
+    v(s.value, keyed(init_field::kLifetime, "value"));
   }
 };
 
@@ -551,9 +566,9 @@ struct Reflect<InitSizeModule> {
       "Writes size and the birth size (as init.size, separate_size_y, size_y).";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.value, {.key = "value", .doc = "Quad width.", .unit = "m", .min = 0, .max = 1e5});
+    v(s.value, keyed(init_field::kSize, "value"));
     v(s.separateY, {.key = "separate_y", .doc = "Use y for the height (else square)."});
-    v(s.y, {.key = "y", .doc = "Quad height when separate_y.", .unit = "m", .min = 0, .max = 1e5});
+    v(s.y, keyed(init_field::kSizeY, "y", "Quad height when separate_y."));
   }
 };
 
@@ -563,7 +578,7 @@ struct Reflect<InitColorModule> {
   static constexpr std::string_view kDoc = "Writes color and the birth colour (as init.color).";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.value, {.key = "value", .doc = "Colour (linear RGBA)."});
+    v(s.value, keyed(init_field::kColor, "value"));
   }
 };
 
@@ -573,7 +588,7 @@ struct Reflect<InitRotationModule> {
   static constexpr std::string_view kDoc = "Writes rotation (as init.rotation).";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.value, {.key = "value", .doc = "Roll.", .unit = "deg", .min = -1e6, .max = 1e6});
+    v(s.value, keyed(init_field::kRotation, "value"));
   }
 };
 
@@ -583,7 +598,7 @@ struct Reflect<InitSpinModule> {
   static constexpr std::string_view kDoc = "Writes spin (as init.spin).";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.value, {.key = "value", .doc = "Roll speed.", .unit = "deg/s", .min = -1e6, .max = 1e6});
+    v(s.value, keyed(init_field::kSpin, "value"));
   }
 };
 
@@ -593,7 +608,7 @@ struct Reflect<InitMassModule> {
   static constexpr std::string_view kDoc = "Writes mass (as init.mass).";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.value, {.key = "value", .doc = "Mass.", .unit = "kg", .min = 0.001, .max = 1e6});
+    v(s.value, keyed(init_field::kMass, "value"));
   }
 };
 
@@ -604,9 +619,8 @@ struct Reflect<InitOrientationModule> {
       "Writes orientation (as init.orientation_axis, orientation_angle, random_orientation).";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.axis, {.key = "axis", .doc = "Rotation axis.", .min = -1e5, .max = 1e5});
-    v(s.angle,
-      {.key = "angle", .doc = "Angle about axis.", .unit = "deg", .min = -1e6, .max = 1e6});
+    v(s.axis, keyed(init_field::kOrientationAxis, "axis", "Rotation axis."));
+    v(s.angle, keyed(init_field::kOrientationAngle, "angle", "Angle about axis."));
     v(s.random, {.key = "random", .doc = "A uniformly random orientation instead."});
   }
 };

@@ -61,6 +61,13 @@ struct Particle {
   ReferenceContext context;
 };
 
+// The word offset of custom particle field `name` (stored as field.NAME), or -1.
+std::int32_t fieldOffset(const CompiledEmitter& e, std::string_view name) {
+  for (const bytecode::FieldSlot& f : e.program.particleFields)
+    if (f.name == "field." + std::string(name)) return static_cast<std::int32_t>(f.offset);
+  return -1;
+}
+
 TEST(Compiler, EveryExampleCompilesVerifiesAndRoundTrips) {
   std::size_t examples = 0;
   for (const auto& entry : std::filesystem::directory_iterator(MOTE_SOURCE_DIR "/examples")) {
@@ -211,9 +218,7 @@ TEST(Compiler, GraphsLowerAndReportMistakes) {
         {"id": "a", "op": "particle_field_set", "params": {"value": 0.5}, "names": {"field": "alpha"}}
       ]}}]}]})");
   Particle p(fx.emitters[0]);
-  std::int32_t heat = -1;
-  for (const bytecode::FieldSlot& f : fx.emitters[0].program.particleFields)
-    if (f.name == "field.heat") heat = static_cast<std::int32_t>(f.offset);
+  const std::int32_t heat = fieldOffset(fx.emitters[0], "heat");
   p.run(Section::Init);
   p.run(Section::Update);
   EXPECT_EQ(p.at(heat), 1.5f);
@@ -411,9 +416,7 @@ TEST(Compiler, AModulesNodeSeesTheNodesBeforeItAndTheNodesAfterItSeeIt) {
         {"id": "keep", "op": "particle_field_set", "inputs": {"value": "v.y"}, "names": {"field": "vy"}}
       ]}}]}]})");
   Particle p(fx.emitters[0]);
-  std::int32_t vy = -1;
-  for (const bytecode::FieldSlot& f : fx.emitters[0].program.particleFields)
-    if (f.name == "field.vy") vy = static_cast<std::int32_t>(f.offset);
+  const std::int32_t vy = fieldOffset(fx.emitters[0], "vy");
   p.set(Builtin::Dt, {0.25f, 0.0f, 0.0f, 0.0f});
   p.run(Section::Init);
   p.run(Section::Update);
@@ -449,9 +452,7 @@ TEST(Compiler, CurveAndGradientNodesEvaluateTheirKeysAtT) {
         {"id": "setc", "op": "particle_field_set", "inputs": {"value": "g"}, "names": {"field": "color"}}
       ]}}]}]})");
   Particle p(fx.emitters[0]);
-  std::int32_t k = -1;
-  for (const bytecode::FieldSlot& f : fx.emitters[0].program.particleFields)
-    if (f.name == "field.k") k = static_cast<std::int32_t>(f.offset);
+  const std::int32_t k = fieldOffset(fx.emitters[0], "k");
   p.run(Section::Init);
   const auto& c = fx.emitters[0].channels;
   for (const auto& [speed, expected] : {std::pair{0.0f, 1.0f}, std::pair{1.0f, 3.0f},
