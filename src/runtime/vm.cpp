@@ -152,6 +152,11 @@ HWY_INLINE void lanes1(F f, std::uint32_t n, float* dst, const float* a) {
   if constexpr (kVector) {
     const Tag d;
     const std::uint32_t step = static_cast<std::uint32_t>(hn::Lanes(d));
+    for (; i + 2 * step <= n; i += 2 * step) {  // two vectors an iteration: half the loop's cost
+      hn::StoreU(f(d, hn::LoadU(d, a + i)), d, dst + i);
+      const std::uint32_t j = i + step;
+      hn::StoreU(f(d, hn::LoadU(d, a + j)), d, dst + j);
+    }
     for (; i + step <= n; i += step)
       hn::StoreU(f(d, hn::LoadU(d, a + i)), d, dst + i);
   }
@@ -165,6 +170,11 @@ HWY_INLINE void lanes2(F f, std::uint32_t n, float* dst, const float* a, const f
   if constexpr (kVector) {
     const Tag d;
     const std::uint32_t step = static_cast<std::uint32_t>(hn::Lanes(d));
+    for (; i + 2 * step <= n; i += 2 * step) {  // two vectors an iteration: half the loop's cost
+      hn::StoreU(f(d, hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, dst + i);
+      const std::uint32_t j = i + step;
+      hn::StoreU(f(d, hn::LoadU(d, a + j), hn::LoadU(d, b + j)), d, dst + j);
+    }
     for (; i + step <= n; i += step)
       hn::StoreU(f(d, hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, dst + i);
   }
@@ -179,6 +189,11 @@ HWY_INLINE void lanes3(F f, std::uint32_t n, float* dst, const float* a, const f
   if constexpr (kVector) {
     const Tag d;
     const std::uint32_t step = static_cast<std::uint32_t>(hn::Lanes(d));
+    for (; i + 2 * step <= n; i += 2 * step) {  // two vectors an iteration: half the loop's cost
+      hn::StoreU(f(d, hn::LoadU(d, a + i), hn::LoadU(d, b + i), hn::LoadU(d, c + i)), d, dst + i);
+      const std::uint32_t j = i + step;
+      hn::StoreU(f(d, hn::LoadU(d, a + j), hn::LoadU(d, b + j), hn::LoadU(d, c + j)), d, dst + j);
+    }
     for (; i + step <= n; i += step)
       hn::StoreU(f(d, hn::LoadU(d, a + i), hn::LoadU(d, b + i), hn::LoadU(d, c + i)), d, dst + i);
   }
@@ -520,10 +535,18 @@ class Interpreter {
     if (op.directWord != PreparedProgram::kNoWord) return stream(op.directWord + c);
     return own(op.dst + c);
   }
+  // Lane c written into its own row: later lanes read it there. A result written into a stream
+  // takes over its rows only once every lane is done (finishScratch), so later lanes still read
+  // the rows' old values — what lets `fma.3 r0, r5, r0.xxxx, r2` write a stream without scratch.
   void finish(const PreparedProgram::Op& op, std::uint32_t c, float* written) {
-    if (!op.viaScratch) src_[op.dst + c] = written;
+    if (!op.viaScratch && op.directWord == PreparedProgram::kNoWord) src_[op.dst + c] = written;
   }
   void finishScratch(const PreparedProgram::Op& op) {
+    if (op.directWord != PreparedProgram::kNoWord) {
+      for (std::uint32_t c = 0; c < op.width; ++c)
+        src_[op.dst + c] = stream(op.directWord + c);
+      return;
+    }
     if (!op.viaScratch) return;
     for (std::uint32_t c = 0; c < op.width; ++c) {
       std::memcpy(own(op.dst + c), own(scratch_ + c), n_ * sizeof(float));
@@ -865,13 +888,151 @@ class Interpreter {
 
   // CURVE a vector at a time: semantics.h's formulas as explicit vector ops (gathers from the
   // pool, compare + select for saturate, so nothing is contracted and no branch depends on t),
-  // then fma(delta, s, start) into dst. Two keys (the common case) need no gather: every lane has
-  // segment 0. A vector with a lane where curveSegment would scan back (a linear segment before
-  // it still below 1 at t, or a jump just before it) takes vm_detail::curveSegments, lane for
-  // lane. Each vector reads t before it writes dst, so dst may be t's row.
-  // Up to this many keys the search is a select per key, past it dependent gathers: on this
-  // machine (AVX2 target) selects measured faster up to 32 keys (docs/performance.md).
+  // then fma(delta, s, start) into dst (two keys: curveTwoKeys). A vector with a lane where
+  // curveSegment would scan back (a linear segment before it still below 1 at t, or a jump just
+  // before it) takes vm_detail::curveSegments, lane for lane. Each vector reads t before it writes
+  // dst, so dst may be t's row. Up to this many keys the search is a select per key, past it
+  // dependent gathers: on this machine (AVX2 target) selects measured faster up to 32 keys
+  // (docs/performance.md).
   static constexpr std::uint32_t kCurveSelectKeys = 32;
+
+  // CurveTable::segmentParameter for segment [a, b] at t; inv is 1 / (b − a) (linear only).
+  static hn::Vec<Tag> curveParameter(bytecode::CurveTableInterp interp, hn::Vec<Tag> a,
+                                     hn::Vec<Tag> b, hn::Vec<Tag> t, hn::Vec<Tag> inv) {
+    using V = hn::Vec<Tag>;
+    const Tag d;
+    const V zero = hn::Zero(d);
+    const V one = hn::Set(d, 1.0f);
+    const V stepS = hn::IfThenElse(hn::Le(b, t), one, zero);
+    if (interp == bytecode::CurveTableInterp::Step) return stepS;
+    V s;
+    if (interp == bytecode::CurveTableInterp::Smooth) {
+      V u = hn::Div(hn::Sub(t, a), hn::Sub(b, a));
+      u = hn::IfThenElse(hn::Lt(u, zero), zero, hn::IfThenElse(hn::Gt(u, one), one, u));
+      s = hn::Mul(hn::Mul(u, u), hn::Sub(hn::Set(d, 3.0f), hn::Mul(hn::Set(d, 2.0f), u)));
+    } else {
+      s = linearParameter(a, t, inv);
+    }
+    return hn::IfThenElse(hn::Lt(a, b), s, stepS);
+  }
+  // The linear segment's saturate((t − a) · inv), where a < b.
+  static hn::Vec<Tag> linearParameter(hn::Vec<Tag> a, hn::Vec<Tag> t, hn::Vec<Tag> inv) {
+    const Tag d;
+    const hn::Vec<Tag> zero = hn::Zero(d);
+    const hn::Vec<Tag> one = hn::Set(d, 1.0f);
+    const hn::Vec<Tag> u = hn::Mul(hn::Sub(t, a), inv);
+    const hn::Vec<Tag> m = hn::IfThenElse(hn::Lt(u, zero), zero, u);
+    return hn::IfThenElse(hn::Lt(one, m), one, m);
+  }
+  // CURVE's t for the vector at i (`valid` lanes of it, the rest 0): NaN reads as the first key's
+  // time.
+  static hn::Vec<Tag> curveTime(const float* tRow, std::uint32_t i, std::uint32_t valid,
+                                hn::Vec<Tag> firstTime) {
+    const Tag d;
+    hn::Vec<Tag> t;
+    if (valid == hn::Lanes(d)) {
+      t = hn::LoadU(d, tRow + i);
+    } else {
+      alignas(64) std::array<float, HWY_MAX_BYTES / sizeof(float)> part{};
+      std::memcpy(part.data(), tRow + i, valid * sizeof(float));
+      t = hn::LoadU(d, part.data());
+    }
+    return hn::IfThenElse(hn::Eq(t, t), t, firstTime);
+  }
+  // fma(delta, s, start) into `valid` lanes at out.
+  static void curveStore(float* out, std::uint32_t valid, hn::Vec<Tag> delta, hn::Vec<Tag> s,
+                         hn::Vec<Tag> start) {
+    const Tag d;
+    const std::uint32_t step = static_cast<std::uint32_t>(hn::Lanes(d));
+    alignas(64) std::array<float, 3 * HWY_MAX_BYTES / sizeof(float)> lanes;
+    if constexpr (kFusedFma) {
+      if (valid == step) {
+        hn::StoreU(hn::MulAdd(delta, s, start), d, out);
+        return;
+      }
+      hn::StoreU(hn::MulAdd(delta, s, start), d, lanes.data());
+    } else {  // Highway's MulAdd rounds twice below AVX2: one lane at a time, as FMA does
+      hn::StoreU(delta, d, lanes.data());
+      hn::StoreU(s, d, lanes.data() + step);
+      hn::StoreU(start, d, lanes.data() + 2 * step);
+      for (std::uint32_t l = 0; l < valid; ++l)
+        lanes[l] = std::fma(lanes[l], lanes[step + l], lanes[2 * step + l]);
+    }
+    std::memcpy(out, lanes.data(), valid * sizeof(float));
+  }
+
+  // curveTwoKeys' loop for a width of W lanes: whole vectors straight from t's row to dst's, then
+  // the partial vector through copies.
+  template <std::uint32_t W, class P>
+  void curveTwoKeysRun(const float* tRow, hn::Vec<Tag> firstTime,
+                       const std::array<hn::Vec<Tag>, 4>& start,
+                       const std::array<hn::Vec<Tag>, 4>& delta, const std::array<float*, 4>& out,
+                       P parameter) {
+    using V = hn::Vec<Tag>;
+    const Tag d;
+    const std::uint32_t step = static_cast<std::uint32_t>(hn::Lanes(d));
+    std::uint32_t i = 0;
+    if constexpr (kFusedFma) {
+      const std::array<V, 4> s0 = start;
+      const std::array<V, 4> d0 = delta;
+      for (; i + step <= n_; i += step) {
+        const V t = hn::LoadU(d, tRow + i);
+        const V s = parameter(hn::IfThenElse(hn::Eq(t, t), t, firstTime));
+        for (std::uint32_t c = 0; c < W; ++c)
+          hn::StoreU(hn::MulAdd(d0[c], s, s0[c]), d, out[c] + i);
+      }
+    }
+    for (; i < n_; i += step) {
+      const std::uint32_t valid = std::min(step, n_ - i);
+      const V s = parameter(curveTime(tRow, i, valid, firstTime));
+      for (std::uint32_t c = 0; c < W; ++c)
+        curveStore(out[c] + i, valid, delta[c], s, start[c]);
+    }
+  }
+
+  // Two keys (the common case): one segment, so no search and no scan back, and the loop
+  // invariants of curveParameter computed once — the same operations on the same values.
+  void curveTwoKeys(const PreparedProgram::Op& op) {
+    using V = hn::Vec<Tag>;
+    const Tag d;
+    const std::uint32_t w = op.width;
+    const auto interp =
+        static_cast<bytecode::CurveTableInterp>(op.index2 >> bytecode::kCurveInterpShift);
+    const float* pool = program_.constantLanes() + std::size_t{op.index} * 4;
+    const auto valueRun = static_cast<std::int32_t>(4 * bytecode::curveRunEntries(2, 1));
+    const auto deltaRun = valueRun + static_cast<std::int32_t>(4 * bytecode::curveRunEntries(2, w));
+    const V a = hn::Set(d, pool[0]);
+    const V b = hn::Set(d, pool[1]);
+    const V inv = hn::Div(hn::Set(d, 1.0f), hn::Sub(b, a));
+    std::array<V, 4> start;
+    std::array<V, 4> delta;
+    std::array<float*, 4> out{};
+    for (std::uint32_t c = 0; c < w; ++c) {
+      start[c] = hn::Set(d, pool[valueRun + static_cast<std::int32_t>(c)]);
+      delta[c] = hn::Set(d, pool[deltaRun + static_cast<std::int32_t>(c)]);
+      out[c] = own(op.dst + c);
+    }
+    const float* tRow = read(op.src[1], 0);
+    const auto each = [&](auto parameter) {
+      switch (w) {
+        case 1:
+          return curveTwoKeysRun<1>(tRow, a, start, delta, out, parameter);
+        case 2:
+          return curveTwoKeysRun<2>(tRow, a, start, delta, out, parameter);
+        case 3:
+          return curveTwoKeysRun<3>(tRow, a, start, delta, out, parameter);
+        default:
+          return curveTwoKeysRun<4>(tRow, a, start, delta, out, parameter);
+      }
+    };
+    if (interp == bytecode::CurveTableInterp::Linear && pool[0] < pool[1]) {
+      each([&](V t) { return linearParameter(a, t, inv); });
+    } else {
+      each([&](V t) { return curveParameter(interp, a, b, t, inv); });
+    }
+    for (std::uint32_t c = 0; c < w; ++c)
+      src_[op.dst + c] = out[c];
+  }
 
   void curveVectors(const PreparedProgram::Op& op, std::uint32_t keys) {
     using V = hn::Vec<Tag>;
@@ -888,25 +1049,9 @@ class Interpreter {
     const auto valueRun = static_cast<std::int32_t>(4 * bytecode::curveRunEntries(keys, 1));
     const auto deltaRun =
         valueRun + static_cast<std::int32_t>(4 * bytecode::curveRunEntries(keys, w));
-    const V zero = hn::Zero(d);
     const V one = hn::Set(d, 1.0f);
-    const V two = hn::Set(d, 2.0f);
-    const V three = hn::Set(d, 3.0f);
-    // CurveTable::segmentParameter for segment [a, b] at t.
     const auto parameter = [&](V a, V b, V t) {
-      const V stepS = hn::IfThenElse(hn::Le(b, t), one, zero);
-      if (interp == bytecode::CurveTableInterp::Step) return stepS;
-      V s;
-      if (interp == bytecode::CurveTableInterp::Smooth) {
-        V u = hn::Div(hn::Sub(t, a), hn::Sub(b, a));
-        u = hn::IfThenElse(hn::Lt(u, zero), zero, hn::IfThenElse(hn::Gt(u, one), one, u));
-        s = hn::Mul(hn::Mul(u, u), hn::Sub(three, hn::Mul(two, u)));
-      } else {
-        const V u = hn::Mul(hn::Sub(t, a), hn::Div(one, hn::Sub(b, a)));
-        const V m = hn::IfThenElse(hn::Lt(u, zero), zero, u);
-        s = hn::IfThenElse(hn::Lt(one, m), one, m);
-      }
-      return hn::IfThenElse(hn::Lt(a, b), s, stepS);
+      return curveParameter(interp, a, b, t, hn::Div(one, hn::Sub(b, a)));
     };
     const float* tRow = read(op.src[1], 0);
     std::array<float*, 4> out{};
@@ -915,19 +1060,9 @@ class Interpreter {
     const V firstTime = hn::Set(d, pool[0]);
     const VI oneI = hn::Set(di, 1);
     float* rows = curve_.data();  // curveSegments' rows, for the vectors that need it
-    alignas(64) std::array<float, HWY_MAX_BYTES / sizeof(float)> part{};
-    alignas(64) std::array<float, 3 * HWY_MAX_BYTES / sizeof(float)> lanes{};
     for (std::uint32_t i = 0; i < n_; i += step) {
       const std::uint32_t valid = std::min(step, n_ - i);
-      V t;
-      if (valid == step) {
-        t = hn::LoadU(d, tRow + i);
-      } else {
-        part.fill(0.0f);
-        std::memcpy(part.data(), tRow + i, valid * sizeof(float));
-        t = hn::LoadU(d, part.data());
-      }
-      t = hn::IfThenElse(hn::Eq(t, t), t, firstTime);  // NaN: the first key's time
+      const V t = curveTime(tRow, i, valid, firstTime);
       VI j = hn::Zero(di);
       V s;
       // Left uninitialised on purpose: value-initialising them costs a memset per vector; lanes
@@ -935,13 +1070,7 @@ class Interpreter {
       std::array<V, 4> start;
       std::array<V, 4> delta;
       bool late = false;
-      if (keys == 2) {
-        s = parameter(firstTime, hn::Set(d, pool[1]), t);
-        for (std::uint32_t c = 0; c < w; ++c) {
-          start[c] = hn::Set(d, pool[valueRun + static_cast<std::int32_t>(c)]);
-          delta[c] = hn::Set(d, pool[deltaRun + static_cast<std::int32_t>(c)]);
-        }
-      } else if (keys <= kCurveSelectKeys) {
+      if (keys <= kCurveSelectKeys) {
         // Few keys: the search as a select per key (times are non-decreasing, so the last key
         // at or before t wins, as in the binary search) — cheaper than dependent gathers.
         V a = firstTime;
@@ -1006,22 +1135,8 @@ class Interpreter {
           delta[c] = hn::LoadU(d, rows + std::size_t{5 + c} * kBatchLanes + i);
         }
       }
-      for (std::uint32_t c = 0; c < w; ++c) {
-        if constexpr (kFusedFma) {
-          if (valid == step) {
-            hn::StoreU(hn::MulAdd(delta[c], s, start[c]), d, out[c] + i);
-            continue;
-          }
-          hn::StoreU(hn::MulAdd(delta[c], s, start[c]), d, lanes.data());
-        } else {  // Highway's MulAdd rounds twice below AVX2: one lane at a time, as FMA does
-          hn::StoreU(delta[c], d, lanes.data());
-          hn::StoreU(s, d, lanes.data() + step);
-          hn::StoreU(start[c], d, lanes.data() + 2 * step);
-          for (std::uint32_t l = 0; l < valid; ++l)
-            lanes[l] = std::fma(lanes[l], lanes[step + l], lanes[2 * step + l]);
-        }
-        std::memcpy(out[c] + i, lanes.data(), valid * sizeof(float));
-      }
+      for (std::uint32_t c = 0; c < w; ++c)
+        curveStore(out[c] + i, valid, delta[c], s, start[c]);
     }
     for (std::uint32_t c = 0; c < w; ++c)
       src_[op.dst + c] = out[c];
@@ -1039,7 +1154,11 @@ class Interpreter {
       return;
     }
     if constexpr (kSimd) {
-      curveVectors(op, keys);
+      if (keys == 2) {
+        curveTwoKeys(op);
+      } else {
+        curveVectors(op, keys);
+      }
     } else {
       float* rows = curve_.data();
       vm_detail::curveSegments({&ctx_, section_, first_, n_, rows_, src_}, op, program_.constants(),
@@ -1535,17 +1654,22 @@ bool streamOperandsExact(const std::vector<PreparedProgram::Op>& ops, std::uint3
         break;
       default:
         if (vm_detail::isElementwise(op.op) && !op.viaScratch) {
-          // Lane by lane: lane c reads its sources, then writes its result.
+          // Lane by lane: lane c reads its sources, then writes its result — into its own row,
+          // or into the stream, whose words the dst rows read only after the last lane.
+          const bool direct = op.directWord != PreparedProgram::kNoWord;
           for (std::uint32_t c = 0; c < op.width; ++c) {
             for (std::uint32_t slot = 0; slot < 3; ++slot)
               if (widths[slot] > 0 && !readsOk(slot, c)) return false;
-            meantRow[op.dst + c] = fresh(k, c);
-            if (op.directWord != PreparedProgram::kNoWord) {
+            if (direct) {
               word[op.directWord + c] = fresh(k, c);
-              row[op.dst + c] = PhysicalRow{op.directWord + c, 0};
             } else {
+              meantRow[op.dst + c] = fresh(k, c);
               row[op.dst + c] = PhysicalRow{kOwn, fresh(k, c)};
             }
+          }
+          for (std::uint32_t c = 0; direct && c < op.width; ++c) {
+            meantRow[op.dst + c] = fresh(k, c);
+            row[op.dst + c] = PhysicalRow{op.directWord + c, 0};
           }
         } else {
           if (op.directWord != PreparedProgram::kNoWord) return false;
@@ -1584,14 +1708,18 @@ void chooseStreamOperands(std::vector<PreparedProgram::Op>& ops, std::uint32_t r
     }
     if (k >= j) continue;  // wrapped: no producer in this section
     PreparedProgram::Op& producer = ops[k];
-    if (!vm_detail::isElementwise(producer.op) || producer.viaScratch ||
-        producer.directWord != PreparedProgram::kNoWord || producer.dst != base ||
-        producer.width != store.width)
+    if (!vm_detail::isElementwise(producer.op) || producer.directWord != PreparedProgram::kNoWord ||
+        producer.dst != base || producer.width != store.width)
       continue;
+    // Written into the stream, a producer that needed scratch for its rows may not: its rows
+    // switch to the stream after the last lane (Interpreter::finishScratch).
+    const bool viaScratch = producer.viaScratch;
     producer.directWord = store.index;
+    producer.viaScratch = false;
     store.inPlace = true;
     if (!streamOperandsExact(ops, rows, words)) {
       producer.directWord = PreparedProgram::kNoWord;
+      producer.viaScratch = viaScratch;
       store.inPlace = false;
     }
   }

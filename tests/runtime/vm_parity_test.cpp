@@ -614,7 +614,7 @@ TEST(VmPrepare, InitZeroWordsAreTheOnesInitCanSee) {
 // CURVE at and around its key times, where the vector search and the per-lane fix-up meet: keys
 // whose linear reciprocal rounds short (0.85 · (1 / 0.85) < 1, so just past 0.85 the running sum
 // still adds part of segment 0), a jump, and the key times ±1 ulp, NaN and ±inf among the inputs;
-// widths 1 and 4, every interpolation, on every SIMD target, bit for bit against the reference.
+// widths 1 to 4, every interpolation, on every SIMD target, bit for bit against the reference.
 std::size_t expectCurveMatchesAtKeyTimes(
     const std::vector<std::pair<float, std::array<float, 4>>>& keys) {
   std::vector<float> inputs = {std::numeric_limits<float>::quiet_NaN(),
@@ -628,7 +628,7 @@ std::size_t expectCurveMatchesAtKeyTimes(
       inputs.push_back(t);
   }
   std::size_t cases = 0;
-  for (const std::uint32_t width : {1u, 4u}) {
+  for (const std::uint32_t width : {1u, 2u, 3u, 4u}) {
     for (const CurveTableInterp interp :
          {CurveTableInterp::Linear, CurveTableInterp::Step, CurveTableInterp::Smooth}) {
       Program p;
@@ -678,7 +678,12 @@ std::size_t expectCurveMatchesAtKeyTimes(
 }
 
 TEST(VmParity, CurveMatchesAtKeyTimesOnEverySimdTarget) {
-  // 6 keys (the VM's select search) and 40 (its gathers), both with jumps and a short reciprocal.
+  // 2 keys (no search), 6 (the VM's select search) and 40 (its gathers), with jumps and a short
+  // reciprocal.
+  const std::vector<std::pair<float, std::array<float, 4>>> two = {
+      {0.15f, {0.0f, 1.0f, -2.0f, 0.5f}}, {0.85f, {3.0f, 0.1f, 7.0f, -0.0f}}};
+  const std::vector<std::pair<float, std::array<float, 4>>> jump = {
+      {0.5f, {1.0f, 2.0f, 3.0f, 4.0f}}, {0.5f, {-1.0f, 0.25f, 0.0f, 8.0f}}};
   const std::vector<std::pair<float, std::array<float, 4>>> few = {
       {0.0f, {0.0f, 1.0f, -2.0f, 0.5f}},  {0.85f, {3.0f, 0.1f, 7.0f, 1.0f}},
       {0.85f, {-1.0f, 0.2f, 0.3f, 0.0f}}, {0.9f, {2.5f, 1.0f / 3.0f, 5.0f, 0.25f}},
@@ -694,8 +699,8 @@ TEST(VmParity, CurveMatchesAtKeyTimesOnEverySimdTarget) {
   for (const std::int64_t target : targets) {
     SCOPED_TRACE(hwy::TargetName(target));
     hwy::SetSupportedTargetsForTest(target);
-    EXPECT_EQ(expectCurveMatchesAtKeyTimes(few), 6u * kParticles);
-    EXPECT_EQ(expectCurveMatchesAtKeyTimes(many), 6u * kParticles);
+    for (const auto& keys : {two, jump, few, many})
+      EXPECT_EQ(expectCurveMatchesAtKeyTimes(keys), 12u * kParticles);
   }
   hwy::SetSupportedTargetsForTest(0);
   EXPECT_FALSE(targets.empty());
@@ -717,6 +722,56 @@ TEST(VmStreamOperands, AreUsedWhereExact) {
   EXPECT_TRUE(ops[1].inPlace);
   EXPECT_EQ(ops[2].directWord, 0u);
   EXPECT_TRUE(ops[3].inPlace);
+}
+
+TEST(VmStreamOperands, LetAnOpWhoseLanesReadItsOwnRowsWriteTheStream) {
+  // Lanes 1 and 2 read r0.x, which lane 0 writes: through scratch rows if the result went to r0,
+  // but written into the stream the rows keep their values until the last lane (the integration
+  // step of every compiled effect: position += velocity · dt with dt in r0).
+  const auto expectDirect = [](std::string_view text, std::size_t at, std::uint32_t word) {
+    for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+      SCOPED_TRACE(hwy::TargetName(target));
+      hwy::SetSupportedTargetsForTest(target);
+      const PreparedProgram p = expectSameAsReference(text);
+      const auto& ops = p.section(Section::Update);
+      EXPECT_EQ(ops[at].directWord, word);
+      EXPECT_FALSE(ops[at].viaScratch);
+      EXPECT_TRUE(ops[at + 1].inPlace);
+    }
+    hwy::SetSupportedTargetsForTest(0);
+  };
+  expectDirect(R"(.registers 8
+.particle 6
+.update
+  ldf.1 r0, #5
+  ldf.3 r2, #0
+  ldf.3 r5, #3
+  fma.3 r0, r5, r0.xxxx, r2
+  stf.3 #0, r0
+)",
+               3, 0);
+  // Lane 1 reads r0.y, lane 2 r0.x, both rows lane 0 and 1 write: kept in the rows until the end.
+  expectDirect(R"(.registers 8
+.particle 6
+.update
+  ldf.3 r0, #3
+  add.3 r0, r0.xxy, r0
+  stf.3 #0, r0
+)",
+               1, 0);
+  // But a later lane must not read a stream word an earlier lane has written: with the op writing
+  // word 0, lane 2's r0.x cannot read word 0 in place, so the load is a copy.
+  const PreparedProgram p = expectSameAsReference(R"(.registers 8
+.particle 4
+.update
+  ldf.3 r0, #0
+  add.3 r0, r0.yzx, 1
+  stf.3 #0, r0
+)");
+  const auto& ops = p.section(Section::Update);
+  EXPECT_FALSE(ops[0].inPlace);
+  EXPECT_EQ(ops[1].directWord, 0u);
+  EXPECT_TRUE(ops[2].inPlace);
 }
 
 TEST(VmStreamOperands, KeepTheProgramsOrderOfReadsAndWrites) {

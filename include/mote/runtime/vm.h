@@ -48,13 +48,14 @@ class PreparedProgram {
     std::uint32_t index2 = 0;  ///< s2 when it is an Index operand (CURVE's key word)
     std::array<Source, 3> src;
     /// A later lane reads a row an earlier lane writes (mov.2 r0, r0.yx): computed through
-    /// scratch rows. Decided once here, not per batch.
+    /// scratch rows, unless the op writes a stream (directWord): its rows then keep their old
+    /// values until the last lane is done. Decided once here, not per batch.
     bool viaScratch;
     /// Streams as operands, each proved exact for this program when it was prepared:
     /// LOAD_FIELD — the dst rows read the particle words in place (no copy);
     /// STORE_FIELD — nothing to do: the op that computed the value wrote the words already;
-    /// an elementwise op — writes its result into particle words [directWord, + width) (then
-    /// read in place as its dst rows) instead of into the rows.
+    /// an elementwise op — writes its result into particle words [directWord, + width) (read in
+    /// place as its dst rows once every lane is written) instead of into the rows.
     bool inPlace = false;
     std::uint32_t directWord = kNoWord;
     /// A CROSS, QUAT_MUL or QUAT_ROTATE whose sources hold one value for every particle as long
