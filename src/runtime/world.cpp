@@ -5,6 +5,8 @@
 // one over emitters that compacts kills and measures bounds. Every chunk writes only its own
 // particles, kill flags and spawn-request segment, so the result does not depend on which thread
 // ran which chunk.
+#include "bounds.h"
+
 #include <mote/bytecode/semantics.h>
 #include <mote/core/assert.h>
 #include <mote/core/fnv1a.h>
@@ -20,10 +22,6 @@
 #include <limits>
 #include <string>
 #include <vector>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace mote {
 
@@ -1359,79 +1357,31 @@ void ParticleWorld::Impl::measureBounds(EmitterRow& r) {
   const bytecode::RenderMode mode = r.desc->render.mode;
   const bool stretched = ch.velocity >= 0 && (mode == bytecode::RenderMode::Stretched ||
                                               mode == bytecode::RenderMode::VelocityAligned);
-  const float stretch = std::fabs(r.desc->render.stretchScale);
-  const float* vx = stretched ? r.streams[static_cast<std::size_t>(ch.velocity)] : nullptr;
-  const float* vy = stretched ? r.streams[static_cast<std::size_t>(ch.velocity) + 1] : nullptr;
-  const float* vz = stretched ? r.streams[static_cast<std::size_t>(ch.velocity) + 2] : nullptr;
-  constexpr float kInf = std::numeric_limits<float>::infinity();
   // Half the quad's diagonal holds it at any roll: ½√(w² + h²) ≤ ½√2 · max(|w|, |h|), and
   // |v| ≤ √3 · max(|vx|, |vy|, |vz|): conservative without a square root.
-  const auto extentOf = [&](std::uint32_t i) {
-    float e = sx != nullptr ? 0.70710678f * std::max(std::fabs(sx[i]), std::fabs(sy[i])) : 0.0f;
-    if (vx != nullptr)
-      e += 1.7320508f * std::max({std::fabs(vx[i]), std::fabs(vy[i]), std::fabs(vz[i])}) * stretch;
-    return e;
-  };
-  const std::array<const float*, 3> axes{px, py, pz};
-  Vec3 lo{kInf, kInf, kInf};
-  Vec3 hi{-kInf, -kInf, -kInf};
-  // Fast path: min and max of p ± extent over the particles, four lanes at a time with SSE
-  // (MINPS(l, m) returns m when l is NaN, so NaN particles are skipped). An infinity would win,
-  // so a non-finite result falls back to the exact loop below.
-  std::uint32_t i = 0;
-#if defined(__SSE2__)
-  {
-    const __m128 absMask = _mm_castsi128_ps(_mm_set1_epi32(0x7FFFFFFF));
-    const __m128 halfDiagonal = _mm_set1_ps(0.70710678f);
-    const __m128 stretchFactor = _mm_set1_ps(1.7320508f * stretch);
-    __m128 mn[3] = {_mm_set1_ps(kInf), _mm_set1_ps(kInf), _mm_set1_ps(kInf)};     // NOLINT
-    __m128 mx[3] = {_mm_set1_ps(-kInf), _mm_set1_ps(-kInf), _mm_set1_ps(-kInf)};  // NOLINT
-    for (; i + 4 <= r.live; i += 4) {
-      __m128 e = _mm_setzero_ps();
-      if (sx != nullptr) {
-        e = _mm_mul_ps(halfDiagonal, _mm_max_ps(_mm_and_ps(_mm_loadu_ps(sx + i), absMask),
-                                                _mm_and_ps(_mm_loadu_ps(sy + i), absMask)));
-      }
-      if (vx != nullptr) {
-        const __m128 v = _mm_max_ps(_mm_max_ps(_mm_and_ps(_mm_loadu_ps(vx + i), absMask),
-                                               _mm_and_ps(_mm_loadu_ps(vy + i), absMask)),
-                                    _mm_and_ps(_mm_loadu_ps(vz + i), absMask));
-        e = _mm_add_ps(e, _mm_mul_ps(v, stretchFactor));
-      }
-      for (std::size_t c = 0; c < 3; ++c) {
-        const __m128 p = _mm_loadu_ps(axes[c] + i);
-        mn[c] = _mm_min_ps(_mm_sub_ps(p, e), mn[c]);
-        mx[c] = _mm_max_ps(_mm_add_ps(p, e), mx[c]);
-      }
-    }
-    for (std::size_t c = 0; c < 3; ++c) {
-      alignas(16) std::array<float, 4> a{};
-      alignas(16) std::array<float, 4> b{};
-      _mm_store_ps(a.data(), mn[c]);
-      _mm_store_ps(b.data(), mx[c]);
-      for (std::size_t k = 0; k < 4; ++k) {
-        lo[c] = a[k] < lo[c] ? a[k] : lo[c];
-        hi[c] = b[k] > hi[c] ? b[k] : hi[c];
-      }
-    }
+  runtime_detail::BoundsInput in;
+  in.position = {px, py, pz};
+  in.size = {sx, sy};
+  if (stretched) {
+    const auto v = static_cast<std::size_t>(ch.velocity);
+    in.velocity = {r.streams[v], r.streams[v + 1], r.streams[v + 2]};
+    in.stretchFactor = 1.7320508f * std::fabs(r.desc->render.stretchScale);
   }
-#endif
-  for (; i < r.live; ++i) {
-    const float e = extentOf(i);
-    for (std::size_t c = 0; c < 3; ++c) {
-      const float l = axes[c][i] - e;
-      const float h = axes[c][i] + e;
-      lo[c] = l < lo[c] ? l : lo[c];
-      hi[c] = h > hi[c] ? h : hi[c];
-    }
-  }
+  in.count = r.live;
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  // Min and max of p ± extent, a SIMD vector of particles at a time (MIN(l, m) keeps m when l is
+  // NaN, so NaN particles are skipped). An infinity would win, so a non-finite result falls back
+  // to the exact loop below.
+  Vec3 lo;
+  Vec3 hi;
+  runtime_detail::boundsOf(in, lo, hi);
   if (!finite(lo) || !finite(hi)) {
     // Some particle is infinite (or every one is NaN): the exact loop, skipping non-finite ones.
     lo = {kInf, kInf, kInf};
     hi = {-kInf, -kInf, -kInf};
     for (std::uint32_t k = 0; k < r.live; ++k) {
       const Vec3 p{px[k], py[k], pz[k]};
-      const float e = extentOf(k);
+      const float e = runtime_detail::boundsExtent(in, k);
       if (!finite(p) || !std::isfinite(e)) continue;
       for (std::size_t c = 0; c < 3; ++c) {
         lo[c] = std::min(lo[c], p[c] - e);
@@ -1439,7 +1389,11 @@ void ParticleWorld::Impl::measureBounds(EmitterRow& r) {
       }
     }
   }
-  if (!(lo[0] <= hi[0])) return;  // no finite particle
+  if (!(lo[0] <= hi[0])) return;         // no finite particle
+  for (std::size_t c = 0; c < 3; ++c) {  // an edge at 0 is +0, whichever particle gave it
+    lo[c] += 0.0f;
+    hi[c] += 0.0f;
+  }
   const SimulationSpace space = r.desc->space;
   if (bytecode::movesWithEmitter(space)) {
     // The local box's corners in world space.
