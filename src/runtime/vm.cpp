@@ -43,6 +43,11 @@ struct RunArgs {
   std::uint8_t* killed;
   float* rows;               // row r at rows + r * kBatchLanes
   const float** rowSources;  // where row r is read from in the current batch
+  // The VM's lane buffers, allocated with it so a run sets up nothing: the batch's particle ids
+  // (kBatchLanes), Philox words (word k at k * kBatchLanes, 4 words) and curveSegments' rows.
+  std::uint32_t* ids;
+  std::uint32_t* bits;
+  float* curveRows;
 };
 
 // The batch being run, as the per-particle ops see it.
@@ -490,7 +495,10 @@ class Interpreter {
         streams_(args.streams),
         rows_(args.rows),
         src_(args.rowSources),
-        scratch_(args.program->registerCount()) {
+        scratch_(args.program->registerCount()),
+        ids_(args.ids),
+        bits_(args.bits),
+        curve_(args.curveRows) {
     for (std::uint32_t b = 0; b < bytecode::kBuiltinCount; ++b)
       if (ctx_.laneBuiltins[b][0] != nullptr) perParticleBuiltins_ |= 1u << b;
   }
@@ -601,14 +609,14 @@ class Interpreter {
   const std::uint32_t* ids() {
     if (!idsLoaded_) {
       if (ctx_.particleIds != nullptr) {
-        std::memcpy(ids_.data(), ctx_.particleIds + first_, n_ * sizeof(std::uint32_t));
-        std::fill(ids_.begin() + n_, ids_.end(), 0u);
+        std::memcpy(ids_, ctx_.particleIds + first_, n_ * sizeof(std::uint32_t));
+        std::fill(ids_ + n_, ids_ + kBatchLanes, 0u);
       } else {
-        ids_.fill(0u);
+        std::fill_n(ids_, kBatchLanes, 0u);
       }
       idsLoaded_ = true;
     }
-    return ids_.data();
+    return ids_;
   }
   Philox philox(const PreparedProgram::Op& op) const {
     return Philox(ctx_.seed, bytecode::randomStream(section_, ctx_.tick, op.index));
@@ -699,7 +707,7 @@ class Interpreter {
       const std::array<VecU, 4> bits = draw(hn::LoadU(du, id + i));
       if (!sphere) {
         for (std::uint32_t k = 0; k < 4; ++k)
-          hn::StoreU(bits[k], du, bits_.data() + std::size_t{k} * kBatchLanes + i);
+          hn::StoreU(bits[k], du, bits_ + std::size_t{k} * kBatchLanes + i);
         continue;
       }
       const auto z = hn::Sub(one, hn::Mul(hn::Set(d, 2.0f), unitFloat(bits[0])));
@@ -708,9 +716,9 @@ class Interpreter {
       hn::StoreU(rho, d, own(op.dst) + i);
       hn::StoreU(phi, d, own(op.dst + 1) + i);
       hn::StoreU(z, d, own(op.dst + 2) + i);
-      hn::StoreU(bits[2], du, bits_.data() + std::size_t{2} * kBatchLanes + i);
+      hn::StoreU(bits[2], du, bits_ + std::size_t{2} * kBatchLanes + i);
     }
-    vm_detail::randomShapes({&ctx_, section_, first_, n_, rows_, src_}, op, bits_.data());
+    vm_detail::randomShapes({&ctx_, section_, first_, n_, rows_, src_}, op, bits_);
   }
 
   // CROSS, QMUL and QROT across lanes: the reference's cross product and semantics.h's quatMul /
@@ -1059,7 +1067,7 @@ class Interpreter {
       out[c] = own(op.dst + c);
     const V firstTime = hn::Set(d, pool[0]);
     const VI oneI = hn::Set(di, 1);
-    float* rows = curve_.data();  // curveSegments' rows, for the vectors that need it
+    float* rows = curve_;  // curveSegments' rows, for the vectors that need it
     for (std::uint32_t i = 0; i < n_; i += step) {
       const std::uint32_t valid = std::min(step, n_ - i);
       const V t = curveTime(tRow, i, valid, firstTime);
@@ -1160,7 +1168,7 @@ class Interpreter {
         curveVectors(op, keys);
       }
     } else {
-      float* rows = curve_.data();
+      float* rows = curve_;
       vm_detail::curveSegments({&ctx_, section_, first_, n_, rows_, src_}, op, program_.constants(),
                                rows, 0, n_);
       for (std::uint32_t c = 0; c < op.width; ++c) {
@@ -1380,9 +1388,9 @@ class Interpreter {
   std::uint32_t n_ = 0;
   std::uint8_t* killed_ = nullptr;
   bool idsLoaded_ = false;
-  alignas(64) std::array<std::uint32_t, kBatchLanes> ids_{};
-  alignas(64) std::array<std::uint32_t, 4 * kBatchLanes> bits_{};  // word k at k * kBatchLanes
-  alignas(64) std::array<float, vm_detail::kCurveRows * kBatchLanes> curve_{};  // curveSegments
+  std::uint32_t* ids_;
+  std::uint32_t* bits_;  // word k at k * kBatchLanes
+  float* curve_;         // curveSegments' rows
 };
 
 }  // namespace
@@ -1878,7 +1886,9 @@ BatchVm::BatchVm(std::uint32_t maxRows)
     : maxRows_(maxRows),
       registers_(static_cast<float*>(
           ::operator new[](std::size_t{maxRows} * kBatchLanes * sizeof(float), kRowAlignment))),
-      rowSources_(new const float*[maxRows]()) {
+      rowSources_(new const float*[maxRows]()),
+      laneWords_(new std::uint32_t[std::size_t{kLaneWordRows} * kBatchLanes]()),
+      curveRows_(new float[std::size_t{vm_detail::kCurveRows} * kBatchLanes]()) {
   std::fill_n(registers_.get(), std::size_t{maxRows} * kBatchLanes, 0.0f);
 }
 
@@ -1897,8 +1907,19 @@ void BatchVm::run(const PreparedProgram& program, Section section, std::span<flo
     std::fill(row, row + kBatchLanes, std::bit_cast<float>(program.immediates()[k]));
     rowSources_[r] = row;
   }
-  const vm_detail::RunArgs args{&program,      section, streams.data(),   first, count, &context,
-                                killed.data(), rows,    rowSources_.get()};
+  std::uint32_t* const ids = laneWords_.get();
+  const vm_detail::RunArgs args{&program,
+                                section,
+                                streams.data(),
+                                first,
+                                count,
+                                &context,
+                                killed.data(),
+                                rows,
+                                rowSources_.get(),
+                                ids,
+                                ids + kBatchLanes,
+                                curveRows_.get()};
   HWY_DYNAMIC_DISPATCH(RunBatches)(args);
 }
 

@@ -147,6 +147,11 @@ class BatchVm {
   // Where each row is read from in the current batch: its own storage, or a particle stream
   // (or a per-lane builtin) read in place.
   std::unique_ptr<const float*[]> rowSources_;
+  // Per-batch lane buffers the interpreter reuses (allocated here, so run() sets up nothing): the
+  // particle ids, then 4 rows of random words.
+  static constexpr std::uint32_t kLaneWordRows = 5;
+  std::unique_ptr<std::uint32_t[]> laneWords_;
+  std::unique_ptr<float[]> curveRows_;  // CURVE's per-particle search rows
 };
 
 }  // namespace mote
