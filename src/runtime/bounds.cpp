@@ -18,8 +18,9 @@ namespace mote::runtime_detail {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Whole vectors of particles; returns how many it covered. min/max as compare + select, so a
-// NaN value never replaces the running one.
+// Whole vectors of particles; returns how many it covered. On x86 MIN(l, m) and MAX(h, m) return
+// m when l or h is NaN, so NaN particles are skipped; where a target lets a NaN through instead,
+// the result is not finite and the caller falls back to its exact loop.
 std::uint32_t BoundsVectors(const BoundsInput& in, float* lo, float* hi) {
   using D = hn::ScalableTag<float>;
   using V = hn::Vec<D>;
@@ -47,8 +48,8 @@ std::uint32_t BoundsVectors(const BoundsInput& in, float* lo, float* hi) {
       const V p = hn::LoadU(d, in.position[c] + i);
       const V l = hn::Sub(p, e);
       const V h = hn::Add(p, e);
-      mn[c] = hn::IfThenElse(hn::Lt(l, mn[c]), l, mn[c]);
-      mx[c] = hn::IfThenElse(hn::Lt(mx[c], h), h, mx[c]);
+      mn[c] = hn::Min(l, mn[c]);
+      mx[c] = hn::Max(h, mx[c]);
     }
   }
   HWY_ALIGN float lanes[2 * hn::MaxLanes(d)];

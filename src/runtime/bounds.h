@@ -23,7 +23,8 @@ struct BoundsInput {
 float boundsExtent(const BoundsInput& in, std::uint32_t i) noexcept;
 
 /// lo = min of p − extent, hi = max of p + extent over the particles, per axis, skipping NaN
-/// values (a particle whose p ± extent is NaN adds nothing on that axis); ±inf when none.
+/// values (a particle whose p ± extent is NaN adds nothing on that axis; on a SIMD target whose
+/// min/max propagate NaN the axis comes out NaN instead); ±inf when none.
 /// Which zero an edge of 0 has is unspecified (the caller canonicalises). O(count), no
 /// allocation, reentrant.
 void boundsOf(const BoundsInput& in, std::array<float, 3>& lo, std::array<float, 3>& hi) noexcept;
