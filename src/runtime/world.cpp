@@ -349,10 +349,10 @@ Result<std::unique_ptr<ParticleWorld>> ParticleWorld::create(const WorldDesc& de
         "WorldDesc: maxEffects and maxEmitters are at most 2^20, maxGlobals "
         "at most 4096");
   }
-  if (desc.chunkParticles == 0 || desc.chunkParticles % kBatchLanes != 0 ||
+  if (desc.chunkParticles == 0 || desc.chunkParticles % kChunkGranule != 0 ||
       desc.chunkParticles > (1u << 24)) {
     return invalidArgument("WorldDesc: chunkParticles must be a positive multiple of " +
-                           std::to_string(kBatchLanes) + " up to 2^24 (got " +
+                           std::to_string(kChunkGranule) + " up to 2^24 (got " +
                            std::to_string(desc.chunkParticles) + ")");
   }
   auto impl = std::make_unique<Impl>();

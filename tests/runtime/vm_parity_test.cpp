@@ -27,8 +27,8 @@ namespace {
 
 using namespace bytecode;
 
-constexpr std::uint32_t kWords = 16;       // 12 input words, 4 output words
-constexpr std::uint32_t kParticles = 300;  // one full batch and a partial one
+constexpr std::uint32_t kWords = 16;                    // 12 input words, 4 output words
+constexpr std::uint32_t kParticles = kBatchLanes + 44;  // one full batch and a partial one
 
 struct SpawnRecord {
   std::uint32_t particle;

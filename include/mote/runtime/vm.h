@@ -24,7 +24,10 @@
 
 namespace mote {
 
-inline constexpr std::uint32_t kBatchLanes = 256;
+/// Particles a batch holds: each instruction runs over a batch before the next one starts. 1024
+/// measured best on Zen 3 (docs/performance.md, "Batch size"): longer runs of each stream let the
+/// hardware prefetchers keep up, and the per-instruction overhead is spread wider.
+inline constexpr std::uint32_t kBatchLanes = 1024;
 
 /// A verified program decoded once into the VM's execution form (operands resolved to register
 /// rows or immediates, stream operands decided). O(instructions²) to build: each candidate stream
@@ -120,7 +123,7 @@ struct VmContext {
 class BatchVm {
  public:
   /// A VM with `maxRows` register rows of kBatchLanes floats (programs need rowsNeeded();
-  /// 512 rows is 512 KiB and fits any program the compiler makes today).
+  /// 512 rows is 2 MiB and fits any program the compiler makes today).
   static Result<BatchVm> create(std::uint32_t maxRows = 512);
 
   BatchVm(BatchVm&&) noexcept = default;

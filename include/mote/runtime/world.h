@@ -62,12 +62,16 @@ class VisibilityTest {
 /// thread at once, so it must be thread-safe and must not allocate.
 using WindField = bytecode::WindFn;
 
+/// WorldDesc::chunkParticles is a multiple of this: whole SIMD vectors for every target.
+inline constexpr std::uint32_t kChunkGranule = 256;
+
 struct WorldDesc {
   std::uint32_t maxEffects = 256;         ///< effect instances alive at once
   std::uint32_t maxEmitters = 1024;       ///< emitters alive at once, all effects together
   std::uint64_t maxParticles = 1u << 22;  ///< the sum of the live emitters' capacities
   std::uint32_t maxGlobals = 256;         ///< distinct global field names
-  /// Particles per work item (a multiple of kBatchLanes): the unit threads share.
+  /// Particles per work item (a multiple of kChunkGranule; the VM runs it in batches of
+  /// kBatchLanes, the last one partial): the unit threads share.
   std::uint32_t chunkParticles = 8192;
   /// Where tick() runs its parallel work (borrowed; must outlive the world). Null: the calling
   /// thread only.
@@ -135,7 +139,7 @@ struct EmitterView {
 class ParticleWorld {
  public:
   /// A world with the capacities of `desc`. InvalidArgument for zero capacities or a
-  /// chunkParticles that is not a positive multiple of kBatchLanes. Allocates the tables.
+  /// chunkParticles that is not a positive multiple of kChunkGranule. Allocates the tables.
   static Result<std::unique_ptr<ParticleWorld>> create(const WorldDesc& desc);
   ~ParticleWorld();
   ParticleWorld(const ParticleWorld&) = delete;
