@@ -5,6 +5,7 @@
 // target (Highway's foreach_target: this file is included again for each) and the best target
 // for the CPU is picked at run time. Vector ops are used only where they are exact: the formulas
 // are the reference executor's, written for one lane, so results match it bit for bit.
+#include <mote/bytecode/reference.h>
 #include <mote/bytecode/semantics.h>
 #include <mote/core/assert.h>
 #include <mote/core/counter_rng.h>
@@ -610,9 +611,9 @@ class Interpreter {
     if (!idsLoaded_) {
       if (ctx_.particleIds != nullptr) {
         std::memcpy(ids_, ctx_.particleIds + first_, n_ * sizeof(std::uint32_t));
-        std::fill(ids_ + n_, ids_ + kBatchLanes, 0u);
+        std::fill(ids_ + n_, ids_ + vectorCount(), 0u);
       } else {
-        std::fill_n(ids_, kBatchLanes, 0u);
+        std::fill_n(ids_, vectorCount(), 0u);
       }
       idsLoaded_ = true;
     }
@@ -892,6 +893,156 @@ class Interpreter {
     }
     for (std::uint32_t c = 0; c < w; ++c)
       src_[op.dst + c] = own(op.dst + c);
+  }
+
+  // CURL: bytecode::curlNoise (reference.cpp) across lanes — the same float and integer
+  // operations in its order: floor, the lattice hash, Perlin's twelve gradients, fade, the lerps
+  // and the central differences. Vectors with a point that is not finite or lies beyond ±2^29
+  // (where the reference wraps cells through fmod) run bytecode::curlNoise lane by lane.
+  using VecF = hn::Vec<Tag>;
+  using TagI = hn::RebindToSigned<Tag>;
+
+  static VecF fade(VecF t) {
+    const Tag d;
+    return hn::Mul(hn::Mul(hn::Mul(t, t), t),
+                   hn::Add(hn::Mul(t, hn::Sub(hn::Mul(t, hn::Set(d, 6.0f)), hn::Set(d, 15.0f))),
+                           hn::Set(d, 10.0f)));
+  }
+  static VecF lerp(VecF a, VecF b, VecF t) { return hn::Add(a, hn::Mul(hn::Sub(b, a), t)); }
+
+  // gradient(hash3(cell), x, y, z) of reference.cpp: h % 12 picks the pair of offsets (x, y),
+  // (x, z) or (y, z) and their signs; −a + b is (−a) + b and a − b is a + (−b), bit for bit.
+  static VecF gradient(VecU cx, VecU cy, VecU cz, VecF x, VecF y, VecF z) {
+    const TagU du;
+    const Tag d;
+    const TagI di;
+    VecU h = hn::Xor(
+        hn::Xor(hn::Mul(cx, hn::Set(du, 0x8DA6B343u)), hn::Mul(cy, hn::Set(du, 0xD8163841u))),
+        hn::Mul(cz, hn::Set(du, 0xCB1AB31Fu)));
+    h = hn::Xor(h, hn::ShiftRight<16>(h));
+    h = hn::Mul(h, hn::Set(du, 0x7FEB352Du));
+    h = hn::Xor(h, hn::ShiftRight<15>(h));
+    h = hn::Mul(h, hn::Set(du, 0x846CA68Bu));
+    h = hn::Xor(h, hn::ShiftRight<16>(h));
+    VecU hi;
+    VecU lo;
+    Philox::mulWide(h, hn::Set(du, 0xAAAAAAABu), hi, lo);  // h / 12 = (h · ⌈2^35 / 12⌉) >> 35
+    const VecU m = hn::Sub(h, hn::Mul(hn::ShiftRight<3>(hi), hn::Set(du, 12u)));
+    const auto mi = hn::BitCast(di, m);
+    const VecF first = hn::IfThenElse(hn::RebindMask(d, hn::Gt(mi, hn::Set(di, 7))), y, x);
+    const VecF second = hn::IfThenElse(hn::RebindMask(d, hn::Gt(mi, hn::Set(di, 3))), z, y);
+    const VecU signBit = hn::Set(du, 0x80000000u);
+    const VecF a = hn::BitCast(d, hn::Xor(hn::BitCast(du, first), hn::ShiftLeft<31>(m)));
+    const VecF b =
+        hn::BitCast(d, hn::Xor(hn::BitCast(du, second), hn::And(hn::ShiftLeft<30>(m), signBit)));
+    return hn::Add(a, b);
+  }
+
+  static VecF noise(VecF x, VecF y, VecF z) {
+    const Tag d;
+    const TagU du;
+    const TagI di;
+    const VecF fx = hn::Floor(x);
+    const VecF fy = hn::Floor(y);
+    const VecF fz = hn::Floor(z);
+    const auto ix = hn::ConvertTo(di, fx);
+    const auto iy = hn::ConvertTo(di, fy);
+    const auto iz = hn::ConvertTo(di, fz);
+    const VecF dx = hn::Sub(x, fx);
+    const VecF dy = hn::Sub(y, fy);
+    const VecF dz = hn::Sub(z, fz);
+    const VecF u = fade(dx);
+    const VecF v = fade(dy);
+    const VecF w = fade(dz);
+    const auto g = [&](std::int32_t ox, std::int32_t oy, std::int32_t oz) {
+      return gradient(hn::BitCast(du, hn::Add(ix, hn::Set(di, ox))),
+                      hn::BitCast(du, hn::Add(iy, hn::Set(di, oy))),
+                      hn::BitCast(du, hn::Add(iz, hn::Set(di, oz))),
+                      hn::Sub(dx, hn::Set(d, static_cast<float>(ox))),
+                      hn::Sub(dy, hn::Set(d, static_cast<float>(oy))),
+                      hn::Sub(dz, hn::Set(d, static_cast<float>(oz))));
+    };
+    const VecF x00 = lerp(g(0, 0, 0), g(1, 0, 0), u);
+    const VecF x10 = lerp(g(0, 1, 0), g(1, 1, 0), u);
+    const VecF x01 = lerp(g(0, 0, 1), g(1, 0, 1), u);
+    const VecF x11 = lerp(g(0, 1, 1), g(1, 1, 1), u);
+    return lerp(lerp(x00, x10, v), lerp(x01, x11, v), w);
+  }
+
+  static std::array<VecF, 3> curlNoise(const std::array<VecF, 3>& p) {
+    const Tag d;
+    constexpr float kH = 1.0f / 128.0f;
+    const auto psi = [&](int component, VecF x, VecF y, VecF z) {
+      if (component == 0) return noise(x, y, z);
+      if (component == 1) return noise(hn::Add(x, hn::Set(d, 31.4f)), y, z);
+      return noise(x, hn::Add(y, hn::Set(d, 27.1f)), z);
+    };
+    const auto diff = [&](int component, int axis) {
+      std::array<VecF, 3> e{};
+      for (int c = 0; c < 3; ++c)
+        e[static_cast<std::size_t>(c)] = hn::Set(d, c == axis ? kH : 0.0f);
+      return hn::Mul(
+          hn::Sub(psi(component, hn::Add(p[0], e[0]), hn::Add(p[1], e[1]), hn::Add(p[2], e[2])),
+                  psi(component, hn::Sub(p[0], e[0]), hn::Sub(p[1], e[1]), hn::Sub(p[2], e[2]))),
+          hn::Set(d, 64.0f));
+    };
+    return {hn::Sub(diff(2, 1), diff(1, 2)), hn::Sub(diff(0, 2), diff(2, 0)),
+            hn::Sub(diff(1, 0), diff(0, 1))};
+  }
+
+  void curl(const PreparedProgram::Op& op) {
+    const Tag d;
+    const std::uint32_t step = static_cast<std::uint32_t>(hn::Lanes(d));
+    std::array<const float*, 3> a{};
+    for (std::uint32_t c = 0; c < 3; ++c)
+      a[c] = read(op.src[0], c);
+    const float* f = read(op.src[1], 0);
+    std::array<float*, 3> out{};
+    for (std::uint32_t c = 0; c < 3; ++c)
+      out[c] = target(op, c);
+    const VecF limit = hn::Set(d, 536870912.0f);  // 2^29: every lattice cell well inside ±2^30
+    alignas(64) std::array<float, 3 * HWY_MAX_BYTES / sizeof(float)> part{};
+    for (std::uint32_t i = 0; i < n_; i += step) {
+      const std::uint32_t valid = std::min(step, n_ - i);
+      const auto load = [&](const float* row, std::uint32_t slot) {
+        if (valid == step) return hn::LoadU(d, row + i);
+        float* lanes = part.data() + std::size_t{slot} * step;
+        std::fill_n(lanes, step, 0.0f);
+        std::memcpy(lanes, row + i, valid * sizeof(float));
+        return hn::LoadU(d, lanes);
+      };
+      const VecF scale = load(f, 0);
+      std::array<VecF, 3> p{};
+      auto inside = hn::Eq(scale, scale);  // all true
+      for (std::uint32_t c = 0; c < 3; ++c) {
+        p[c] = hn::Mul(load(a[c], c), scale);
+        inside = hn::And(inside, hn::Lt(hn::Abs(p[c]), limit));  // false for NaN
+      }
+      if (!hn::AllTrue(d, inside)) {
+        for (std::uint32_t l = i; l < i + valid; ++l) {
+          const float s = f[l];
+          const std::array<float, 3> c =
+              bytecode::curlNoise({a[0][l] * s, a[1][l] * s, a[2][l] * s});
+          for (std::uint32_t k = 0; k < 3; ++k)
+            part[std::size_t{k} * step + (l - i)] = c[k];
+        }
+        for (std::uint32_t k = 0; k < 3; ++k)
+          std::memcpy(out[k] + i, part.data() + std::size_t{k} * step, valid * sizeof(float));
+        continue;
+      }
+      const std::array<VecF, 3> r = curlNoise(p);
+      for (std::uint32_t c = 0; c < 3; ++c) {
+        if (valid == step) {
+          hn::StoreU(r[c], d, out[c] + i);
+        } else {
+          hn::StoreU(r[c], d, part.data());
+          std::memcpy(out[c] + i, part.data(), valid * sizeof(float));
+        }
+      }
+    }
+    for (std::uint32_t c = 0; c < 3; ++c)
+      finish(op, c, out[c]);
+    finishScratch(op);
   }
 
   // CURVE a vector at a time: semantics.h's formulas as explicit vector ops (gathers from the
@@ -1364,8 +1515,14 @@ class Interpreter {
       case Opcode::Cross:
       case Opcode::QuatMul:
       case Opcode::QuatRotate:
+      case Opcode::CurlNoise:
+        // Lane-mixing ops in vectors where the target has them, else one particle at a time.
         if constexpr (kSimd) {
-          quaternion(op);
+          if (op.op == Opcode::CurlNoise) {
+            curl(op);
+          } else {
+            quaternion(op);
+          }
         } else {
           vm_detail::runPerParticle({&ctx_, section_, first_, n_, rows_, src_}, op);
         }
@@ -1898,13 +2055,15 @@ void BatchVm::run(const PreparedProgram& program, Section section, std::span<flo
   MOTE_ASSERT(program.rowsNeeded() <= maxRows_, "BatchVm::run: the program needs more rows");
   MOTE_ASSERT(streams.size() >= program.particleWords(), "BatchVm::run: missing particle streams");
   MOTE_ASSERT(killed.size() >= count, "BatchVm::run: killed span too small");
-  // Immediate rows: filled once, never written by instructions.
+  // Immediate rows: filled once, never written by instructions — as far as a batch of this run
+  // reaches, in whole vectors of the widest target (the random ops run to the end of a vector).
   float* const rows = registers_.get();
   const std::uint32_t immBase = program.registerCount() + kScratchRows;
+  const std::uint32_t reach = std::min(kBatchLanes, (count + 15) / 16 * 16);
   for (std::size_t k = 0; k < program.immediates().size(); ++k) {
     const std::uint32_t r = immBase + static_cast<std::uint32_t>(k);
     float* row = rows + std::size_t{r} * kBatchLanes;
-    std::fill(row, row + kBatchLanes, std::bit_cast<float>(program.immediates()[k]));
+    std::fill(row, row + reach, std::bit_cast<float>(program.immediates()[k]));
     rowSources_[r] = row;
   }
   std::uint32_t* const ids = laneWords_.get();

@@ -706,6 +706,82 @@ TEST(VmParity, CurveMatchesAtKeyTimesOnEverySimdTarget) {
   EXPECT_FALSE(targets.empty());
 }
 
+// CURL across lanes against the reference: points on and around lattice cells, negative and
+// signed zeros, big coordinates on both sides of ±2^29 (past it the VM hands the vector to the
+// reference's own code), infinities and NaN, mixed within one vector, on every SIMD target.
+TEST(VmParity, CurlNoiseMatchesOnEverySimdTarget) {
+  std::vector<float> values = {0.0f,
+                               -0.0f,
+                               1.0f,
+                               -1.0f,
+                               0.5f,
+                               -2.75f,
+                               3.999999f,
+                               1e-30f,
+                               -7.0078125f,
+                               123.456f,
+                               -98765.4f,
+                               5.36870912e8f,
+                               -5.36870912e8f,
+                               5.3687088e8f,
+                               -5.3687088e8f,
+                               2.1e9f,
+                               -3e12f,
+                               1e30f,
+                               std::numeric_limits<float>::infinity(),
+                               -std::numeric_limits<float>::infinity(),
+                               std::numeric_limits<float>::quiet_NaN()};
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> near(-40.0f, 40.0f);
+  while (values.size() < 64)
+    values.push_back(near(rng));
+  const auto text = [](float scale) {
+    return ".registers 8\n.particle 6\n.update\n  ldf.3 r0, #0\n  curl.3 r4, r0, " +
+           std::to_string(scale) + "\n  stf.3 #3, r4\n";
+  };
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    for (const float scale : {1.0f, 0.37f}) {
+      Result<Program> assembled = assemble(text(scale));
+      ASSERT_TRUE(assembled.ok()) << assembled.status().toString();
+      Result<VerifiedProgram> verified = verify(*assembled);
+      ASSERT_TRUE(verified.ok()) << verified.status().toString();
+      const PreparedProgram prepared = PreparedProgram::prepare(*verified);
+      std::vector<std::vector<float>> soa(6, std::vector<float>(kParticles, 0.0f));
+      for (std::uint32_t i = 0; i < kParticles; ++i) {
+        // Mostly ordinary points; every 37th particle takes an edge value on one axis.
+        for (std::uint32_t c = 0; c < 3; ++c)
+          soa[c][i] = values[(i * (c + 3) + c) % values.size()];
+        if (i % 37 != 0) {
+          for (std::uint32_t c = 0; c < 3; ++c)
+            soa[c][i] = near(rng);
+        }
+      }
+      const std::vector<std::vector<float>> before = soa;
+      runUpdate(prepared, soa);
+      std::size_t mismatches = 0;
+      for (std::uint32_t i = 0; i < kParticles; ++i) {
+        std::vector<float> particle(6, 0.0f);
+        for (std::uint32_t c = 0; c < 3; ++c)
+          particle[c] = before[c][i];
+        runReference(*verified, Section::Update, particle, ReferenceContext{});
+        for (std::uint32_t c = 3; c < 6; ++c) {
+          if (std::bit_cast<std::uint32_t>(soa[c][i]) !=
+                  std::bit_cast<std::uint32_t>(particle[c]) &&
+              mismatches++ < 5) {
+            ADD_FAILURE() << "particle " << i << " lane " << c - 3 << " at (" << before[0][i]
+                          << ", " << before[1][i] << ", " << before[2][i] << ") scale " << scale
+                          << ": VM " << soa[c][i] << ", reference " << particle[c];
+          }
+        }
+      }
+      EXPECT_EQ(mismatches, 0u);
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
 TEST(VmStreamOperands, AreUsedWhereExact) {
   // A load read in place, an op writing its result straight into the stream, the store skipped.
   const PreparedProgram p = expectSameAsReference(R"(.registers 8
