@@ -1679,7 +1679,20 @@ void runPerParticle(const BatchState& batch, const PreparedProgram::Op& op) {
   for (std::uint32_t c = 0; c < dw; ++c)
     d[c] = batch.rows + std::size_t{op.dst + c} * kBatchLanes;
   const float* laneDt = ctx.laneBuiltins[static_cast<std::size_t>(Builtin::Dt)][0];
+  // No host wind: every particle's sample is zero. No spawn sink, or a count below 1 (floor(c)
+  // >= 1 exactly when c >= 1): nothing to call for that particle. Both without the per-particle
+  // dispatch below.
+  if (op.op == Opcode::SampleWind && ctx.wind == nullptr) {
+    for (std::uint32_t c = 0; c < 3; ++c) {
+      std::fill_n(d[c], batch.n, 0.0f);
+      batch.rowSources[op.dst + c] = d[c];
+    }
+    return;
+  }
+  const bool spawns = op.op == Opcode::Spawn;
+  if (spawns && ctx.spawn == nullptr) return;
   for (std::uint32_t i = 0; i < batch.n; ++i) {
+    if (spawns && !(s[1][0][i] >= 1.0f)) continue;
     const auto get = [&](std::uint32_t slot, std::uint32_t lanes) {
       Lanes v{};
       for (std::uint32_t c = 0; c < lanes; ++c)
