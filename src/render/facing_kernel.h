@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 namespace mote::render {
 namespace {
@@ -54,20 +55,27 @@ inline void storeLanes(T* p, V v) {
   std::memcpy(p, &v, sizeof v);
 }
 
-// std::isfinite per lane (the exponent not all ones), as a lane mask.
-template <class V>
-inline MaskOf<V> finiteLanes(V v) {
-  const auto exponent = std::bit_cast<MaskOf<V>>(v) & 0x7f800000;
-  return exponent != 0x7f800000;
-}
-
+// a < b ? a : b, and a < b ? b : a: x86's MINPS (a, b) and MAXPS (b, a) exactly, NaNs and zeros
+// included, which the compilers do not always see.
 template <class V>
 inline V minLanes(V a, V b) {
+#if defined(__AVX__)
+  if constexpr (kLanesOf<V> == 8) return __builtin_ia32_minps256(a, b);
+#endif
+#if defined(__SSE__)
+  if constexpr (kLanesOf<V> == 4) return __builtin_ia32_minps(a, b);
+#endif
   return a < b ? a : b;
 }
 
 template <class V>
 inline V maxLanes(V a, V b) {
+#if defined(__AVX__)
+  if constexpr (kLanesOf<V> == 8) return __builtin_ia32_maxps256(b, a);
+#endif
+#if defined(__SSE__)
+  if constexpr (kLanesOf<V> == 4) return __builtin_ia32_maxps(b, a);
+#endif
   return a < b ? b : a;
 }
 
@@ -112,6 +120,9 @@ inline auto halfOf(T v) {
     return v;
   } else {
     if constexpr (High) {
+#if defined(__AVX__)
+      if constexpr (std::is_same_v<T, F8>) return F4(__builtin_ia32_vextractf128_ps256(v, 1));
+#endif
       return __builtin_shufflevector(v, v, 4, 5, 6, 7);
     } else {
       return __builtin_shufflevector(v, v, 0, 1, 2, 3);
@@ -119,10 +130,38 @@ inline auto halfOf(T v) {
   }
 }
 
-template <bool High, class V>
-inline std::array<F4, 4> halfRows(const std::array<V, 4>& rows) {
-  return {halfOf<High>(rows[0]), halfOf<High>(rows[1]), halfOf<High>(rows[2]),
-          halfOf<High>(rows[3])};
+// Rows r0..r3 (lane k: particle k) to particle vectors, four lanes at a time: p[j] holds
+// particle j's (r0, r1, r2, r3) in lanes 0–3 and, on 8 lanes, particle j + 4's in lanes 4–7 (the
+// shuffles stay within 128-bit halves).
+template <class V>
+inline std::array<V, 4> transposeInLanes(const std::array<V, 4>& r) {
+  if constexpr (kLanesOf<V> == 4) {
+    return transpose(r[0], r[1], r[2], r[3]);
+  } else {
+    const V ab0 = __builtin_shufflevector(r[0], r[1], 0, 8, 1, 9, 4, 12, 5, 13);
+    const V ab1 = __builtin_shufflevector(r[0], r[1], 2, 10, 3, 11, 6, 14, 7, 15);
+    const V cd0 = __builtin_shufflevector(r[2], r[3], 0, 8, 1, 9, 4, 12, 5, 13);
+    const V cd1 = __builtin_shufflevector(r[2], r[3], 2, 10, 3, 11, 6, 14, 7, 15);
+    return {__builtin_shufflevector(ab0, cd0, 0, 1, 8, 9, 4, 5, 12, 13),
+            __builtin_shufflevector(ab0, cd0, 2, 3, 10, 11, 6, 7, 14, 15),
+            __builtin_shufflevector(ab1, cd1, 0, 1, 8, 9, 4, 5, 12, 13),
+            __builtin_shufflevector(ab1, cd1, 2, 3, 10, 11, 6, 7, 14, 15)};
+  }
+}
+
+// Particle J's four values from transposeInLanes' vectors.
+template <std::uint32_t J, class V>
+inline F4 particleOf(const std::array<V, 4>& p) {
+  return halfOf<(J >= 4)>(p[J % 4]);
+}
+
+// f.template operator()<J>() for J = 0 .. N − 1, in order.
+template <std::uint32_t N, class F>
+inline void forLanes(const F& f) {
+  [&]<std::uint32_t... J>(std::integer_sequence<std::uint32_t, J...>) {
+    (f.template operator()<J>(), ...);
+  }
+  (std::make_integer_sequence<std::uint32_t, N>{});
 }
 
 // projectFacingBlock writes the bounds as one 4-float vector.
@@ -187,6 +226,9 @@ template <class V>
   const std::array<V, 3> diff{rx - ux, ry - uy, rz - uz};
   LaneQuads<V> q;
   MaskOf<V> ok = ~MaskOf<V>{};
+  // std::isfinite of every clip x and y at once: v − v is +0 for a finite v and NaN for an
+  // infinite or NaN one, so the sum of them all is 0 exactly where every one is finite.
+  V finite{};
   for (std::size_t c = 0; c < 4; ++c) {
     const std::array<V, 3>& offset = c % 2 == 0 ? sum : diff;
     const bool negative = c == 0 || c == 3;
@@ -196,7 +238,8 @@ template <class V>
     const V clipX = clipRow(s.rowX, cx, cy, cz);
     const V clipY = clipRow(s.rowY, cx, cy, cz);
     const V clipW = clipRow(s.rowW, cx, cy, cz);
-    ok &= (clipW > s.minW) & finiteLanes(clipX) & finiteLanes(clipY);
+    ok &= clipW > s.minW;
+    finite += (clipX - clipX) + (clipY - clipY);
     q.x[c] = (clipX / clipW * 0.5f + 0.5f) * s.width;
     q.y[c] = (0.5f - clipY / clipW * 0.5f) * s.height;
   }
@@ -206,7 +249,8 @@ template <class V>
   const V maxX = maxLanes(maxLanes(q.x[0], q.x[1]), maxLanes(q.x[2], q.x[3]));
   const V minY = minLanes(minLanes(q.y[0], q.y[1]), minLanes(q.y[2], q.y[3]));
   const V maxY = maxLanes(maxLanes(q.y[0], q.y[1]), maxLanes(q.y[2], q.y[3]));
-  ok &= ~((maxX < 0.0f) | (minX >= s.width) | (maxY < 0.0f) | (minY >= s.height));
+  ok &=
+      (finite == 0.0f) & ~((maxX < 0.0f) | (minX >= s.width) | (maxY < 0.0f) | (minY >= s.height));
   q.bounds = {minX, maxX, minY, maxY};
   q.sized = (hx > 0.0f) & (hy > 0.0f);
   q.visible = ok;
@@ -224,19 +268,15 @@ void projectFacingLanes(const FacingSetup& setup, const float* px, const float* 
   const LaneSetup<V> s = laneSetup<V>(setup);
   for (std::uint32_t i = 0; i < n; i += kLanes) {
     const LaneQuads<V> q = projectLanes(s, px, py, pz, sizeX, sizeY, i, n);
-    const auto store = [&]<bool High>() {
-      const std::array<F4, 4> x = transpose(halfRows<High>(q.x));
-      const std::array<F4, 4> y = transpose(halfRows<High>(q.y));
-      const std::array<F4, 4> bounds = transpose(halfRows<High>(q.bounds));
-      ScreenQuad* quads = out.quads.data() + i + (High ? 4 : 0);
-      for (std::size_t k = 0; k < 4; ++k) {
-        storeLanes(quads[k].x.data(), x[k]);
-        storeLanes(quads[k].y.data(), y[k]);
-        storeLanes(&quads[k].minX, bounds[k]);
-      }
-    };
-    store.template operator()<false>();
-    if constexpr (kLanes == 8) store.template operator()<true>();
+    const std::array<V, 4> x = transposeInLanes(q.x);
+    const std::array<V, 4> y = transposeInLanes(q.y);
+    const std::array<V, 4> bounds = transposeInLanes(q.bounds);
+    forLanes<kLanes>([&]<std::uint32_t J>() {
+      ScreenQuad& quad = out.quads[i + J];
+      storeLanes(quad.x.data(), particleOf<J>(x));
+      storeLanes(quad.y.data(), particleOf<J>(y));
+      storeLanes(&quad.minX, particleOf<J>(bounds));
+    });
     storeLanes(out.centerW.data() + i, q.centerW);
     storeLanes(out.sized.data() + i, q.sized);
     storeLanes(out.visible.data() + i, q.visible);
@@ -274,6 +314,8 @@ void appendFacingLanes(const FacingSetup& setup, const FacingAppend& append,
   U hi = U{} + tally.keys.hi;
   M culled{};
   std::uint32_t next = tally.next;
+  Quad* quad = quads + next;
+  DrawKey* slot = keys + next;
   for (std::uint32_t i = 0; i < n; i += kLanes) {
     const LaneQuads<V> q = projectLanes(s, px, py, pz, sizeX, sizeY, i, n);
     M shows = lane < static_cast<std::int32_t>(n - i);
@@ -306,29 +348,31 @@ void appendFacingLanes(const FacingSetup& setup, const FacingAppend& append,
     culled -= shown & ~q.visible;
     lo = draw ? (key < lo ? key : lo) : lo;
     hi = draw ? (key > hi ? key : hi) : hi;
-    // Every lane's record goes to quads[next]; next moves on only past drawn ones, so the hidden
-    // ones are overwritten (the caller leaves room for a whole block).
-    const auto put = [&]<bool High>() {
-      const std::array<F4, 4> x = transpose(halfRows<High>(q.x));
-      const std::array<F4, 4> y = transpose(halfRows<High>(q.y));
-      const std::array<F4, 4> bounds = transpose(halfRows<High>(q.bounds));
-      std::array<F4, 4> rgba{uniformColor, uniformColor, uniformColor, uniformColor};
-      if constexpr (ColorStreams) rgba = transpose(halfRows<High>(color));
-      const auto keyHalf = halfOf<High>(key);
-      const auto drawHalf = halfOf<High>(draw);
-      for (std::size_t k = 0; k < 4; ++k) {
-        Quad& quad = quads[next];
-        storeLanes(quad.x.data(), x[k]);
-        storeLanes(quad.y.data(), y[k]);
-        storeLanes(&quad.minX, bounds[k]);
-        storeLanes(quad.color.data(), rgba[k]);
-        quad.style = style;
-        keys[next] = {keyHalf[k], next};
-        next -= static_cast<std::uint32_t>(drawHalf[k]);
+    // Every lane's record goes to the next slot; the slot moves on only past drawn ones, so the
+    // hidden ones are overwritten (the caller leaves room for a whole block).
+    const std::array<V, 4> x = transposeInLanes(q.x);
+    const std::array<V, 4> y = transposeInLanes(q.y);
+    const std::array<V, 4> bounds = transposeInLanes(q.bounds);
+    std::array<V, 4> rgba{};
+    if constexpr (ColorStreams) rgba = transposeInLanes(color);
+    forLanes<kLanes>([&]<std::uint32_t J>() {
+      storeLanes(quad->x.data(), particleOf<J>(x));
+      storeLanes(quad->y.data(), particleOf<J>(y));
+      storeLanes(&quad->minX, particleOf<J>(bounds));
+      if constexpr (ColorStreams) {
+        storeLanes(quad->color.data(), particleOf<J>(rgba));
+      } else {
+        storeLanes(quad->color.data(), uniformColor);
       }
-    };
-    put.template operator()<false>();
-    if constexpr (kLanes == 8) put.template operator()<true>();
+      quad->style = style;
+      *slot = {key[J], next};
+      // Moving on by a byte count masked with the lane (0 or all ones) costs two instructions
+      // where a pointer step of 0 or 1 Quad costs five.
+      const auto take = static_cast<std::uint32_t>(draw[J]);
+      quad = reinterpret_cast<Quad*>(reinterpret_cast<char*>(quad) + (take & sizeof(Quad)));
+      slot = reinterpret_cast<DrawKey*>(reinterpret_cast<char*>(slot) + (take & sizeof(DrawKey)));
+      next -= take;
+    });
   }
   tally.next = next;
   for (std::uint32_t k = 0; k < kLanes; ++k) {
