@@ -55,28 +55,29 @@ inline void storeLanes(T* p, V v) {
   std::memcpy(p, &v, sizeof v);
 }
 
-// a < b ? a : b, and a < b ? b : a: x86's MINPS (a, b) and MAXPS (b, a) exactly, NaNs and zeros
-// included, which the compilers do not always see.
-template <class V>
-inline V minLanes(V a, V b) {
+// Lane-wise a < b ? a : b (min), or a < b ? b : a (max): x86's MINPS (a, b) and MAXPS (b, a)
+// exactly, NaNs and zeros included, which the compilers do not always see.
+template <bool Max, class V>
+inline V pickLanes(V a, V b) {
 #if defined(__AVX__)
-  if constexpr (kLanesOf<V> == 8) return __builtin_ia32_minps256(a, b);
+  if constexpr (kLanesOf<V> == 8)
+    return Max ? __builtin_ia32_maxps256(b, a) : __builtin_ia32_minps256(a, b);
 #endif
 #if defined(__SSE__)
-  if constexpr (kLanesOf<V> == 4) return __builtin_ia32_minps(a, b);
+  if constexpr (kLanesOf<V> == 4)
+    return Max ? __builtin_ia32_maxps(b, a) : __builtin_ia32_minps(a, b);
 #endif
-  return a < b ? a : b;
+  return Max ? (a < b ? b : a) : (a < b ? a : b);
+}
+
+template <class V>
+inline V minLanes(V a, V b) {
+  return pickLanes<false>(a, b);
 }
 
 template <class V>
 inline V maxLanes(V a, V b) {
-#if defined(__AVX__)
-  if constexpr (kLanesOf<V> == 8) return __builtin_ia32_maxps256(b, a);
-#endif
-#if defined(__SSE__)
-  if constexpr (kLanesOf<V> == 4) return __builtin_ia32_maxps(b, a);
-#endif
-  return a < b ? b : a;
+  return pickLanes<true>(a, b);
 }
 
 // One row of viewProjection, each element in every lane (locals: the compiler need not reload

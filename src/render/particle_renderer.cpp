@@ -573,7 +573,7 @@ bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const Billbo
         for (std::size_t c = 0; c < 4; ++c)
           in.color[c] = p.color.streams[c] + begin;
       }
-      in.ids = p.ids + begin;
+      in.ids = p.ids != nullptr ? p.ids + begin : nullptr;
       in.count = n;
       FacingTally tally;
       tally.next = static_cast<std::uint32_t>(quads.size());
