@@ -37,12 +37,24 @@ void projectFacingBlock4(const FacingSetup& setup, const float* px, const float*
   projectFacingLanes<F4>(setup, px, py, pz, sizeX, sizeY, n, out);
 }
 
+void appendFacingQuads4(const FacingSetup& setup, const FacingAppend& append,
+                        const FacingParticles& in, Quad* quads, DrawKey* keys,
+                        FacingTally& tally) noexcept {
+  appendFacingLanes<F4>(setup, append, in, quads, keys, tally);
+}
+
 #if !MOTE_FACING_AVX2
-// No 8-lane build here: the 4-lane kernel stands in (facingAvx2Available() is false).
+// No 8-lane build here: the 4-lane kernels stand in (facingAvx2Available() is false).
 void projectFacingBlock8(const FacingSetup& setup, const float* px, const float* py,
                          const float* pz, const float* sizeX, const float* sizeY, std::uint32_t n,
                          FacingBlock& out) noexcept {
   projectFacingBlock4(setup, px, py, pz, sizeX, sizeY, n, out);
+}
+
+void appendFacingQuads8(const FacingSetup& setup, const FacingAppend& append,
+                        const FacingParticles& in, Quad* quads, DrawKey* keys,
+                        FacingTally& tally) noexcept {
+  appendFacingQuads4(setup, append, in, quads, keys, tally);
 }
 #endif
 
@@ -65,6 +77,18 @@ void projectFacingBlock(const FacingSetup& setup, const float* px, const float* 
   }
 #endif
   projectFacingBlock4(setup, px, py, pz, sizeX, sizeY, n, out);
+}
+
+void appendFacingQuads(const FacingSetup& setup, const FacingAppend& append,
+                       const FacingParticles& in, Quad* quads, DrawKey* keys,
+                       FacingTally& tally) noexcept {
+#if MOTE_FACING_AVX2
+  if (facingAvx2Available()) {
+    appendFacingQuads8(setup, append, in, quads, keys, tally);
+    return;
+  }
+#endif
+  appendFacingQuads4(setup, append, in, quads, keys, tally);
 }
 
 }  // namespace mote::render

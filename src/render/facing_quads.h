@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Screen corners of camera-facing quads whose basis is the same for every particle of an emitter
 // (billboard.h's frames that do not depend on the particle, with no per-particle turn): the
-// renderer's fast path, four particles per vector, bit-identical to billboardCorners() followed by
-// projectCorner() (facing_quads_test checks it).
+// renderer's fast path, four or eight particles per vector, bit-identical to billboardCorners()
+// followed by projectCorner() (facing_quads_test checks it); and the renderer's quad record, which
+// the fast path writes in place.
 #pragma once
+
+#include "draw_order.h"
 
 #include <glm/mat4x4.hpp>
 #include <glm/vec3.hpp>
@@ -38,6 +41,12 @@ struct ScreenQuad {
 /// Sets the quad's bounds from its corners (std::min / std::max of the four); false when they
 /// miss a width × height screen. Pure; O(1). Allocates: never.
 bool boundOnScreen(ScreenQuad& quad, float width, float height) noexcept;
+
+/// A drawn quad as the renderer stores it: 68 bytes, what varies per particle.
+struct Quad : ScreenQuad {
+  std::array<float, 4> color{};  ///< premultiplied linear; alpha 0 for additive
+  std::uint32_t style = 0;       ///< into the renderer's quad styles
+};
 
 /// A block of facing quads as the fast path writes them, particle i at index i.
 struct FacingBlock {
@@ -78,6 +87,57 @@ void projectFacingBlock4(const FacingSetup& setup, const float* px, const float*
 void projectFacingBlock8(const FacingSetup& setup, const float* px, const float* py,
                          const float* pz, const float* sizeX, const float* sizeY, std::uint32_t n,
                          FacingBlock& out) noexcept;
+/// The particles of appendFacingQuads: centres, sizes (null: 1, as in projectFacingBlock), the
+/// straight-alpha RGBA colour streams (null: every quad gets FacingAppend::color) and the spawn ids
+/// (read only for the id keys).
+struct FacingParticles {
+  const float* x = nullptr;
+  const float* y = nullptr;
+  const float* z = nullptr;
+  const float* sizeX = nullptr;
+  const float* sizeY = nullptr;
+  std::array<const float*, 4> color{};
+  const std::uint32_t* ids = nullptr;
+  std::uint32_t count = 0;
+};
+
+/// The draw key of a quad (the renderer's particleKey): the centre's clip w ordered far first
+/// (viewDepthKey) or near first (viewDepthKeyFrontToBack), the spawn id, or its complement.
+enum class FacingKey : std::uint8_t { FarFirst, NearFirst, Id, IdReversed };
+
+/// What the quads of one emitter share.
+struct FacingAppend {
+  std::array<float, 4> color{};  ///< premultiplied, where FacingParticles::color is null
+  bool additive = false;         ///< premultiplied alpha 0, and a zero alpha still shows
+  std::uint32_t style = 0;
+  FacingKey key = FacingKey::FarFirst;
+};
+
+/// Where appendFacingQuads goes on, and what it counted: the next record, the particles culled
+/// (shown and sized but off screen or behind the eye) and the range of the keys written.
+struct FacingTally {
+  std::uint32_t next = 0;
+  std::uint32_t culled = 0;
+  KeyRange keys;
+};
+
+/// The renderer's fast path in one step: for each particle of `in` that shows (the renderer's
+/// premultiplied colour and shows() rules), is sized and visible (projectFacingBlock's tests), in
+/// order, quads[next] = its corners, bounds, premultiplied colour and append.style, keys[next] =
+/// {its key, next}, next + 1; the hidden ones are counted in tally.culled where they are shown and
+/// sized. Writes records past the last drawn one (scratch): quads and keys need room for
+/// tally.next + in.count + 1 records. Bit for bit what projectFacingBlock and the renderer's
+/// per-particle append give. O(n). Allocates: never.
+void appendFacingQuads(const FacingSetup& setup, const FacingAppend& append,
+                       const FacingParticles& in, Quad* quads, DrawKey* keys,
+                       FacingTally& tally) noexcept;
+/// appendFacingQuads on 4 lanes and on 8 (AVX2; call only where facingAvx2Available()).
+void appendFacingQuads4(const FacingSetup& setup, const FacingAppend& append,
+                        const FacingParticles& in, Quad* quads, DrawKey* keys,
+                        FacingTally& tally) noexcept;
+void appendFacingQuads8(const FacingSetup& setup, const FacingAppend& append,
+                        const FacingParticles& in, Quad* quads, DrawKey* keys,
+                        FacingTally& tally) noexcept;
 /// The CPU runs AVX2 and the build has the 8-lane kernel (x86-64, GCC or clang).
 bool facingAvx2Available() noexcept;
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The software particle renderer (docs/rendering.md): quads from the billboard bases, an LSD radix
 // sort for draw order, band-parallel rasterization into premultiplied linear floats, sRGB resolve.
+#include "draw_order.h"
 #include "facing_quads.h"
 
+#include <mote/core/assert.h>
 #include <mote/core/counter_rng.h>
 #include <mote/render/billboard.h>
 #include <mote/render/depth_key.h>
@@ -22,6 +24,7 @@
 #include <cstddef>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -55,58 +58,42 @@ struct QuadStyle {
   Blend blend = Blend::Over;
 };
 
-// A drawn quad: 68 bytes, what varies per particle (the prep writes one per particle).
-struct Quad : ScreenQuad {
-  std::array<float, 4> color{};  // premultiplied linear; alpha 0 for additive
-  std::uint32_t style = 0;       // into ParticleRenderer::Impl::styles
+// The frame's quads (Quad: facing_quads.h), room for maxQuads allocated once at create: a vector
+// that never grows, so that the facing fast path can write records in place past size() and then
+// take the ones it keeps (commit).
+class QuadList {
+ public:
+  void allocate(std::size_t capacity) {
+    quads_ = std::make_unique<Quad[]>(capacity);
+    capacity_ = capacity;
+    size_ = 0;
+  }
+  std::size_t size() const noexcept { return size_; }
+  std::size_t capacity() const noexcept { return capacity_; }
+  bool empty() const noexcept { return size_ == 0; }
+  void clear() noexcept { size_ = 0; }
+  // The caller checks the room (size() < capacity()).
+  void push_back(const Quad& quad) noexcept {
+    MOTE_ASSERT(size_ < capacity_);
+    quads_[size_++] = quad;
+  }
+  // Takes the records written in place up to `size` (at most capacity()).
+  void commit(std::size_t size) noexcept {
+    MOTE_ASSERT(size <= capacity_);
+    size_ = size;
+  }
+  Quad* data() noexcept { return quads_.get(); }
+  const Quad* data() const noexcept { return quads_.get(); }
+  Quad& operator[](std::size_t i) noexcept { return quads_[i]; }
+  const Quad& operator[](std::size_t i) const noexcept { return quads_[i]; }
+  const Quad* begin() const noexcept { return quads_.get(); }
+  const Quad* end() const noexcept { return quads_.get() + size_; }
+
+ private:
+  std::unique_ptr<Quad[]> quads_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
 };
-
-struct DrawKey {
-  std::uint32_t key;
-  std::uint32_t index;
-};
-
-// Stable LSD radix sort of keys[0, n) on Bits-bit digits (a digit every key shares skips its
-// pass). One read counts all digits; the passes alternate between keys and scratch (room for n).
-template <std::uint32_t Bits>
-void radixSortDigits(DrawKey* keys, DrawKey* scratch, std::size_t n) {
-  constexpr std::uint32_t kDigits = (32 + Bits - 1) / Bits;
-  constexpr std::uint32_t kRadix = 1u << Bits;
-  constexpr std::uint32_t kMask = kRadix - 1;
-  std::array<std::array<std::uint32_t, kRadix>, kDigits> count{};
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t key = keys[i].key;
-    for (std::uint32_t d = 0; d < kDigits; ++d)
-      ++count[d][(key >> (d * Bits)) & kMask];
-  }
-  DrawKey* from = keys;
-  DrawKey* to = scratch;
-  for (std::uint32_t d = 0; d < kDigits; ++d) {
-    std::array<std::uint32_t, kRadix>& offset = count[d];
-    if (offset[(keys[0].key >> (d * Bits)) & kMask] == n) continue;
-    std::uint32_t sum = 0;
-    for (std::uint32_t& c : offset) {
-      const std::uint32_t here = c;
-      c = sum;
-      sum += here;
-    }
-    for (std::size_t i = 0; i < n; ++i)
-      to[offset[(from[i].key >> (d * Bits)) & kMask]++] = from[i];
-    std::swap(from, to);
-  }
-  if (from != keys) std::memcpy(keys, from, n * sizeof(DrawKey));
-}
-
-// Three passes of 11-bit digits once n dwarfs their 2,048 counters (10k keys: 15 fewer
-// instructions a key than four 8-bit passes); four 8-bit passes below.
-[[gnu::noinline]] void radixSort(DrawKey* keys, DrawKey* scratch, std::size_t n) {
-  if (n < 2) return;
-  if (n >= 4096) {
-    radixSortDigits<11>(keys, scratch, n);
-  } else {
-    radixSortDigits<8>(keys, scratch, n);
-  }
-}
 
 // One RGBA pixel or texel in a vector register: GCC/clang vector extensions compile to SSE on
 // x86-64 (and NEON elsewhere), lane by lane the same IEEE operations as four scalar floats, so the
@@ -231,7 +218,7 @@ struct ParticleRenderer::Impl {
   InlineJobSystem inlineJobs;
   std::vector<Texture> textures;
   std::vector<std::string> textureNames;
-  std::vector<Quad> quads;
+  QuadList quads;
   // Quad styles: at most one per quad plus one per packet (reserved for maxQuads + kMaxPackets).
   static constexpr std::uint32_t kMaxPackets = 4096;
   static constexpr std::uint32_t kNoStyle = ~0u;
@@ -291,7 +278,8 @@ struct ParticleRenderer::Impl {
                         glm::vec3 centre, float centreW);
   bool emitFacingQuads(const RenderPacket& p, const BillboardView& view, BillboardMode mode,
                        const PacketStyle& style);
-  FacingBlock facing;  // the fast path's corners, one block at a time
+  KeyRange packetKeys;  // the range of the keys of the packet being emitted
+  FacingBlock facing;   // the fast path's corners, one block at a time
   std::array<std::array<float, FacingBlock::kSize>, 3> worldCentres{};  // a block's local → world
   bool project(const std::array<glm::vec3, 4>& corners, ScreenQuad& quad);
   bool placeQuad(ScreenQuad& quad);
@@ -328,7 +316,7 @@ Result<ParticleRenderer> ParticleRenderer::create(const RendererOptions& options
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   impl->jobs = options.jobs != nullptr ? options.jobs : &impl->inlineJobs;
-  impl->quads.reserve(options.maxQuads);
+  impl->quads.allocate(options.maxQuads);
   impl->keys.resize(options.maxQuads);
   impl->scratch.resize(options.maxQuads);
   impl->accum.resize(std::size_t{options.viewport.width} * options.viewport.height);
@@ -481,10 +469,10 @@ ParticleRenderer::Impl::PacketStyle ParticleRenderer::Impl::beginPacket(const Re
   return ps;
 }
 
-// Inlined: the fast path's loop runs it per particle, and the call would cost a third of it.
-[[gnu::always_inline]] inline void ParticleRenderer::Impl::pushParticleQuad(
-    const PacketStyle& ps, const RenderPacket& p, std::uint32_t i, const ScreenQuad& screen,
-    const std::array<float, 4>& color, glm::vec3 centre, float centreW) {
+void ParticleRenderer::Impl::pushParticleQuad(const PacketStyle& ps, const RenderPacket& p,
+                                              std::uint32_t i, const ScreenQuad& screen,
+                                              const std::array<float, 4>& color, glm::vec3 centre,
+                                              float centreW) {
   std::uint32_t style = ps.shared;
   if (ps.perQuad) {
     style = static_cast<std::uint32_t>(styles.size());
@@ -494,8 +482,28 @@ ParticleRenderer::Impl::PacketStyle ParticleRenderer::Impl::beginPacket(const Re
   }
   const auto index = static_cast<std::uint32_t>(quads.size());
   quads.push_back(Quad{screen, color, style});
-  keys[index] = {particleKey(p.sort, centreW, p.ids[i]), index};
+  const std::uint32_t key = particleKey(p.sort, centreW, p.ids[i]);
+  keys[index] = {key, index};
+  packetKeys.add(key);
 }
+
+namespace {
+
+// The fast path's form of particleKey.
+FacingKey facingKey(bytecode::ParticleSort sort) {
+  switch (sort) {
+    case bytecode::ParticleSort::FrontToBack:
+      return FacingKey::NearFirst;
+    case bytecode::ParticleSort::OldestFirst:
+      return FacingKey::Id;
+    case bytecode::ParticleSort::NewestFirst:
+      return FacingKey::IdReversed;
+    default:
+      return FacingKey::FarFirst;
+  }
+}
+
+}  // namespace
 
 // The modes whose frame is the same for every particle, with no per-particle turn (no orientation
 // channel, one roll for all): one basis for the whole emitter, corners projected four particles at
@@ -528,8 +536,20 @@ bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const Billbo
   const std::array<float, 4> uniformColor = premultiplied(p.color.value, blend);
   const float* sizeX = p.size.streams[0];
   const float* sizeY = p.size.streams[1];
-  for (std::uint32_t begin = 0; begin < p.count; begin += FacingBlock::kSize) {
-    const std::uint32_t n = std::min(p.count - begin, FacingBlock::kSize);
+  // Quads of a shared style go straight from the kernel into quads and keys (appendFacingQuads);
+  // a style per quad, or too little room left to write a whole block in place, takes the
+  // per-particle loop below.
+  FacingAppend append;
+  append.color = uniformColor;
+  append.additive = blend == Blend::Additive;
+  append.style = style.shared;
+  append.key = facingKey(p.sort);
+  for (std::uint32_t begin = 0, n = 0; begin < p.count; begin += n) {
+    n = std::min(p.count - begin, FacingBlock::kSize);
+    const std::size_t room = quads.capacity() - quads.size();
+    const bool direct = !style.perQuad && room > n;
+    // Particles in world space need no block of world centres: the rest in one call.
+    if (direct && !p.local && room > p.count - begin) n = p.count - begin;
     std::array<const float*, 3> centre{p.position.streams[0] + begin, p.position.streams[1] + begin,
                                        p.position.streams[2] + begin};
     if (p.local) {
@@ -542,14 +562,34 @@ bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const Billbo
       }
       centre = {worldCentres[0].data(), worldCentres[1].data(), worldCentres[2].data()};
     }
+    if (direct) {
+      FacingParticles in;
+      in.x = centre[0];
+      in.y = centre[1];
+      in.z = centre[2];
+      in.sizeX = sizeX != nullptr ? sizeX + begin : nullptr;
+      in.sizeY = sizeY != nullptr ? sizeY + begin : nullptr;
+      if (!p.color.uniform) {
+        for (std::size_t c = 0; c < 4; ++c)
+          in.color[c] = p.color.streams[c] + begin;
+      }
+      in.ids = p.ids != nullptr ? p.ids + begin : nullptr;
+      in.count = n;
+      FacingTally tally;
+      tally.next = static_cast<std::uint32_t>(quads.size());
+      tally.keys = packetKeys;
+      appendFacingQuads(setup, append, in, quads.data(), keys.data(), tally);
+      quads.commit(tally.next);
+      stats.culled += tally.culled;
+      packetKeys = tally.keys;
+      continue;
+    }
     projectFacingBlock(setup, centre[0], centre[1], centre[2],
                        sizeX != nullptr ? sizeX + begin : nullptr,
                        sizeY != nullptr ? sizeY + begin : nullptr, n, facing);
     // Locals, so the loop's stores cannot make the compiler reload them.
     auto next = static_cast<std::uint32_t>(quads.size());
-    const auto room = static_cast<std::uint32_t>(quads.capacity());
-    const std::uint32_t* ids = p.ids;
-    const bytecode::ParticleSort sort = p.sort;
+    const auto capacity = static_cast<std::uint32_t>(quads.capacity());
     const bool colorUniform = p.color.uniform;
     for (std::uint32_t k = 0; k < n; ++k) {
       const std::uint32_t i = begin + k;
@@ -564,17 +604,12 @@ bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const Billbo
         ++stats.culled;
         continue;
       }
-      if (next == room) {
+      if (next == capacity) {
         ++stats.dropped;
         continue;
       }
-      if (style.perQuad) {
-        pushParticleQuad(style, p, i, facing.quads[k], color,
-                         glm::vec3(centre[0][k], centre[1][k], centre[2][k]), facing.centerW[k]);
-      } else {  // pushParticleQuad's shared-style case, without its per-call lookups
-        quads.push_back(Quad{facing.quads[k], color, style.shared});
-        keys[next] = {particleKey(sort, facing.centerW[k], ids[i]), next};
-      }
+      pushParticleQuad(style, p, i, facing.quads[k], color,
+                       glm::vec3(centre[0][k], centre[1][k], centre[2][k]), facing.centerW[k]);
       ++next;
     }
   }
@@ -607,6 +642,7 @@ void ParticleRenderer::Impl::emitQuads(const RenderPacket& p, const BillboardVie
   }
   const std::uint32_t first = static_cast<std::uint32_t>(quads.size());
   const PacketStyle style = beginPacket(p, blend, textureIndex);
+  packetKeys = {};
   if (!emitFacingQuads(p, bv, mode, style)) {
     for (std::uint32_t i = 0; i < p.count; ++i) {
       const std::array<float, 4> color = particleColor(p, i);
@@ -652,7 +688,8 @@ void ParticleRenderer::Impl::emitQuads(const RenderPacket& p, const BillboardVie
   }
   // Order within the emitter (slot order needs no sort).
   const std::uint32_t count = static_cast<std::uint32_t>(quads.size()) - first;
-  if (p.sort != bytecode::ParticleSort::None) radixSort(keys.data() + first, scratch.data(), count);
+  if (p.sort != bytecode::ParticleSort::None)
+    sortDrawKeys(keys.data() + first, scratch.data(), count, packetKeys);
 }
 
 // Projects a quad's world corners to the screen; false (counted) when it is behind the camera,

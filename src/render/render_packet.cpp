@@ -37,6 +37,8 @@ void scanUniform(ParticleChannel<N>& channel, std::uint32_t count) {
     for (std::uint32_t begin = 0; begin < count; begin += kBlock) {
       const std::uint32_t end = std::min(count, begin + kBlock);
       std::uint32_t differ = 0;
+      // Four vectors an iteration: the loop's own three instructions were half of it.
+#pragma GCC unroll 16
       for (std::uint32_t i = begin; i < end; ++i) {
         std::uint32_t bits = 0;
         std::memcpy(&bits, s + i, sizeof bits);
