@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+// The span loop (raster_span.h) as a template over the lane vector: raster_span.cpp instantiates
+// it for 4 lanes (the baseline build) and holds the scalar reference, raster_span_avx2.cpp
+// instantiates it for 8 lanes under -mavx2. Everything here has internal linkage, so the two
+// builds of it never meet at link time (an AVX2 copy picked for a baseline caller would fault on
+// older CPUs). Private to those files and particle_renderer.cpp.
+#pragma once
+
+#include "facing_kernel.h"  // the lane vocabulary: F4, F8, MaskOf, kLanesOf
+#include "raster_span.h"
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace mote::render {
+namespace {
+
+// F4 also holds one RGBA texel or pixel.
+inline F4 loadF4(const std::array<float, 4>& v) {
+  F4 r;
+  std::memcpy(&r, v.data(), sizeof r);
+  return r;
+}
+
+inline void storeF4(std::array<float, 4>& v, F4 r) {
+  std::memcpy(v.data(), &r, sizeof r);
+}
+
+// A texel's bilinear footprint: the four texels' byte offsets into the texture (16 bytes a texel,
+// rows top-down; a texture holds under 2^26 texels, kMaxImageBytes / 4) and the weights toward
+// x + 1 and y + 1.
+struct Footprint {
+  std::uint32_t o00, o01, o10, o11;
+  float ax, ay;
+};
+
+inline F4 loadTexel(const std::array<float, 4>* texels, std::uint32_t offset) {
+  F4 r;
+  std::memcpy(&r, reinterpret_cast<const unsigned char*>(texels) + offset, sizeof r);
+  return r;
+}
+
+// Per channel: top = a + (b − a)·ax, bottom = c + (d − c)·ax, top + (bottom − top)·ay.
+inline F4 bilinear(const std::array<float, 4>* texels, const Footprint& f) {
+  const F4 a = loadTexel(texels, f.o00);
+  const F4 b = loadTexel(texels, f.o01);
+  const F4 c = loadTexel(texels, f.o10);
+  const F4 d = loadTexel(texels, f.o11);
+  const F4 top = a + (b - a) * f.ax;
+  const F4 bottom = c + (d - c) * f.ax;
+  return top + (bottom - top) * f.ay;
+}
+
+// Texture coordinate (u, v) → footprint, clamped to the edge texels.
+inline Footprint footprint(const SpanQuad& q, float u, float v) {
+  // Coordinates beyond [−1, size] sample the edge texels, as clamping them here does: the clamp
+  // keeps the float → int conversions below in range for any input.
+  const float x =
+      std::clamp(u * static_cast<float>(q.width) - 0.5f, -1.0f, static_cast<float>(q.width));
+  const float y =
+      std::clamp(v * static_cast<float>(q.height) - 0.5f, -1.0f, static_cast<float>(q.height));
+  // floor() by truncation and a correction: exact in this range, and no libm-style sequence.
+  const auto floorToInt = [](float f) {
+    const auto i = static_cast<std::int32_t>(f);
+    return i - static_cast<std::int32_t>(static_cast<float>(i) > f);
+  };
+  const std::int32_t ix = floorToInt(x);
+  const std::int32_t iy = floorToInt(y);
+  const auto clampI = [](std::int32_t i, std::uint32_t size) {
+    return static_cast<std::uint32_t>(std::clamp(i, 0, static_cast<std::int32_t>(size) - 1));
+  };
+  const std::uint32_t x0 = clampI(ix, q.width);
+  const std::uint32_t x1 = clampI(ix + 1, q.width);
+  const std::uint32_t row0 = clampI(iy, q.height) * q.width;
+  const std::uint32_t row1 = clampI(iy + 1, q.height) * q.width;
+  return {(row0 + x0) * 16, (row0 + x1) * 16,           (row1 + x0) * 16,
+          (row1 + x1) * 16, x - static_cast<float>(ix), y - static_cast<float>(iy)};
+}
+
+// Bilinear, clamped to the edge texels.
+inline F4 sample(const SpanQuad& q, float u, float v) {
+  return bilinear(q.texels, footprint(q, u, v));
+}
+
+// dst.rgb = src.rgb·coverage + dst.rgb·(1 − src.a·coverage), src = texel · colour (cutout: the
+// texel's straight colour times the quad's, opaque, or nothing below the cutoff). Lane 3 of the
+// accumulator is not read by the resolve.
+inline void blendPixel(const SpanQuad& q, std::array<float, 4>& dst, F4 texel, float coverage) {
+  F4 src = texel * loadF4(q.color);
+  if (q.cutout) {
+    const float a = texel[3] * (q.color[3]);
+    if (a < q.cutoff || texel[3] <= 0.0f) return;
+    const float inv = 1.0f / texel[3];
+    const float alpha = std::max(q.color[3], 1e-6f);
+    src = F4{texel[0] * inv * q.color[0] / alpha, texel[1] * inv * q.color[1] / alpha,
+             texel[2] * inv * q.color[2] / alpha, 1.0f};
+  }
+  const float keep = 1.0f - src[3] * coverage;
+  storeF4(dst, src * coverage + loadF4(dst) * keep);
+}
+
+// std::clamp(v, lo, hi) per lane (NaN passes through, as there).
+template <class V>
+inline V clampLanes(V v, V lo, V hi) {
+  return v < lo ? lo : (hi < v ? hi : v);
+}
+
+template <class I>
+inline I clampIndex(I i, I lo, I hi) {
+  return i < lo ? lo : (hi < i ? hi : i);
+}
+
+// footprint() on lanes of V, written to lane-indexed arrays.
+template <class V>
+struct FootprintLanes {
+  std::array<std::uint32_t, kLanesOf<V>> o00, o01, o10, o11;
+  std::array<float, kLanesOf<V>> ax, ay;
+
+  Footprint operator[](std::size_t k) const {
+    return {o00[k], o01[k], o10[k], o11[k], ax[k], ay[k]};
+  }
+};
+
+template <class V>
+inline void footprintLanes(const SpanQuad& q, V u, V v, FootprintLanes<V>& out) {
+  using I = MaskOf<V>;
+  const float width = static_cast<float>(q.width);
+  const float height = static_cast<float>(q.height);
+  const V x = clampLanes<V>(u * width - 0.5f, V{} - 1.0f, V{} + width);
+  const V y = clampLanes<V>(v * height - 0.5f, V{} - 1.0f, V{} + height);
+  // floorToInt: the truncation, minus one where it rounded up (the mask is −1 there).
+  I ix = __builtin_convertvector(x, I);
+  I iy = __builtin_convertvector(y, I);
+  ix += __builtin_convertvector(ix, V) > x;
+  iy += __builtin_convertvector(iy, V) > y;
+  const V ax = x - __builtin_convertvector(ix, V);
+  const V ay = y - __builtin_convertvector(iy, V);
+  const I zero{};
+  const I lastX = zero + static_cast<std::int32_t>(q.width) - 1;
+  const I lastY = zero + static_cast<std::int32_t>(q.height) - 1;
+  const I x0 = clampIndex(ix, zero, lastX);
+  const I x1 = clampIndex(ix + 1, zero, lastX);
+  const I w = zero + static_cast<std::int32_t>(q.width);
+  const I row0 = clampIndex(iy, zero, lastY) * w;
+  const I row1 = clampIndex(iy + 1, zero, lastY) * w;
+  const I o00 = (row0 + x0) * 16;
+  const I o01 = (row0 + x1) * 16;
+  const I o10 = (row1 + x0) * 16;
+  const I o11 = (row1 + x1) * 16;
+  std::memcpy(out.o00.data(), &o00, sizeof o00);
+  std::memcpy(out.o01.data(), &o01, sizeof o01);
+  std::memcpy(out.o10.data(), &o10, sizeof o10);
+  std::memcpy(out.o11.data(), &o11, sizeof o11);
+  std::memcpy(out.ax.data(), &ax, sizeof ax);
+  std::memcpy(out.ay.data(), &ay, sizeof ay);
+}
+
+// A block of pixels after the addressing stage: each lane's footprints (b: the flipbook's second
+// frame, where frameBlend > 0), soft fade and whether it is drawn (nonzero).
+template <class V>
+struct SpanBlock {
+  FootprintLanes<V> a, b;
+  std::array<float, kLanesOf<V>> fade;
+  std::array<std::int32_t, kLanesOf<V>> live;
+};
+
+// Block lane k's pixel: the texel fetches, the bilinear lerps and the blend into dst.
+template <class V>
+inline void blendLane(const SpanQuad& q, const SpanBlock<V>& block, std::size_t k,
+                      std::array<float, 4>& dst) {
+  F4 texel = bilinear(q.texels, block.a[k]);
+  if (q.frameBlend > 0.0f) {
+    const F4 other = bilinear(q.texels, block.b[k]);
+    texel += (other - texel) * q.frameBlend;
+  }
+  blendPixel(q, dst, texel, block.fade[k]);
+}
+
+// The per-pixel stage one pixel at a time: pixels[k] is lane k's.
+template <class V>
+inline void blendBlockLanes(const SpanQuad& q, const SpanBlock<V>& block,
+                            std::array<float, 4>* pixels) {
+  for (std::size_t k = 0; k < kLanesOf<V>; ++k) {
+    if (block.live[k] != 0) blendLane(q, block, k, pixels[k]);
+  }
+}
+
+// The span loop across lanes of V: per block of pixels, the addressing (inside test on the edge
+// pixels, soft fade, triangle choice, s and t, the texel footprint) lane-wise, then per live pixel
+// the texel fetch, the bilinear lerp and the blend. Each lane runs the scalar reference's
+// operations in its order (rasterizeSpanScalar), so the bits match.
+template <class V, void (*BlendBlock)(const SpanQuad&, const SpanBlock<V>&, std::array<float, 4>*)>
+void rasterizeSpanLanes(const SpanQuad& quad, float py, RowSpan span, std::array<float, 4>* row,
+                        const float* depthRow) noexcept {
+  using I = MaskOf<V>;
+  constexpr std::uint32_t kN = kLanesOf<V>;
+  // A local copy: the stores into row cannot alias it, so its fields stay in registers.
+  const SpanQuad q = quad;
+  I iota{};
+  for (std::uint32_t k = 0; k < kN; ++k)
+    iota[k] = static_cast<std::int32_t>(k);
+  // Per-row terms: b·py is the same product in every pixel's a·px + b·py + c.
+  std::array<float, 4> edgeRow;
+  for (std::size_t e = 0; e < 4; ++e)
+    edgeRow[e] = q.edge[e][1] * py;
+  const float diagonalRow = q.dB * py;
+  const bool soft = q.invSoft != 0.0f;
+  const bool blended = q.frameBlend > 0.0f;
+  SpanBlock<V> block;
+  for (std::uint32_t x = span.first; x < span.last; x += kN) {
+    const I xi = iota + static_cast<std::int32_t>(x);
+    const V px = __builtin_convertvector(xi, V) + 0.5f;
+    I mask = xi < static_cast<std::int32_t>(span.last);
+    if (x < span.innerFirst || x + kN > span.innerLast) {
+      I inside = mask;
+      for (std::size_t e = 0; e < 4; ++e)
+        inside &= q.edge[e][0] * px + edgeRow[e] + q.edge[e][2] >= 0.0f;
+      const I inner = (xi >= static_cast<std::int32_t>(span.innerFirst)) &
+                      (xi < static_cast<std::int32_t>(span.innerLast));
+      mask &= inner | inside;
+    }
+    V fadeV = V{} + 1.0f;
+    if (soft) {
+      V depth{};
+      for (std::uint32_t k = 0; k < kN && x + k < span.last; ++k)
+        depth[k] = depthRow[x + k];
+      fadeV = clampLanes<V>((depth - q.depth) * q.invSoft, V{}, V{} + 1.0f);
+      mask &= fadeV > 0.0f;
+    }
+    const I lowerSide = (q.dA * px + diagonalRow + q.dC) * q.side1 >= 0.0f;
+    const auto pick = [&](float lower, float upper) {
+      return lowerSide ? V{} + lower : V{} + upper;
+    };
+    const V ax = pick(q.lower.ax, q.upper.ax);
+    const V ay = pick(q.lower.ay, q.upper.ay);
+    const V dx = px - ax;
+    const V dy = py - ay;
+    const V s = clampLanes<V>(pick(q.lower.s0, q.upper.s0) + pick(q.lower.dsdx, q.upper.dsdx) * dx +
+                                  pick(q.lower.dsdy, q.upper.dsdy) * dy,
+                              V{}, V{} + 1.0f);
+    const V t = clampLanes<V>(pick(q.lower.t0, q.upper.t0) + pick(q.lower.dtdx, q.upper.dtdx) * dx +
+                                  pick(q.lower.dtdy, q.upper.dtdy) * dy,
+                              V{}, V{} + 1.0f);
+    // Image rows run top-down; the billboard's t runs bottom-up.
+    const V su = s * q.du;
+    const V tv = (1.0f - t) * q.dv;
+    footprintLanes<V>(q, q.ua + su, q.va + tv, block.a);
+    if (blended) footprintLanes<V>(q, q.ub + su, q.vb + tv, block.b);
+    std::memcpy(block.fade.data(), &fadeV, sizeof fadeV);
+    std::memcpy(block.live.data(), &mask, sizeof mask);
+    BlendBlock(q, block, row + x);
+  }
+}
+
+}  // namespace
+}  // namespace mote::render
