@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -124,13 +125,53 @@ struct FootprintLanes {
   }
 };
 
+// f in every lane (V{} + f would turn −0 into +0).
 template <class V>
-inline void footprintLanes(const SpanQuad& q, V u, V v, FootprintLanes<V>& out) {
+inline V splat(float f) {
+  V v;
+  for (std::uint32_t k = 0; k < kLanesOf<V>; ++k)
+    v[k] = f;
+  return v;
+}
+
+// Bit k set where lane k of mask is.
+template <class V>
+inline std::uint32_t laneBits(MaskOf<V> mask) {
+#if defined(__AVX__)
+  if constexpr (kLanesOf<V> == 8)
+    return static_cast<std::uint32_t>(__builtin_ia32_movmskps256(std::bit_cast<F8>(mask)));
+#endif
+#if defined(__SSE__)
+  if constexpr (kLanesOf<V> == 4)
+    return static_cast<std::uint32_t>(__builtin_ia32_movmskps(std::bit_cast<F4>(mask)));
+#endif
+  std::uint32_t bits = 0;
+  for (std::uint32_t k = 0; k < kLanesOf<V>; ++k)
+    bits |= mask[k] != 0 ? 1u << k : 0u;
+  return bits;
+}
+
+// A texture's sizes in every lane, for footprintLanes.
+template <class V>
+struct TextureLanes {
+  V width, height;
+  MaskOf<V> lastX, lastY, rowBytes;
+
+  explicit TextureLanes(const SpanQuad& q)
+      : width(splat<V>(static_cast<float>(q.width))),
+        height(splat<V>(static_cast<float>(q.height))),
+        lastX(MaskOf<V>{} + static_cast<std::int32_t>(q.width) - 1),
+        lastY(MaskOf<V>{} + static_cast<std::int32_t>(q.height) - 1),
+        rowBytes(MaskOf<V>{} + static_cast<std::int32_t>(q.width * 16)) {}
+};
+
+// footprint() on lanes of V, written to lane-indexed arrays: the same clamps, floor and weights;
+// the offsets (row·width + x)·16 as row·(width·16) + x·16, the same integers.
+template <class V>
+inline void footprintLanes(const TextureLanes<V>& t, V u, V v, FootprintLanes<V>& out) {
   using I = MaskOf<V>;
-  const float width = static_cast<float>(q.width);
-  const float height = static_cast<float>(q.height);
-  const V x = clampLanes<V>(u * width - 0.5f, V{} - 1.0f, V{} + width);
-  const V y = clampLanes<V>(v * height - 0.5f, V{} - 1.0f, V{} + height);
+  const V x = clampLanes<V>(u * t.width - 0.5f, splat<V>(-1.0f), t.width);
+  const V y = clampLanes<V>(v * t.height - 0.5f, splat<V>(-1.0f), t.height);
   // floorToInt: the truncation, minus one where it rounded up (the mask is −1 there).
   I ix = __builtin_convertvector(x, I);
   I iy = __builtin_convertvector(y, I);
@@ -139,17 +180,14 @@ inline void footprintLanes(const SpanQuad& q, V u, V v, FootprintLanes<V>& out) 
   const V ax = x - __builtin_convertvector(ix, V);
   const V ay = y - __builtin_convertvector(iy, V);
   const I zero{};
-  const I lastX = zero + static_cast<std::int32_t>(q.width) - 1;
-  const I lastY = zero + static_cast<std::int32_t>(q.height) - 1;
-  const I x0 = clampIndex(ix, zero, lastX);
-  const I x1 = clampIndex(ix + 1, zero, lastX);
-  const I w = zero + static_cast<std::int32_t>(q.width);
-  const I row0 = clampIndex(iy, zero, lastY) * w;
-  const I row1 = clampIndex(iy + 1, zero, lastY) * w;
-  const I o00 = (row0 + x0) * 16;
-  const I o01 = (row0 + x1) * 16;
-  const I o10 = (row1 + x0) * 16;
-  const I o11 = (row1 + x1) * 16;
+  const I x0 = clampIndex(ix, zero, t.lastX) << 4;
+  const I x1 = clampIndex(ix + 1, zero, t.lastX) << 4;
+  const I row0 = clampIndex(iy, zero, t.lastY) * t.rowBytes;
+  const I row1 = clampIndex(iy + 1, zero, t.lastY) * t.rowBytes;
+  const I o00 = row0 + x0;
+  const I o01 = row0 + x1;
+  const I o10 = row1 + x0;
+  const I o11 = row1 + x1;
   std::memcpy(out.o00.data(), &o00, sizeof o00);
   std::memcpy(out.o01.data(), &o01, sizeof o01);
   std::memcpy(out.o10.data(), &o10, sizeof o10);
@@ -159,20 +197,21 @@ inline void footprintLanes(const SpanQuad& q, V u, V v, FootprintLanes<V>& out) 
 }
 
 // A block of pixels after the addressing stage: each lane's footprints (b: the flipbook's second
-// frame, where frameBlend > 0), soft fade and whether it is drawn (nonzero).
+// frame, where frameBlend > 0) and soft fade, and which lanes are drawn (bit k: lane k).
 template <class V>
 struct SpanBlock {
+  static constexpr std::uint32_t kAll = (1u << kLanesOf<V>)-1;
   FootprintLanes<V> a, b;
   std::array<float, kLanesOf<V>> fade;
-  std::array<std::int32_t, kLanesOf<V>> live;
+  std::uint32_t live = 0;
 };
 
 // Block lane k's pixel: the texel fetches, the bilinear lerps and the blend into dst.
-template <class V>
+template <bool kBlended, class V>
 inline void blendLane(const SpanQuad& q, const SpanBlock<V>& block, std::size_t k,
                       std::array<float, 4>& dst) {
   F4 texel = bilinear(q.texels, block.a[k]);
-  if (q.frameBlend > 0.0f) {
+  if constexpr (kBlended) {
     const F4 other = bilinear(q.texels, block.b[k]);
     texel += (other - texel) * q.frameBlend;
   }
@@ -180,25 +219,29 @@ inline void blendLane(const SpanQuad& q, const SpanBlock<V>& block, std::size_t 
 }
 
 // The per-pixel stage one pixel at a time: pixels[k] is lane k's.
-template <class V>
-inline void blendBlockLanes(const SpanQuad& q, const SpanBlock<V>& block,
-                            std::array<float, 4>* pixels) {
-  for (std::size_t k = 0; k < kLanesOf<V>; ++k) {
-    if (block.live[k] != 0) blendLane(q, block, k, pixels[k]);
+struct BlendEachLane {
+  template <bool kBlended, bool kSoft, class V>
+  [[gnu::always_inline]] static void run(const SpanQuad& q, const SpanBlock<V>& block,
+                                         std::array<float, 4>* pixels) {
+    for (std::uint32_t live = block.live; live != 0; live &= live - 1) {
+      const auto k = static_cast<std::size_t>(__builtin_ctz(live));
+      blendLane<kBlended>(q, block, k, pixels[k]);
+    }
   }
-}
+};
 
-// The span loop across lanes of V: per block of pixels, the addressing (inside test on the edge
-// pixels, soft fade, triangle choice, s and t, the texel footprint) lane-wise, then per live pixel
-// the texel fetch, the bilinear lerp and the blend. Each lane runs the scalar reference's
-// operations in its order (rasterizeSpanScalar), so the bits match.
-template <class V, void (*BlendBlock)(const SpanQuad&, const SpanBlock<V>&, std::array<float, 4>*)>
-void rasterizeSpanLanes(const SpanQuad& quad, float py, RowSpan span, std::array<float, 4>* row,
-                        const float* depthRow) noexcept {
+// The span loop across lanes of V for one kind of quad (flipbook blend, soft fade): per block of
+// pixels, the addressing (inside test on the edge pixels, soft fade, triangle choice, s and t, the
+// texel footprint) lane-wise, then Stage::run's texel fetch, bilinear lerp and blend for the
+// drawn pixels. Each lane runs the scalar reference's operations in its order
+// (rasterizeSpanScalar), so the bits match.
+template <class V, class Stage, bool kBlended, bool kSoft>
+void spanLanes(const SpanQuad& quad, float py, RowSpan span, std::array<float, 4>* row,
+               const float* depthRow) noexcept {
   using I = MaskOf<V>;
-  constexpr std::uint32_t kN = kLanesOf<V>;
   // A local copy: the stores into row cannot alias it, so its fields stay in registers.
   const SpanQuad q = quad;
+  constexpr std::uint32_t kN = kLanesOf<V>;
   I iota{};
   for (std::uint32_t k = 0; k < kN; ++k)
     iota[k] = static_cast<std::int32_t>(k);
@@ -207,8 +250,16 @@ void rasterizeSpanLanes(const SpanQuad& quad, float py, RowSpan span, std::array
   for (std::size_t e = 0; e < 4; ++e)
     edgeRow[e] = q.edge[e][1] * py;
   const float diagonalRow = q.dB * py;
-  const bool soft = q.invSoft != 0.0f;
-  const bool blended = q.frameBlend > 0.0f;
+  // The two triangles' maps, each term in every lane.
+  const auto lanes = [](const SpanAffine& f) {
+    return std::array<V, 8>{splat<V>(f.s0),   splat<V>(f.dsdx), splat<V>(f.dsdy), splat<V>(f.t0),
+                            splat<V>(f.dtdx), splat<V>(f.dtdy), splat<V>(f.ax),   splat<V>(f.ay)};
+  };
+  const std::array<V, 8> lower = lanes(q.lower);
+  const std::array<V, 8> upper = lanes(q.upper);
+  const TextureLanes<V> texture(q);
+  const V zero{};
+  const V one = splat<V>(1.0f);
   SpanBlock<V> block;
   for (std::uint32_t x = span.first; x < span.last; x += kN) {
     const I xi = iota + static_cast<std::int32_t>(x);
@@ -222,36 +273,46 @@ void rasterizeSpanLanes(const SpanQuad& quad, float py, RowSpan span, std::array
                       (xi < static_cast<std::int32_t>(span.innerLast));
       mask &= inner | inside;
     }
-    V fadeV = V{} + 1.0f;
-    if (soft) {
+    V fade = one;
+    if constexpr (kSoft) {
       V depth{};
       for (std::uint32_t k = 0; k < kN && x + k < span.last; ++k)
         depth[k] = depthRow[x + k];
-      fadeV = clampLanes<V>((depth - q.depth) * q.invSoft, V{}, V{} + 1.0f);
-      mask &= fadeV > 0.0f;
+      fade = clampLanes<V>((depth - q.depth) * q.invSoft, zero, one);
+      mask &= fade > 0.0f;
     }
+    block.live = laneBits<V>(mask);
+    if (block.live == 0) continue;
     const I lowerSide = (q.dA * px + diagonalRow + q.dC) * q.side1 >= 0.0f;
-    const auto pick = [&](float lower, float upper) {
-      return lowerSide ? V{} + lower : V{} + upper;
-    };
-    const V ax = pick(q.lower.ax, q.upper.ax);
-    const V ay = pick(q.lower.ay, q.upper.ay);
-    const V dx = px - ax;
-    const V dy = py - ay;
-    const V s = clampLanes<V>(pick(q.lower.s0, q.upper.s0) + pick(q.lower.dsdx, q.upper.dsdx) * dx +
-                                  pick(q.lower.dsdy, q.upper.dsdy) * dy,
-                              V{}, V{} + 1.0f);
-    const V t = clampLanes<V>(pick(q.lower.t0, q.upper.t0) + pick(q.lower.dtdx, q.upper.dtdx) * dx +
-                                  pick(q.lower.dtdy, q.upper.dtdy) * dy,
-                              V{}, V{} + 1.0f);
+    std::array<V, 8> f;
+    for (std::size_t i = 0; i < 8; ++i)
+      f[i] = lowerSide ? lower[i] : upper[i];
+    const V dx = px - f[6];
+    const V dy = py - f[7];
+    const V s = clampLanes<V>(f[0] + f[1] * dx + f[2] * dy, zero, one);
+    const V t = clampLanes<V>(f[3] + f[4] * dx + f[5] * dy, zero, one);
     // Image rows run top-down; the billboard's t runs bottom-up.
     const V su = s * q.du;
     const V tv = (1.0f - t) * q.dv;
-    footprintLanes<V>(q, q.ua + su, q.va + tv, block.a);
-    if (blended) footprintLanes<V>(q, q.ub + su, q.vb + tv, block.b);
-    std::memcpy(block.fade.data(), &fadeV, sizeof fadeV);
-    std::memcpy(block.live.data(), &mask, sizeof mask);
-    BlendBlock(q, block, row + x);
+    footprintLanes<V>(texture, q.ua + su, q.va + tv, block.a);
+    if constexpr (kBlended) footprintLanes<V>(texture, q.ub + su, q.vb + tv, block.b);
+    std::memcpy(block.fade.data(), &fade, sizeof fade);
+    Stage::template run<kBlended, kSoft>(q, block, row + x);
+  }
+}
+
+// spanLanes for q's kind. Stage::run<kBlended, kSoft>(q, block, pixels) draws a block's live
+// pixels.
+template <class V, class Stage>
+void rasterizeSpanLanes(const SpanQuad& q, float py, RowSpan span, std::array<float, 4>* row,
+                        const float* depthRow) noexcept {
+  const bool blended = q.frameBlend > 0.0f;
+  if (q.invSoft != 0.0f) {
+    blended ? spanLanes<V, Stage, true, true>(q, py, span, row, depthRow)
+            : spanLanes<V, Stage, false, true>(q, py, span, row, depthRow);
+  } else {
+    blended ? spanLanes<V, Stage, true, false>(q, py, span, row, depthRow)
+            : spanLanes<V, Stage, false, false>(q, py, span, row, depthRow);
   }
 }
 

@@ -144,7 +144,7 @@ void blendCellCentre(const SpanQuad& q, std::array<float, 4>& dst, float coverag
 
 void rasterizeSpan4(const SpanQuad& q, float py, RowSpan span, std::array<float, 4>* row,
                     const float* depthRow) noexcept {
-  rasterizeSpanLanes<F4, blendBlockLanes<F4>>(q, py, span, row, depthRow);
+  rasterizeSpanLanes<F4, BlendEachLane>(q, py, span, row, depthRow);
 }
 
 #if !MOTE_RASTER_AVX2

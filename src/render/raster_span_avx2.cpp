@@ -30,56 +30,77 @@ inline __m256 bilinearPair(const std::array<float, 4>* texels, const FootprintLa
   return _mm256_add_ps(top, _mm256_mul_ps(_mm256_sub_ps(bottom, top), ay));
 }
 
-// The per-pixel stage two pixels to a register where both are drawn (blendLane's operations, lane
-// for lane), one at a time otherwise and for cutout (its test and divisions are per pixel).
-void blendBlockPairs(const SpanQuad& q, const SpanBlock<F8>& block, std::array<float, 4>* pixels) {
-  if (q.cutout) {
-    blendBlockLanes<F8>(q, block, pixels);
-    return;
+// blendLane for block pixels k and k + 1 in one register, lane for lane the same operations;
+// pair holds k in lanes 0–3 and k + 1 in 4–7 (the permutation that spreads their weights).
+template <bool kBlended, bool kSoft>
+[[gnu::always_inline]] inline void blendPair(const SpanQuad& q, const SpanBlock<F8>& block,
+                                             std::size_t k, __m256i pair, __m256 color,
+                                             std::array<float, 4>* pixels) {
+  const __m256 ax = _mm256_permutevar8x32_ps(_mm256_loadu_ps(block.a.ax.data()), pair);
+  const __m256 ay = _mm256_permutevar8x32_ps(_mm256_loadu_ps(block.a.ay.data()), pair);
+  __m256 texel = bilinearPair(q.texels, block.a, k, ax, ay);
+  if constexpr (kBlended) {
+    const __m256 bx = _mm256_permutevar8x32_ps(_mm256_loadu_ps(block.b.ax.data()), pair);
+    const __m256 by = _mm256_permutevar8x32_ps(_mm256_loadu_ps(block.b.ay.data()), pair);
+    const __m256 other = bilinearPair(q.texels, block.b, k, bx, by);
+    texel = _mm256_add_ps(texel,
+                          _mm256_mul_ps(_mm256_sub_ps(other, texel), _mm256_set1_ps(q.frameBlend)));
   }
-  const bool blended = q.frameBlend > 0.0f;
-  const __m256 axA = _mm256_loadu_ps(block.a.ax.data());
-  const __m256 ayA = _mm256_loadu_ps(block.a.ay.data());
-  // Frame b's weights are written only where frameBlend > 0.
-  const __m256 axB = blended ? _mm256_loadu_ps(block.b.ax.data()) : axA;
-  const __m256 ayB = blended ? _mm256_loadu_ps(block.b.ay.data()) : ayA;
-  const __m256 fade = _mm256_loadu_ps(block.fade.data());
-  const __m256 color = _mm256_broadcast_ps(reinterpret_cast<const __m128*>(q.color.data()));
-  const __m256 frameBlend = _mm256_set1_ps(q.frameBlend);
-  const __m256 one = _mm256_set1_ps(1.0f);
-  // Lane k's value in lanes 0–3, lane k + 1's in 4–7.
-  __m256i pair = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
-  const __m256i step = _mm256_set1_epi32(2);
-  for (std::size_t k = 0; k < 8; k += 2, pair = _mm256_add_epi32(pair, step)) {
-    const bool first = block.live[k] != 0;
-    const bool second = block.live[k + 1] != 0;
-    if (!(first && second)) {
-      if (first) blendLane(q, block, k, pixels[k]);
-      if (second) blendLane(q, block, k + 1, pixels[k + 1]);
-      continue;
-    }
-    __m256 texel = bilinearPair(q.texels, block.a, k, _mm256_permutevar8x32_ps(axA, pair),
-                                _mm256_permutevar8x32_ps(ayA, pair));
-    if (blended) {
-      const __m256 other = bilinearPair(q.texels, block.b, k, _mm256_permutevar8x32_ps(axB, pair),
-                                        _mm256_permutevar8x32_ps(ayB, pair));
-      texel = _mm256_add_ps(texel, _mm256_mul_ps(_mm256_sub_ps(other, texel), frameBlend));
-    }
-    // blendPixel: src = texel·colour, keep = 1 − src.a·coverage, src·coverage + dst·keep.
-    const __m256 src = _mm256_mul_ps(texel, color);
-    const __m256 coverage = _mm256_permutevar8x32_ps(fade, pair);
-    const __m256 keep = _mm256_sub_ps(one, _mm256_mul_ps(_mm256_permute_ps(src, 0xff), coverage));
-    float* dst = pixels[k].data();
-    const __m256 old = _mm256_loadu_ps(dst);
-    _mm256_storeu_ps(dst, _mm256_add_ps(_mm256_mul_ps(src, coverage), _mm256_mul_ps(old, keep)));
+  // blendPixel: src = texel·colour, keep = 1 − src.a·coverage, src·coverage + dst·keep.
+  // Without soft fade the coverage is 1, and x·1 is x exactly (src, a product, is never a
+  // signalling NaN), so those two products are left out.
+  __m256 src = _mm256_mul_ps(texel, color);
+  __m256 alpha = _mm256_permute_ps(src, 0xff);
+  if constexpr (kSoft) {
+    const __m256 coverage = _mm256_permutevar8x32_ps(_mm256_loadu_ps(block.fade.data()), pair);
+    alpha = _mm256_mul_ps(alpha, coverage);
+    src = _mm256_mul_ps(src, coverage);
   }
+  const __m256 keep = _mm256_sub_ps(_mm256_set1_ps(1.0f), alpha);
+  float* dst = pixels[k].data();
+  _mm256_storeu_ps(dst, _mm256_add_ps(src, _mm256_mul_ps(_mm256_loadu_ps(dst), keep)));
 }
+
+// The per-pixel stage two pixels to a register where both are drawn, one at a time otherwise
+// and for cutout (its test and divisions are per pixel).
+struct BlendPairs {
+  template <bool kBlended, bool kSoft>
+  [[gnu::always_inline]] static void run(const SpanQuad& q, const SpanBlock<F8>& block,
+                                         std::array<float, 4>* pixels) {
+    if (q.cutout) {
+      BlendEachLane::run<kBlended, kSoft>(q, block, pixels);
+      return;
+    }
+    const __m256 color = _mm256_broadcast_ps(reinterpret_cast<const __m128*>(q.color.data()));
+    if (block.live == SpanBlock<F8>::kAll) {  // the common case: no tests
+      blendPair<kBlended, kSoft>(q, block, 0, _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1), color,
+                                 pixels);
+      blendPair<kBlended, kSoft>(q, block, 2, _mm256_setr_epi32(2, 2, 2, 2, 3, 3, 3, 3), color,
+                                 pixels);
+      blendPair<kBlended, kSoft>(q, block, 4, _mm256_setr_epi32(4, 4, 4, 4, 5, 5, 5, 5), color,
+                                 pixels);
+      blendPair<kBlended, kSoft>(q, block, 6, _mm256_setr_epi32(6, 6, 6, 6, 7, 7, 7, 7), color,
+                                 pixels);
+      return;
+    }
+    __m256i pair = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
+    for (std::size_t k = 0; k < 8; k += 2, pair = _mm256_add_epi32(pair, _mm256_set1_epi32(2))) {
+      const std::uint32_t both = (block.live >> k) & 3u;
+      if (both == 3u) {
+        blendPair<kBlended, kSoft>(q, block, k, pair, color, pixels);
+        continue;
+      }
+      if ((both & 1u) != 0) blendLane<kBlended>(q, block, k, pixels[k]);
+      if ((both & 2u) != 0) blendLane<kBlended>(q, block, k + 1, pixels[k + 1]);
+    }
+  }
+};
 
 }  // namespace
 
 void rasterizeSpan8(const SpanQuad& q, float py, RowSpan span, std::array<float, 4>* row,
                     const float* depthRow) noexcept {
-  rasterizeSpanLanes<F8, blendBlockPairs>(q, py, span, row, depthRow);
+  rasterizeSpanLanes<F8, BlendPairs>(q, py, span, row, depthRow);
 }
 
 }  // namespace mote::render
