@@ -109,9 +109,12 @@ inline V clampLanes(V v, V lo, V hi) {
   return v < lo ? lo : (hi < v ? hi : v);
 }
 
+// std::clamp(i, lo, hi) per integer lane, for lo <= hi: max(min(i, hi), lo), which compiles to
+// one min and one max.
 template <class I>
 inline I clampIndex(I i, I lo, I hi) {
-  return i < lo ? lo : (hi < i ? hi : i);
+  const I below = i < hi ? i : hi;
+  return below > lo ? below : lo;
 }
 
 // footprint() on lanes of V, written to lane-indexed arrays.
