@@ -3,6 +3,7 @@
 // sort for draw order, band-parallel rasterization into premultiplied linear floats, sRGB resolve.
 #include "draw_order.h"
 #include "facing_quads.h"
+#include "raster_kernel.h"
 
 #include <mote/core/assert.h>
 #include <mote/core/counter_rng.h>
@@ -94,103 +95,6 @@ class QuadList {
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;
 };
-
-// One RGBA pixel or texel in a vector register: GCC/clang vector extensions compile to SSE on
-// x86-64 (and NEON elsewhere), lane by lane the same IEEE operations as four scalar floats, so the
-// output is bit-identical to the scalar formulation (fp contraction is off project-wide).
-using F4 = float __attribute__((vector_size(16)));
-
-inline F4 loadF4(const std::array<float, 4>& v) {
-  F4 r;
-  std::memcpy(&r, v.data(), sizeof r);
-  return r;
-}
-
-inline void storeF4(std::array<float, 4>& v, F4 r) {
-  std::memcpy(v.data(), &r, sizeof r);
-}
-
-// Bilinear, clamped to the edge texels. Per channel: top = a + (b − a)·ax, bottom = c + (d − c)·ax,
-// top + (bottom − top)·ay.
-inline F4 sample(const Texture& t, float u, float v) {
-  // Coordinates beyond [−1, size] sample the edge texels, as clamping them here does: the clamp
-  // keeps the float → int conversions below in range for any input.
-  const float x =
-      std::clamp(u * static_cast<float>(t.width) - 0.5f, -1.0f, static_cast<float>(t.width));
-  const float y =
-      std::clamp(v * static_cast<float>(t.height) - 0.5f, -1.0f, static_cast<float>(t.height));
-  // floor() by truncation and a correction: exact in this range, and no libm-style sequence.
-  const auto floorToInt = [](float f) {
-    const auto i = static_cast<std::int32_t>(f);
-    return i - static_cast<std::int32_t>(static_cast<float>(i) > f);
-  };
-  const std::int32_t ix = floorToInt(x);
-  const std::int32_t iy = floorToInt(y);
-  const float ax = x - static_cast<float>(ix);
-  const float ay = y - static_cast<float>(iy);
-  const auto clampI = [](std::int32_t i, std::uint32_t size) {
-    return static_cast<std::uint32_t>(std::clamp(i, 0, static_cast<std::int32_t>(size) - 1));
-  };
-  const std::uint32_t x0 = clampI(ix, t.width);
-  const std::uint32_t x1 = clampI(ix + 1, t.width);
-  const std::size_t row0 = std::size_t{clampI(iy, t.height)} * t.width;
-  const std::size_t row1 = std::size_t{clampI(iy + 1, t.height)} * t.width;
-  const F4 a = loadF4(t.texels[row0 + x0]);
-  const F4 b = loadF4(t.texels[row0 + x1]);
-  const F4 c = loadF4(t.texels[row1 + x0]);
-  const F4 d = loadF4(t.texels[row1 + x1]);
-  const F4 top = a + (b - a) * ax;
-  const F4 bottom = c + (d - c) * ax;
-  return top + (bottom - top) * ay;
-}
-
-// Where row centre py crosses a convex quad, from its four edge functions a·px + b·py + c >= 0:
-// [first, last) bounds every pixel that can be inside (widened by a pixel and a half each side),
-// and [innerFirst, innerLast) holds pixels inside every edge by a margin far above the rounding
-// of the exact per-pixel test, which that range may skip. Both lie within the given [first, last).
-struct RowSpan {
-  std::uint32_t first = 0, last = 0, innerFirst = 0, innerLast = 0;
-};
-
-inline RowSpan edgeSpan(const std::array<std::array<float, 3>, 4>& edge, float py,
-                        std::uint32_t first, std::uint32_t last) {
-  float lo = static_cast<float>(first);
-  float hi = static_cast<float>(last);
-  float innerLo = lo;
-  float innerHi = hi;
-  for (const auto& e : edge) {
-    const float rest = e[1] * py + e[2];
-    if (e[0] == 0.0f) {
-      // (0·px + b·py) + c is exactly rest: the whole row is in, or out.
-      if (!(rest >= 0.0f)) return {first, first, first, first};
-      continue;
-    }
-    const float cross = -rest / e[0];  // the edge's x at this row
-    // The exact test's rounding, in pixels: a few ulps of its largest term, over |a|.
-    const float scale = std::abs(e[0]) * std::max(hi, 1.0f) + std::abs(e[1] * py) + std::abs(e[2]);
-    const float margin = 2.0f + scale * 0x1p-20f / std::abs(e[0]);
-    if (e[0] > 0.0f) {  // inside for px >= cross
-      lo = std::max(lo, cross - 1.5f);
-      innerLo = std::max(innerLo, cross + margin);
-    } else {  // inside for px <= cross
-      hi = std::min(hi, cross + 1.5f);
-      innerHi = std::min(innerHi, cross - margin);
-    }
-  }
-  if (!(lo < hi)) return {first, first, first, first};  // empty, or NaN
-  // Pixel x is centred at x + 0.5.
-  const float from = std::max(static_cast<float>(first), std::floor(lo - 0.5f));
-  const float to = std::max(from, std::min(static_cast<float>(last), std::ceil(hi - 0.5f) + 1.0f));
-  RowSpan span{static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to), 0, 0};
-  span.innerFirst = span.innerLast = span.first;
-  if (innerLo < innerHi) {
-    const float a = std::clamp(std::ceil(innerLo - 0.5f), from, to);
-    const float b = std::clamp(std::floor(innerHi - 0.5f) + 1.0f, a, to);
-    span.innerFirst = static_cast<std::uint32_t>(a);
-    span.innerLast = static_cast<std::uint32_t>(b);
-  }
-  return span;
-}
 
 }  // namespace
 
@@ -890,32 +794,28 @@ void ParticleRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
   const std::uint32_t band = y0 / kBand;
   const std::uint32_t from = binned ? bandStart[band] : 0;
   const auto to = binned ? bandStart[band + 1] : static_cast<std::uint32_t>(quads.size());
+  const RasterSpanFn kernel = rasterSpanKernel();
   for (std::uint32_t entry = from; entry < to; ++entry) {
     const Quad& q = quads[keys[binned ? bandQuads[entry] : entry].index];
     if (q.maxY < static_cast<float>(y0) || q.minY >= static_cast<float>(y1)) continue;
     const QuadStyle& st = styles[q.style];
     const Texture& tex = textures[st.texture];
-    const F4 color = loadF4(q.color);
-    const auto blendPixel = [&](std::array<float, 4>& dst, F4 texel, float coverage) {
-      F4 src = texel * color;
-      if (st.blend == Blend::Cutout) {
-        const float a = texel[3] * (q.color[3]);
-        if (a < st.cutoff || texel[3] <= 0.0f) return;
-        const float inv = 1.0f / texel[3];
-        const float alpha = std::max(q.color[3], 1e-6f);
-        src = F4{texel[0] * inv * q.color[0] / alpha, texel[1] * inv * q.color[1] / alpha,
-                 texel[2] * inv * q.color[2] / alpha, 1.0f};
-      }
-      // dst.rgb = src.rgb·coverage + dst.rgb·(1 − src.a·coverage); lane 3 of the accumulator is
-      // not read by the resolve.
-      const float keep = 1.0f - src[3] * coverage;
-      storeF4(dst, src * coverage + loadF4(dst) * keep);
-    };
-    // Soft particles: how much of the quad shows in front of the scene at pixel `at`.
-    const auto softFade = [&](std::size_t at) {
-      if (st.invSoft == 0.0f) return 1.0f;
-      return std::clamp((sceneDepth[at] - st.depth) * st.invSoft, 0.0f, 1.0f);
-    };
+    SpanQuad sq;
+    sq.texels = tex.texels.data();
+    sq.width = tex.width;
+    sq.height = tex.height;
+    sq.color = q.color;
+    sq.cutout = st.blend == Blend::Cutout;
+    sq.cutoff = st.cutoff;
+    sq.depth = st.depth;
+    sq.invSoft = st.invSoft;
+    sq.ua = st.ua;
+    sq.va = st.va;
+    sq.ub = st.ub;
+    sq.vb = st.vb;
+    sq.du = st.du;
+    sq.dv = st.dv;
+    sq.frameBlend = st.frameBlend;
     // Under a pixel: one sample at the centre, weighted by the quad's area (energy kept).
     const float spanX = q.maxX - q.minX;
     const float spanY = q.maxY - q.minY;
@@ -927,94 +827,17 @@ void ParticleRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
         continue;
       const float area = 0.5f * std::abs((q.x[2] - q.x[0]) * (q.y[3] - q.y[1]) -
                                          (q.x[3] - q.x[1]) * (q.y[2] - q.y[0]));
-      // The sprite's average texel stands in for the whole.
       const std::size_t at = std::size_t(cy) * w + std::size_t(cx);
-      const float fade = softFade(at);
+      const float fade = st.invSoft == 0.0f
+                             ? 1.0f
+                             : std::clamp((sceneDepth[at] - st.depth) * st.invSoft, 0.0f, 1.0f);
       if (!(fade > 0.0f)) continue;
-      const F4 texel = sample(tex, st.ua + 0.5f * st.du, st.va + 0.5f * st.dv);
-      blendPixel(accum[at], texel, std::min(area, 1.0f) * fade);
+      blendCellCentre(sq, accum[at], std::min(area, 1.0f) * fade);
       continue;
     }
-    // Edges, oriented so the inside is positive.
-    const float area2 =
-        (q.x[1] - q.x[0]) * (q.y[2] - q.y[0]) - (q.x[2] - q.x[0]) * (q.y[1] - q.y[0]) +
-        (q.x[2] - q.x[0]) * (q.y[3] - q.y[0]) - (q.x[3] - q.x[0]) * (q.y[2] - q.y[0]);
-    if (!(std::abs(area2) > 1e-6f)) continue;
-    const float sign = area2 > 0.0f ? 1.0f : -1.0f;
-    std::array<std::array<float, 3>, 4> edge{};
-    for (std::size_t e = 0; e < 4; ++e) {
-      const std::size_t n = (e + 1) & 3u;
-      const float a = -(q.y[n] - q.y[e]) * sign;
-      const float b = (q.x[n] - q.x[e]) * sign;
-      edge[e] = {a, b, -(a * q.x[e] + b * q.y[e])};
-    }
-    // Corner parameters (s, t): billboard order (-1,-1), (1,-1), (1,1), (-1,1) → (0,0) .. (0,1).
-    static constexpr std::array<float, 4> kS{0.0f, 1.0f, 1.0f, 0.0f};
-    static constexpr std::array<float, 4> kT{0.0f, 0.0f, 1.0f, 1.0f};
-    struct Affine {
-      float s0, dsdx, dsdy, t0, dtdx, dtdy, ax, ay;
-      bool ok;
-    };
-    const auto affine = [&](std::size_t a, std::size_t b, std::size_t c) {
-      const float det =
-          (q.x[b] - q.x[a]) * (q.y[c] - q.y[a]) - (q.x[c] - q.x[a]) * (q.y[b] - q.y[a]);
-      Affine f{};
-      f.ok = std::abs(det) > 1e-9f;
-      if (!f.ok) return f;
-      const auto grad = [&](const std::array<float, 4>& p, float& ddx, float& ddy) {
-        ddx = ((p[b] - p[a]) * (q.y[c] - q.y[a]) - (p[c] - p[a]) * (q.y[b] - q.y[a])) / det;
-        ddy = ((p[c] - p[a]) * (q.x[b] - q.x[a]) - (p[b] - p[a]) * (q.x[c] - q.x[a])) / det;
-      };
-      grad(kS, f.dsdx, f.dsdy);
-      grad(kT, f.dtdx, f.dtdy);
-      f.s0 = kS[a];
-      f.t0 = kT[a];
-      f.ax = q.x[a];
-      f.ay = q.y[a];
-      return f;
-    };
-    Affine lower = affine(0, 1, 2);
-    Affine upper = affine(0, 2, 3);
-    if (!lower.ok) lower = upper;
-    if (!upper.ok) upper = lower;
-    // The diagonal 0 → 2 splits the quad: the side of corner 1 uses the lower triangle.
-    const float dA = -(q.y[2] - q.y[0]);
-    const float dB = q.x[2] - q.x[0];
-    const float dC = -(dA * q.x[0] + dB * q.y[0]);
-    const float side1 = dA * q.x[1] + dB * q.y[1] + dC;
-    const auto ya =
-        static_cast<std::uint32_t>(std::max(static_cast<float>(y0), std::floor(q.minY)));
-    const auto yb =
-        static_cast<std::uint32_t>(std::min(static_cast<float>(y1), std::ceil(q.maxY) + 1.0f));
-    const auto xa = static_cast<std::uint32_t>(std::max(0.0f, std::floor(q.minX)));
-    const auto xb =
-        static_cast<std::uint32_t>(std::min(static_cast<float>(w), std::ceil(q.maxX) + 1.0f));
-    for (std::uint32_t y = ya; y < yb; ++y) {
-      const float py = static_cast<float>(y) + 0.5f;
-      std::array<float, 4>* row = accum.data() + std::size_t{y} * w;
-      const RowSpan span = edgeSpan(edge, py, xa, xb);
-      for (std::uint32_t x = span.first; x < span.last; ++x) {
-        const float px = static_cast<float>(x) + 0.5f;
-        if (x < span.innerFirst || x >= span.innerLast) {
-          bool inside = true;
-          for (const auto& e : edge)
-            inside = inside && e[0] * px + e[1] * py + e[2] >= 0.0f;
-          if (!inside) continue;
-        }
-        const float fade = softFade(std::size_t{y} * w + x);
-        if (!(fade > 0.0f)) continue;
-        const Affine& f = (dA * px + dB * py + dC) * side1 >= 0.0f ? lower : upper;
-        const float s = std::clamp(f.s0 + f.dsdx * (px - f.ax) + f.dsdy * (py - f.ay), 0.0f, 1.0f);
-        const float t = std::clamp(f.t0 + f.dtdx * (px - f.ax) + f.dtdy * (py - f.ay), 0.0f, 1.0f);
-        // Image rows run top-down; the billboard's t runs bottom-up.
-        F4 texel = sample(tex, st.ua + s * st.du, st.va + (1.0f - t) * st.dv);
-        if (st.frameBlend > 0.0f) {
-          const F4 other = sample(tex, st.ub + s * st.du, st.vb + (1.0f - t) * st.dv);
-          texel += (other - texel) * st.frameBlend;
-        }
-        blendPixel(row[x], texel, fade);
-      }
-    }
+    if (!setupSpanQuad(q, sq)) continue;
+    rasterizeQuad(sq, q, y0, y1, w, accum.data(), sq.invSoft == 0.0f ? nullptr : sceneDepth.data(),
+                  kernel);
   }
 }
 

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+// The rasterizer's span loop (raster_span.h): quad setup, the row spans, the scalar reference and
+// its 4-lane build, and the choice of kernel.
+#include "raster_kernel.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mote::render {
+
+bool setupSpanQuad(const ScreenQuad& q, SpanQuad& out) noexcept {
+  // Edges, oriented so the inside is positive.
+  const float area2 = (q.x[1] - q.x[0]) * (q.y[2] - q.y[0]) -
+                      (q.x[2] - q.x[0]) * (q.y[1] - q.y[0]) +
+                      (q.x[2] - q.x[0]) * (q.y[3] - q.y[0]) - (q.x[3] - q.x[0]) * (q.y[2] - q.y[0]);
+  if (!(std::abs(area2) > 1e-6f)) return false;
+  const float sign = area2 > 0.0f ? 1.0f : -1.0f;
+  for (std::size_t e = 0; e < 4; ++e) {
+    const std::size_t n = (e + 1) & 3u;
+    const float a = -(q.y[n] - q.y[e]) * sign;
+    const float b = (q.x[n] - q.x[e]) * sign;
+    out.edge[e] = {a, b, -(a * q.x[e] + b * q.y[e])};
+  }
+  // Corner parameters (s, t): billboard order (-1,-1), (1,-1), (1,1), (-1,1) → (0,0) .. (0,1).
+  static constexpr std::array<float, 4> kS{0.0f, 1.0f, 1.0f, 0.0f};
+  static constexpr std::array<float, 4> kT{0.0f, 0.0f, 1.0f, 1.0f};
+  const auto affine = [&](std::size_t a, std::size_t b, std::size_t c, SpanAffine& f) {
+    const float det = (q.x[b] - q.x[a]) * (q.y[c] - q.y[a]) - (q.x[c] - q.x[a]) * (q.y[b] - q.y[a]);
+    if (!(std::abs(det) > 1e-9f)) return false;
+    const auto grad = [&](const std::array<float, 4>& p, float& ddx, float& ddy) {
+      ddx = ((p[b] - p[a]) * (q.y[c] - q.y[a]) - (p[c] - p[a]) * (q.y[b] - q.y[a])) / det;
+      ddy = ((p[c] - p[a]) * (q.x[b] - q.x[a]) - (p[b] - p[a]) * (q.x[c] - q.x[a])) / det;
+    };
+    grad(kS, f.dsdx, f.dsdy);
+    grad(kT, f.dtdx, f.dtdy);
+    f.s0 = kS[a];
+    f.t0 = kT[a];
+    f.ax = q.x[a];
+    f.ay = q.y[a];
+    return true;
+  };
+  SpanAffine lower;
+  SpanAffine upper;
+  const bool lowerOk = affine(0, 1, 2, lower);
+  const bool upperOk = affine(0, 2, 3, upper);
+  out.lower = lowerOk ? lower : upper;
+  out.upper = upperOk ? upper : lower;
+  // The diagonal 0 → 2 splits the quad: the side of corner 1 uses the lower triangle.
+  out.dA = -(q.y[2] - q.y[0]);
+  out.dB = q.x[2] - q.x[0];
+  out.dC = -(out.dA * q.x[0] + out.dB * q.y[0]);
+  out.side1 = out.dA * q.x[1] + out.dB * q.y[1] + out.dC;
+  return true;
+}
+
+RowSpan edgeSpan(const SpanQuad& q, float py, std::uint32_t first, std::uint32_t last) noexcept {
+  float lo = static_cast<float>(first);
+  float hi = static_cast<float>(last);
+  float innerLo = lo;
+  float innerHi = hi;
+  for (const auto& e : q.edge) {
+    const float rest = e[1] * py + e[2];
+    if (e[0] == 0.0f) {
+      // (0·px + b·py) + c is exactly rest: the whole row is in, or out.
+      if (!(rest >= 0.0f)) return {first, first, first, first};
+      continue;
+    }
+    const float cross = -rest / e[0];  // the edge's x at this row
+    // The exact test's rounding, in pixels: a few ulps of its largest term, over |a|.
+    const float scale = std::abs(e[0]) * std::max(hi, 1.0f) + std::abs(e[1] * py) + std::abs(e[2]);
+    const float margin = 2.0f + scale * 0x1p-20f / std::abs(e[0]);
+    if (e[0] > 0.0f) {  // inside for px >= cross
+      lo = std::max(lo, cross - 1.5f);
+      innerLo = std::max(innerLo, cross + margin);
+    } else {  // inside for px <= cross
+      hi = std::min(hi, cross + 1.5f);
+      innerHi = std::min(innerHi, cross - margin);
+    }
+  }
+  if (!(lo < hi)) return {first, first, first, first};  // empty, or NaN
+  // Pixel x is centred at x + 0.5.
+  const float from = std::max(static_cast<float>(first), std::floor(lo - 0.5f));
+  const float to = std::max(from, std::min(static_cast<float>(last), std::ceil(hi - 0.5f) + 1.0f));
+  RowSpan span{static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to), 0, 0};
+  span.innerFirst = span.innerLast = span.first;
+  if (innerLo < innerHi) {
+    const float a = std::clamp(std::ceil(innerLo - 0.5f), from, to);
+    const float b = std::clamp(std::floor(innerHi - 0.5f) + 1.0f, a, to);
+    span.innerFirst = static_cast<std::uint32_t>(a);
+    span.innerLast = static_cast<std::uint32_t>(b);
+  }
+  return span;
+}
+
+void rasterizeSpanScalar(const SpanQuad& q, float py, RowSpan span, std::array<float, 4>* row,
+                         const float* depthRow) noexcept {
+  for (std::uint32_t x = span.first; x < span.last; ++x) {
+    const float px = static_cast<float>(x) + 0.5f;
+    if (x < span.innerFirst || x >= span.innerLast) {
+      bool inside = true;
+      for (const auto& e : q.edge)
+        inside = inside && e[0] * px + e[1] * py + e[2] >= 0.0f;
+      if (!inside) continue;
+    }
+    // Soft particles: how much of the quad shows in front of the scene.
+    const float fade =
+        q.invSoft == 0.0f ? 1.0f : std::clamp((depthRow[x] - q.depth) * q.invSoft, 0.0f, 1.0f);
+    if (!(fade > 0.0f)) continue;
+    const SpanAffine& f = (q.dA * px + q.dB * py + q.dC) * q.side1 >= 0.0f ? q.lower : q.upper;
+    const float s = std::clamp(f.s0 + f.dsdx * (px - f.ax) + f.dsdy * (py - f.ay), 0.0f, 1.0f);
+    const float t = std::clamp(f.t0 + f.dtdx * (px - f.ax) + f.dtdy * (py - f.ay), 0.0f, 1.0f);
+    // Image rows run top-down; the billboard's t runs bottom-up.
+    F4 texel = sample(q, q.ua + s * q.du, q.va + (1.0f - t) * q.dv);
+    if (q.frameBlend > 0.0f) {
+      const F4 other = sample(q, q.ub + s * q.du, q.vb + (1.0f - t) * q.dv);
+      texel += (other - texel) * q.frameBlend;
+    }
+    blendPixel(q, row[x], texel, fade);
+  }
+}
+
+void rasterizeQuad(const SpanQuad& q, const ScreenQuad& bounds, std::uint32_t y0, std::uint32_t y1,
+                   std::uint32_t width, std::array<float, 4>* image, const float* sceneDepth,
+                   RasterSpanFn kernel) noexcept {
+  const auto ya =
+      static_cast<std::uint32_t>(std::max(static_cast<float>(y0), std::floor(bounds.minY)));
+  const auto yb =
+      static_cast<std::uint32_t>(std::min(static_cast<float>(y1), std::ceil(bounds.maxY) + 1.0f));
+  const auto xa = static_cast<std::uint32_t>(std::max(0.0f, std::floor(bounds.minX)));
+  const auto xb = static_cast<std::uint32_t>(
+      std::min(static_cast<float>(width), std::ceil(bounds.maxX) + 1.0f));
+  for (std::uint32_t y = ya; y < yb; ++y) {
+    const float py = static_cast<float>(y) + 0.5f;
+    const RowSpan span = edgeSpan(q, py, xa, xb);
+    if (span.first == span.last) continue;
+    const std::size_t at = std::size_t{y} * width;
+    kernel(q, py, span, image + at, q.invSoft == 0.0f ? nullptr : sceneDepth + at);
+  }
+}
+
+void blendCellCentre(const SpanQuad& q, std::array<float, 4>& dst, float coverage) noexcept {
+  blendPixel(q, dst, sample(q, q.ua + 0.5f * q.du, q.va + 0.5f * q.dv), coverage);
+}
+
+void rasterizeSpan4(const SpanQuad& q, float py, RowSpan span, std::array<float, 4>* row,
+                    const float* depthRow) noexcept {
+  rasterizeSpanLanes<F4, BlendEachLane>(q, py, span, row, depthRow);
+}
+
+#if !MOTE_RASTER_AVX2
+// No 8-lane build here: the 4-lane loop stands in (rasterAvx2Available() is false).
+void rasterizeSpan8(const SpanQuad& q, float py, RowSpan span, std::array<float, 4>* row,
+                    const float* depthRow) noexcept {
+  rasterizeSpan4(q, py, span, row, depthRow);
+}
+#endif
+
+bool rasterAvx2Available() noexcept {
+#if MOTE_RASTER_AVX2
+  static const bool available = __builtin_cpu_supports("avx2") != 0;
+  return available;
+#else
+  return false;
+#endif
+}
+
+RasterSpanFn rasterSpanKernel() noexcept {
+  return rasterAvx2Available() ? rasterizeSpan8 : rasterizeSpan4;
+}
+
+}  // namespace mote::render
