@@ -2,6 +2,8 @@
 // boundsOf: min/max of p ± extent a SIMD vector of particles at a time (Highway's foreach_target:
 // this file is included again for each target; the best one is picked at run time).
 
+#include "simd_targets.h"  // before Highway
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "bounds.cpp"
 #include "bounds.h"

@@ -5,6 +5,8 @@
 // target (Highway's foreach_target: this file is included again for each) and the best target
 // for the CPU is picked at run time. Vector ops are used only where they are exact: the formulas
 // are the reference executor's, written for one lane, so results match it bit for bit.
+#include "simd_targets.h"  // before Highway
+
 #include <mote/bytecode/reference.h>
 #include <mote/bytecode/semantics.h>
 #include <mote/core/assert.h>
@@ -16,11 +18,6 @@
 #include <cmath>
 #include <cstring>
 #include <new>
-
-// SSSE3 lacks an exact vector floor and AVX3_DL adds nothing for float lanes: skip compiling them.
-#ifndef HWY_DISABLED_TARGETS
-#define HWY_DISABLED_TARGETS (HWY_SSSE3 | HWY_AVX3_DL)
-#endif
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "vm.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
