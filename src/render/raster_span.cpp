@@ -157,8 +157,7 @@ void rasterizeSpan8(const SpanQuad& q, float py, RowSpan span, std::array<float,
 
 bool rasterAvx2Available() noexcept {
 #if MOTE_RASTER_AVX2
-  static const bool available = __builtin_cpu_supports("avx2") != 0;
-  return available;
+  return facingAvx2Available();  // the same CPU check: both 8-lane builds come with -mavx2
 #else
   return false;
 #endif

@@ -542,12 +542,13 @@ class Interpreter {
     return own(op.dst + c);
   }
   // Lane c written into its own row: later lanes read it there. A result written into a stream
-  // takes over its rows only once every lane is done (finishScratch), so later lanes still read
+  // takes over its rows only once every lane is done (finishRows), so later lanes still read
   // the rows' old values — what lets `fma.3 r0, r5, r0.xxxx, r2` write a stream without scratch.
   void finish(const PreparedProgram::Op& op, std::uint32_t c, float* written) {
     if (!op.viaScratch && op.directWord == PreparedProgram::kNoWord) src_[op.dst + c] = written;
   }
-  void finishScratch(const PreparedProgram::Op& op) {
+  // After the last lane: the dst rows read the stream the op wrote, or get the scratch rows' copy.
+  void finishRows(const PreparedProgram::Op& op) {
     if (op.directWord != PreparedProgram::kNoWord) {
       for (std::uint32_t c = 0; c < op.width; ++c)
         src_[op.dst + c] = stream(op.directWord + c);
@@ -567,7 +568,7 @@ class Interpreter {
       lanes1<kVector>(f, n_, d, read(op.src[0], c));
       finish(op, c, d);
     }
-    finishScratch(op);
+    finishRows(op);
   }
   template <bool kVector, class F>
   void map2(const PreparedProgram::Op& op, F f) {
@@ -576,7 +577,7 @@ class Interpreter {
       lanes2<kVector>(f, n_, d, read(op.src[0], c), read(op.src[1], c));
       finish(op, c, d);
     }
-    finishScratch(op);
+    finishRows(op);
   }
   template <bool kVector, class F>
   void map3(const PreparedProgram::Op& op, F f) {
@@ -585,7 +586,7 @@ class Interpreter {
       lanes3<kVector>(f, n_, d, read(op.src[0], c), read(op.src[1], c), read(op.src[2], c));
       finish(op, c, d);
     }
-    finishScratch(op);
+    finishRows(op);
   }
 
   void kill(const float* a) {
@@ -645,7 +646,7 @@ class Interpreter {
     }
     for (std::uint32_t c = 0; c < op.width; ++c)
       finish(op, c, out[c]);
-    finishScratch(op);
+    finishRows(op);
   }
 
   // RAND_RANGE: lo + (hi - lo) * u, as explicit vector ops (no contraction into an FMA). The
@@ -684,7 +685,7 @@ class Interpreter {
     }
     for (std::uint32_t c = 0; c < w; ++c)
       finish(op, c, out[c]);
-    finishScratch(op);
+    finishRows(op);
   }
 
   // The random shapes: the draws here, the libm formulas per particle in vm_detail. The unit
@@ -800,7 +801,7 @@ class Interpreter {
     }
     for (std::uint32_t c = 0; c < op.width; ++c)
       finish(op, c, out[c]);
-    finishScratch(op);
+    finishRows(op);
   }
 
   // DOT and LEN: the sum in the reference's order; the last lane's pass writes dst (lane i of
@@ -1039,7 +1040,7 @@ class Interpreter {
     }
     for (std::uint32_t c = 0; c < 3; ++c)
       finish(op, c, out[c]);
-    finishScratch(op);
+    finishRows(op);
   }
 
   // CURVE a vector at a time: semantics.h's formulas as explicit vector ops (gathers from the
@@ -1887,7 +1888,7 @@ void chooseStreamOperands(std::vector<PreparedProgram::Op>& ops, std::uint32_t r
         producer.dst != base || producer.width != store.width)
       continue;
     // Written into the stream, a producer that needed scratch for its rows may not: its rows
-    // switch to the stream after the last lane (Interpreter::finishScratch).
+    // switch to the stream after the last lane (Interpreter::finishRows).
     const bool viaScratch = producer.viaScratch;
     producer.directWord = store.index;
     producer.viaScratch = false;
