@@ -31,6 +31,9 @@ std::uint32_t BoundsVectors(const BoundsInput& in, float* lo, float* hi) {
   const V halfDiagonal = hn::Set(d, 0.70710678f);
   const V stretch = hn::Set(d, in.stretchFactor);
   const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
+  const V nan = hn::Set(d, std::numeric_limits<float>::quiet_NaN());
+  const hn::Rebind<std::uint8_t, D> d8;
+  const hn::Rebind<std::uint32_t, D> d32;
   std::array<V, 3> mn{inf, inf, inf};
   std::array<V, 3> mx{hn::Neg(inf), hn::Neg(inf), hn::Neg(inf)};
   std::uint32_t i = 0;
@@ -45,6 +48,10 @@ std::uint32_t BoundsVectors(const BoundsInput& in, float* lo, float* hi) {
                                   hn::Abs(hn::LoadU(d, in.velocity[1] + i))),
                           hn::Abs(hn::LoadU(d, in.velocity[2] + i)));
       e = hn::Add(e, hn::Mul(v, stretch));
+    }
+    if (in.skip != nullptr) {  // a skipped particle's extent is NaN: its p ± e are skipped
+      const auto skipped = hn::Ne(hn::PromoteTo(d32, hn::LoadU(d8, in.skip + i)), hn::Zero(d32));
+      e = hn::IfThenElse(hn::RebindMask(d, skipped), nan, e);
     }
     for (std::size_t c = 0; c < 3; ++c) {
       const V p = hn::LoadU(d, in.position[c] + i);
@@ -93,6 +100,7 @@ void boundsOf(const BoundsInput& in, std::array<float, 3>& lo, std::array<float,
   hi = {-kInf, -kInf, -kInf};
   std::uint32_t i = HWY_DYNAMIC_DISPATCH(BoundsVectors)(in, lo.data(), hi.data());
   for (; i < in.count; ++i) {
+    if (in.skip != nullptr && in.skip[i] != 0) continue;
     const float e = boundsExtent(in, i);
     for (std::size_t c = 0; c < 3; ++c) {
       const float l = in.position[c][i] - e;

@@ -15,6 +15,9 @@ struct BoundsInput {
   std::array<const float*, 2> size{};
   std::array<const float*, 3> velocity{};
   float stretchFactor = 0.0f;  ///< √3 · |stretch_scale|: the velocity's part of the extent
+  /// Optional, one byte a particle: a particle whose byte is not 0 adds nothing (a killed
+  /// particle, before compaction moves it out).
+  const std::uint8_t* skip = nullptr;
   std::uint32_t count = 0;
 };
 
@@ -22,11 +25,10 @@ struct BoundsInput {
 /// velocity streams (the same float operations in the kernel's lanes).
 float boundsExtent(const BoundsInput& in, std::uint32_t i) noexcept;
 
-/// lo = min of p − extent, hi = max of p + extent over the particles, per axis, skipping NaN
-/// values (a particle whose p ± extent is NaN adds nothing on that axis; on a SIMD target whose
-/// min/max propagate NaN the axis comes out NaN instead); ±inf when none.
-/// Which zero an edge of 0 has is unspecified (the caller canonicalises). O(count), no
-/// allocation, reentrant.
+/// lo = min of p − extent, hi = max of p + extent over the particles not skipped, per axis,
+/// skipping NaN values (a particle whose p ± extent is NaN adds nothing on that axis; on a SIMD
+/// target whose min/max propagate NaN the axis comes out NaN instead); ±inf when none. Which zero
+/// an edge of 0 has is unspecified (the caller canonicalises). O(count), no allocation, reentrant.
 void boundsOf(const BoundsInput& in, std::array<float, 3>& lo, std::array<float, 3>& hi) noexcept;
 
 }  // namespace mote::runtime_detail

@@ -140,9 +140,11 @@ struct SpawnRequest {
   Vec3 position;
 };
 
-struct SpawnSegment {  // one chunk's SPAWN requests; one writer
-  std::uint32_t count = 0;
+struct ChunkOutput {           // what one chunk's run leaves; one writer
+  std::uint32_t count = 0;     // SPAWN requests
   std::uint64_t overflow = 0;  // particles asked for past the segment's room
+  Vec3 lo;                     // the box of its survivors (runtime_detail::boundsOf)
+  Vec3 hi;
 };
 
 struct SharedProgram {
@@ -157,6 +159,38 @@ struct Binding {
   std::uint32_t width = 0;
   EffectHandle source;
 };
+
+// When a newborn of a spawn() call is born: `from` for every one, or along the rate's window,
+// from + scale · ((k + 1 − before) / amount) for the call's k-th newborn.
+struct BirthTimes {
+  double from = 0.0;
+  double scale = 0.0;
+  double before = 0.0;
+  double amount = 1.0;
+  bool constant = true;
+  double at(std::uint32_t k) const {
+    return constant ? from : from + scale * ((static_cast<double>(k) + 1.0 - before) / amount);
+  }
+};
+
+// One spawn() call's newborns, [first, first + count) of the streams, whose spawn lanes and ids
+// the chunks holding them write (in parallel, the same per-particle formulas).
+struct SpawnRun {
+  std::uint32_t first = 0;
+  std::uint32_t count = 0;
+  std::uint32_t index = 0;  // the first one's spawn index (newborns before it this step)
+  std::uint32_t id = 0;     // the first one's id
+  BirthTimes birth;
+  double windowStart = 0.0;
+  double span = 0.0;
+  double t0 = 0.0;
+  double dt = 0.0;
+  bool atPosition = false;  // at `position`, else along the emitter's path this step
+  bool local = false;       // `localOffset` set
+  Vec3 position{};
+  Vec3 localOffset{};
+};
+constexpr std::uint32_t kSpawnRunsPerStep = 8;  // more calls in a step fill their lanes at once
 
 struct EmitterRow {
   std::uint32_t generation = 0;
@@ -179,7 +213,7 @@ struct EmitterRow {
   std::vector<std::uint32_t> globalSlots;  // world global per program import
   std::vector<std::array<float, 4>> globals;
   std::vector<SpawnRequest> requests;  // segments × kSpawnRequestsPerChunk
-  std::vector<SpawnSegment> segments;
+  std::vector<ChunkOutput> segments;
   std::uint32_t usedSegments = 0;
   double lastEmission = 0.0;
   std::uint64_t seed = 0;
@@ -187,6 +221,8 @@ struct EmitterRow {
   // Simulation state.
   std::uint32_t live = 0;
   std::uint32_t newborn = 0;  // this step's, at [live, live + newborn) until the step ends
+  std::array<SpawnRun, kSpawnRunsPerStep> spawnRuns{};  // this step's, lanes not yet written
+  std::uint32_t spawnRunCount = 0;
   std::uint32_t nextId = 0;
   std::uint64_t steps = 0;
   double effectTime = 0.0;  // seconds since the instance started (or restarted)
@@ -220,6 +256,30 @@ struct EffectSlot {
   Transform previous;
 };
 
+// The streams boundsOf reads for particles [first, first + count) of `r`; `skip` as in
+// BoundsInput. Precondition: the emitter has a position channel.
+runtime_detail::BoundsInput boundsInput(const EmitterRow& r, std::uint32_t first,
+                                        std::uint32_t count, const std::uint8_t* skip) {
+  const bytecode::ParticleChannels& ch = r.desc->channels;
+  const auto stream = [&](std::int32_t channel, std::int32_t k) {
+    return r.streams[static_cast<std::size_t>(channel + k)] + first;
+  };
+  runtime_detail::BoundsInput in;
+  in.position = {stream(ch.position, 0), stream(ch.position, 1), stream(ch.position, 2)};
+  if (ch.size >= 0) in.size = {stream(ch.size, 0), stream(ch.size, 1)};
+  const bytecode::RenderMode mode = r.desc->render.mode;
+  // Half the quad's diagonal holds it at any roll: ½√(w² + h²) ≤ ½√2 · max(|w|, |h|), and
+  // |v| ≤ √3 · max(|vx|, |vy|, |vz|): conservative without a square root.
+  if (ch.velocity >= 0 &&
+      (mode == bytecode::RenderMode::Stretched || mode == bytecode::RenderMode::VelocityAligned)) {
+    in.velocity = {stream(ch.velocity, 0), stream(ch.velocity, 1), stream(ch.velocity, 2)};
+    in.stretchFactor = 1.7320508f * std::fabs(r.desc->render.stretchScale);
+  }
+  in.skip = skip;
+  in.count = count;
+  return in;
+}
+
 struct WorkItem {
   std::uint32_t row;
   std::uint32_t first;
@@ -236,7 +296,7 @@ struct Global {
 
 struct SpawnSink {
   SpawnRequest* requests;
-  SpawnSegment* segment;
+  ChunkOutput* segment;
 };
 
 void sinkSpawn(std::uint32_t target, std::uint32_t count, const Vec3& position, void* user) {
@@ -308,9 +368,10 @@ struct ParticleWorld::Impl {
   void step(std::span<const std::uint32_t> stepRows, double dt, const VisibilityTest* view,
             WorldStats* out);
   void schedule(EmitterRow& r, double dt, const VisibilityTest* view);
-  template <class Birth>
-  void spawn(EmitterRow& r, std::uint32_t count, Birth birthAt, double windowStart, double span,
-             double t0, double dt, const Vec3* position, const Vec3* localOffset = nullptr);
+  void spawn(EmitterRow& r, std::uint32_t count, const BirthTimes& birth, double windowStart,
+             double span, double t0, double dt, const Vec3* position,
+             const Vec3* localOffset = nullptr);
+  void fillSpawnLanes(EmitterRow& r, const SpawnRun& run, std::uint32_t begin, std::uint32_t end);
   void consumeRequests(EmitterRow& r, double windowStart, double span, double t0, double dt);
   void prepareContext(EmitterRow& r, double dt);
   void runItem(BatchVm& vm, const WorkItem& item);
@@ -391,6 +452,7 @@ void ParticleWorld::Impl::reserveItems() {
 void ParticleWorld::Impl::resetRow(EmitterRow& r) {
   r.live = 0;
   r.newborn = 0;
+  r.spawnRunCount = 0;
   r.nextId = 0;
   r.steps = 0;
   r.effectTime = 0.0;
@@ -403,7 +465,7 @@ void ParticleWorld::Impl::resetRow(EmitterRow& r) {
   r.spawned = r.dropped = r.died = 0;
   r.stepSpawned = r.stepDropped = r.stepDied = 0;
   r.usedSegments = 0;
-  for (SpawnSegment& s : r.segments)
+  for (ChunkOutput& s : r.segments)
     s = {};
   const EffectSlot& e = effects[r.effect];
   r.world = compose(e.current, r.desc->position, r.desc->rotation);
@@ -929,67 +991,98 @@ void ParticleWorld::Impl::step(std::span<const std::uint32_t> stepRowList, doubl
   }
 }
 
-// Births `count` particles, particle k at emitter time birth(k), in the window
+// Births `count` particles, particle k at emitter time birth.at(k), in the window
 // [windowStart, windowStart + span) that ends at this step's end (t0 + dt); those past the free
 // slots are dropped and counted. `position` null: the emitter's position, interpolated along this
-// step's path. One pass over the newborn range fills its lanes and ids: the per-particle formulas
-// are the one-at-a-time ones, so the lanes are bit for bit what they were.
-// Complexity: O(count). Allocates: never.
-template <class Birth>
-void ParticleWorld::Impl::spawn(EmitterRow& r, std::uint32_t count, Birth birthAt,
+// step's path. The newborns' spawn lanes and ids are written by fillSpawnLanes, in runItem by the
+// chunks that hold them (after the step's first kSpawnRunsPerStep calls, here).
+// Complexity: O(1), or O(count) past the runs. Allocates: never.
+void ParticleWorld::Impl::spawn(EmitterRow& r, std::uint32_t count, const BirthTimes& birth,
                                 double windowStart, double span, double t0, double dt,
                                 const Vec3* position, const Vec3* localOffset) {
   const std::uint32_t first = r.live + r.newborn;
   const std::uint32_t born = std::min(count, r.capacity - first);
   r.stepDropped += count - born;
-  const double end = t0 + dt;
-  float* const index = r.lane(kLaneSpawnIndex) + first;
-  float* const fraction = r.lane(kLaneSpawnFraction) + first;
-  float* const age = r.lane(kLaneEmitterAge) + first;
-  float* const rest = r.lane(kLaneDt) + first;
-  const std::array<float*, 3> at{r.lane(kLanePositionX) + first, r.lane(kLanePositionY) + first,
-                                 r.lane(kLanePositionZ) + first};
-  std::uint32_t* const ids = r.ids.data() + first;
-  const std::uint32_t newborn = r.newborn;
-  const std::uint32_t nextId = r.nextId;
+  if (born == 0) return;
+  SpawnRun run;
+  run.first = first;
+  run.count = born;
+  run.index = r.newborn;
+  run.id = r.nextId;
+  run.birth = birth;
+  run.windowStart = windowStart;
+  run.span = span;
+  run.t0 = t0;
+  run.dt = dt;
+  run.atPosition = position != nullptr;
+  if (position != nullptr) run.position = *position;
+  run.local = localOffset != nullptr;
+  if (localOffset != nullptr) run.localOffset = *localOffset;
+  if (r.spawnRunCount < kSpawnRunsPerStep)
+    r.spawnRuns[r.spawnRunCount++] = run;
+  else
+    fillSpawnLanes(r, run, first, first + born);
+  r.nextId += born;
+  r.newborn += born;
+  r.stepSpawned += born;
+}
+
+// The spawn lanes and ids of `run`'s newborns in [begin, end): spawn index, fraction, emitter age,
+// the rest of the step, position and the local offset. Each particle's formulas depend only on
+// its place in the run, so any split of the run writes the same bits.
+// Complexity: O(end − begin). Allocates: never. Writes only rows [begin, end).
+void ParticleWorld::Impl::fillSpawnLanes(EmitterRow& r, const SpawnRun& run, std::uint32_t begin,
+                                         std::uint32_t end) {
+  const std::uint32_t k0 = begin - run.first;
+  const std::uint32_t n = end - begin;
+  const double stop = run.t0 + run.dt;
+  float* const index = r.lane(kLaneSpawnIndex) + begin;
+  float* const fraction = r.lane(kLaneSpawnFraction) + begin;
+  float* const age = r.lane(kLaneEmitterAge) + begin;
+  float* const rest = r.lane(kLaneDt) + begin;
+  const std::array<float*, 3> at{r.lane(kLanePositionX) + begin, r.lane(kLanePositionY) + begin,
+                                 r.lane(kLanePositionZ) + begin};
+  std::uint32_t* const ids = r.ids.data() + begin;
+  const std::uint32_t firstIndex = run.index + k0;
+  const std::uint32_t firstId = run.id + k0;
   std::array<double, 3> from{};
   std::array<double, 3> path{};
   for (std::size_t c = 0; c < 3; ++c) {
     from[c] = static_cast<double>(r.previous.position[c]);
     path[c] = static_cast<double>(r.world.position[c] - r.previous.position[c]);
   }
+  const double windowStart = run.windowStart;
+  const double span = run.span;
+  const double t0 = run.t0;
+  const double dt = run.dt;
   // Without a catch-up the window is the step: the spawn fraction's quotient is the path's.
   const bool windowIsStep = windowStart == t0 && span == dt;
-  for (std::uint32_t k = 0; k < born; ++k) {
-    index[k] = static_cast<float>(newborn + k);
-    ids[k] = nextId + k;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    index[k] = static_cast<float>(firstIndex + k);
+    ids[k] = firstId + k;
   }
-  for (std::uint32_t k = 0; k < born; ++k) {
-    const double birth = std::clamp(birthAt(k), windowStart, end);
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const double birth = std::clamp(run.birth.at(k0 + k), windowStart, stop);
     const double along = span > 0.0 ? (birth - windowStart) / span : 1.0;
     fraction[k] = span > 0.0 ? static_cast<float>(along) : 1.0f;
     age[k] = static_cast<float>(birth);
-    rest[k] = static_cast<float>(end - birth);
-    if (position != nullptr) continue;
+    rest[k] = static_cast<float>(stop - birth);
+    if (run.atPosition) continue;
     const double f =
         dt > 0.0 ? std::clamp(windowIsStep ? along : (birth - t0) / dt, 0.0, 1.0) : 1.0;
     for (std::size_t c = 0; c < 3; ++c)
       at[c][k] = static_cast<float>(from[c] + path[c] * f);
   }
-  if (position != nullptr) {
+  if (run.atPosition) {
     for (std::size_t c = 0; c < 3; ++c)
-      std::fill_n(at[c], born, (*position)[c]);
+      std::fill_n(at[c], n, run.position[c]);
   }
   // Only local-space emitters read the request offset lanes (after INIT, in runItem).
   if (bytecode::movesWithEmitter(r.desc->space)) {
-    const Vec3 offset = localOffset != nullptr ? *localOffset : Vec3{0.0f, 0.0f, 0.0f};
     for (std::uint32_t c = 0; c < 3; ++c)
-      std::fill_n(r.lane(static_cast<LaneArray>(kLaneLocalX + c)) + first, born, offset[c]);
-    std::fill_n(r.lane(kLaneLocalSet) + first, born, localOffset != nullptr ? 1.0f : 0.0f);
+      std::fill_n(r.lane(static_cast<LaneArray>(kLaneLocalX + c)) + begin, n, run.localOffset[c]);
+    std::fill_n(r.lane(kLaneLocalSet) + begin, n, run.local ? 1.0f : 0.0f);
   }
-  r.nextId += born;
-  r.newborn += born;
-  r.stepSpawned += born;
 }
 
 namespace {
@@ -1022,6 +1115,7 @@ void occurrences(double first, double interval, std::uint32_t repeats, double lo
 // Emission for one emitter and one step (docs/runtime.md, "Emission").
 void ParticleWorld::Impl::schedule(EmitterRow& r, double dt, const VisibilityTest* view) {
   r.newborn = 0;
+  r.spawnRunCount = 0;
   r.stepSpawned = r.stepDropped = r.stepDied = 0;
   const CompiledEmission& em = r.desc->emission;
   const double t0 = r.emitterTime();
@@ -1076,12 +1170,8 @@ void ParticleWorld::Impl::schedule(EmitterRow& r, double dt, const VisibilityTes
       r.accumulator -= whole;
       const auto free = static_cast<double>(r.capacity - r.live - r.newborn);
       const double born = std::min(whole, std::max(free, 0.0));
-      spawn(
-          r, static_cast<std::uint32_t>(born),
-          [&](std::uint32_t k) {
-            return from + (to - from) * ((static_cast<double>(k) + 1.0 - before) / amount);
-          },
-          a, span, t0, dt, nullptr);
+      spawn(r, static_cast<std::uint32_t>(born), BirthTimes{from, to - from, before, amount, false},
+            a, span, t0, dt, nullptr);
       r.stepDropped += static_cast<std::uint64_t>(whole - born);
     }
   }
@@ -1089,8 +1179,7 @@ void ParticleWorld::Impl::schedule(EmitterRow& r, double dt, const VisibilityTes
   // Shots (single_shot), scheduled bursts, with loops: occurrences in emitter time.
   std::uint32_t budget = kMaxOccurrencesPerTick;
   const auto emitCount = [&](double t, std::uint32_t count) {
-    spawn(
-        r, count, [t](std::uint32_t) { return t; }, a, span, t0, dt, nullptr);
+    spawn(r, count, BirthTimes{t}, a, span, t0, dt, nullptr);
   };
   const auto shots = [&](double cycleStart, double l, double h) {
     if (em.mode == EmissionMode::SingleShot) {
@@ -1207,9 +1296,8 @@ void ParticleWorld::Impl::consumeRequests(EmitterRow& r, double windowStart, dou
           offset = rotate(inverse, {p[0] - r.world.position[0], p[1] - r.world.position[1],
                                     p[2] - r.world.position[2]});
         }
-        spawn(
-            r, request.count, [windowStart](std::uint32_t) { return windowStart; }, windowStart,
-            span, t0, dt, &p, targetLocal ? &offset : nullptr);
+        spawn(r, request.count, BirthTimes{windowStart}, windowStart, span, t0, dt, &p,
+              targetLocal ? &offset : nullptr);
       }
     }
   }
@@ -1259,6 +1347,12 @@ void ParticleWorld::Impl::runItem(BatchVm& vm, const WorkItem& item) {
   std::fill_n(r.killed.data() + item.first, item.count, std::uint8_t{0});
   const std::span<std::uint8_t> killed(r.killed.data() + item.first, item.count);
   if (item.newborn) {
+    for (std::uint32_t k = 0; k < r.spawnRunCount; ++k) {
+      const SpawnRun& run = r.spawnRuns[k];
+      const std::uint32_t begin = std::max(run.first, item.first);
+      const std::uint32_t end = std::min(run.first + run.count, item.first + item.count);
+      if (begin < end) fillSpawnLanes(r, run, begin, end);
+    }
     // A newborn's words are zero when INIT runs (the program contract): the ones it can see.
     for (const std::uint32_t word : program.initZeroWords())
       std::fill_n(r.streams[word] + item.first, item.count, 0.0f);
@@ -1288,6 +1382,11 @@ void ParticleWorld::Impl::runItem(BatchVm& vm, const WorkItem& item) {
     laneBuiltin(Builtin::Dt, {kLaneDt});
   }
   vm.run(program, Section::Update, r.streams, item.first, item.count, c, killed);
+  // The box of the chunk's survivors, while the chunk is still in cache (measureBounds merges).
+  if (r.desc->channels.position >= 0) {
+    runtime_detail::boundsOf(boundsInput(r, item.first, item.count, killed.data()),
+                             sink.segment->lo, sink.segment->hi);
+  }
 }
 
 // Removes the killed particles of [0, live + newborn): swap-removal, or order-preserving where
@@ -1345,42 +1444,30 @@ void ParticleWorld::Impl::compact(EmitterRow& r) {
   r.live = n;
 }
 
+// The emitter's box after compaction: the chunks' boxes merged. Min and max do not depend on the
+// order, so this is the box of the live particles whichever chunks held them.
 void ParticleWorld::Impl::measureBounds(EmitterRow& r) {
   const bytecode::ParticleChannels& ch = r.desc->channels;
   r.bounds = {};
   if (r.live == 0 || ch.position < 0) return;
-  const float* px = r.streams[static_cast<std::size_t>(ch.position)];
-  const float* py = r.streams[static_cast<std::size_t>(ch.position) + 1];
-  const float* pz = r.streams[static_cast<std::size_t>(ch.position) + 2];
-  const float* sx = ch.size >= 0 ? r.streams[static_cast<std::size_t>(ch.size)] : nullptr;
-  const float* sy = ch.size >= 0 ? r.streams[static_cast<std::size_t>(ch.size) + 1] : nullptr;
-  const bytecode::RenderMode mode = r.desc->render.mode;
-  const bool stretched = ch.velocity >= 0 && (mode == bytecode::RenderMode::Stretched ||
-                                              mode == bytecode::RenderMode::VelocityAligned);
-  // Half the quad's diagonal holds it at any roll: ½√(w² + h²) ≤ ½√2 · max(|w|, |h|), and
-  // |v| ≤ √3 · max(|vx|, |vy|, |vz|): conservative without a square root.
-  runtime_detail::BoundsInput in;
-  in.position = {px, py, pz};
-  in.size = {sx, sy};
-  if (stretched) {
-    const auto v = static_cast<std::size_t>(ch.velocity);
-    in.velocity = {r.streams[v], r.streams[v + 1], r.streams[v + 2]};
-    in.stretchFactor = 1.7320508f * std::fabs(r.desc->render.stretchScale);
-  }
-  in.count = r.live;
   constexpr float kInf = std::numeric_limits<float>::infinity();
-  // Min and max of p ± extent, a SIMD vector of particles at a time (MIN(l, m) keeps m when l is
-  // NaN, so NaN particles are skipped). An infinity would win, so a non-finite result falls back
-  // to the exact loop below.
-  Vec3 lo;
-  Vec3 hi;
-  runtime_detail::boundsOf(in, lo, hi);
+  Vec3 lo{kInf, kInf, kInf};
+  Vec3 hi{-kInf, -kInf, -kInf};
+  for (std::uint32_t s = 0; s < r.usedSegments; ++s) {
+    const ChunkOutput& chunk = r.segments[s];
+    for (std::size_t c = 0; c < 3; ++c) {
+      lo[c] = chunk.lo[c] < lo[c] ? chunk.lo[c] : lo[c];
+      hi[c] = chunk.hi[c] > hi[c] ? chunk.hi[c] : hi[c];
+    }
+  }
+  // An infinity would win, so a non-finite result falls back to the exact loop.
   if (!finite(lo) || !finite(hi)) {
     // Some particle is infinite (or every one is NaN): the exact loop, skipping non-finite ones.
+    const runtime_detail::BoundsInput in = boundsInput(r, 0, r.live, nullptr);
     lo = {kInf, kInf, kInf};
     hi = {-kInf, -kInf, -kInf};
     for (std::uint32_t k = 0; k < r.live; ++k) {
-      const Vec3 p{px[k], py[k], pz[k]};
+      const Vec3 p{in.position[0][k], in.position[1][k], in.position[2][k]};
       const float e = runtime_detail::boundsExtent(in, k);
       if (!finite(p) || !std::isfinite(e)) continue;
       for (std::size_t c = 0; c < 3; ++c) {

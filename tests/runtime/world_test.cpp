@@ -358,6 +358,44 @@ TEST(ParticleWorld, MovingEmittersSpreadSpawnsAlongTheirPath) {
   EXPECT_FLOAT_EQ(*xs.rbegin(), 1.0f);  // the last is born at the step's end
 }
 
+// Twelve bursts in one step: more spawn calls than the step's deferred runs hold (the rest write
+// their lanes at once), in runs of 100 across chunks of 256 that two threads fill. Every newborn
+// sees its own spawn index, id and birth time, as if one thread had written them in order.
+TEST(ParticleWorld, NewbornsSeeTheirSpawnLanesHoweverTheChunksSplitTheRuns) {
+  std::string bursts;
+  for (int b = 0; b < 12; ++b)
+    bursts += (b > 0 ? ", " : "") + std::string(R"({"time": )") + std::to_string(b) +
+              "e-3, \"count\": 100}";
+  const auto effect =
+      compileJson(effectJson(R"("max_particles": 1500, "spawn": {"rate": 0, "bursts": [)" + bursts +
+                             R"(]}, "init": {"lifetime": 100, "graph": {"nodes": [
+        {"id": "i", "op": "spawn_index"}, {"id": "a", "op": "emitter_age"},
+        {"id": "p", "op": "particle_id"},
+        {"id": "si", "op": "particle_field_set", "inputs": {"value": "i"}, "names": {"field": "alpha"}},
+        {"id": "sa", "op": "particle_field_set", "inputs": {"value": "a"}, "names": {"field": "size_x"}},
+        {"id": "sp", "op": "particle_field_set", "inputs": {"value": "p"}, "names": {"field": "size_y"}}
+      ]}})"));
+  for (const std::uint32_t threads : {1u, 2u}) {
+    std::unique_ptr<ThreadPool> pool = ThreadPool::create(threads).takeValue();
+    WorldDesc desc;
+    desc.jobs = pool.get();
+    desc.chunkParticles = 256;
+    auto world = makeWorld(desc);
+    const EffectHandle h = world->addEffect(effect).value();
+    world->tick(kDt);
+    const EmitterView v = world->view(world->emitter(h, 0)).value();
+    ASSERT_EQ(v.live, 1200u) << threads << " threads";
+    for (std::uint32_t i = 0; i < v.live; ++i) {
+      SCOPED_TRACE(testing::Message() << "particle " << i << ", " << threads << " threads");
+      EXPECT_EQ(v.ids[i], i);
+      const bytecode::ParticleChannels& ch = v.emitter->channels;
+      EXPECT_EQ(word(v, ch.color, 3, i), static_cast<float>(i));                // spawn index
+      EXPECT_EQ(word(v, ch.size, 0, i), static_cast<float>((i / 100) * 1e-3));  // birth time
+      EXPECT_EQ(word(v, ch.size, 1, i), static_cast<float>(i));                 // particle id
+    }
+  }
+}
+
 TEST(ParticleWorld, PerDistanceEmittersSpawnOnlyWhenMoving) {
   auto world = makeWorld();
   const auto effect = compileJson(
