@@ -22,8 +22,10 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // Whole vectors of particles; returns how many it covered. On x86 MIN(l, m) and MAX(h, m) return
 // m when l or h is NaN, so NaN particles are skipped; where a target lets a NaN through instead,
-// the result is not finite and the caller falls back to its exact loop.
-std::uint32_t BoundsVectors(const BoundsInput& in, float* lo, float* hi) {
+// the result is not finite and the caller falls back to its exact loop. One loop per kind of
+// input, so the loop tests nothing but its end.
+template <bool kSize, bool kVelocity, bool kSkip>
+std::uint32_t BoundsLoop(const BoundsInput& in, float* lo, float* hi) {
   using D = hn::ScalableTag<float>;
   using V = hn::Vec<D>;
   const D d;
@@ -34,33 +36,45 @@ std::uint32_t BoundsVectors(const BoundsInput& in, float* lo, float* hi) {
   const V nan = hn::Set(d, std::numeric_limits<float>::quiet_NaN());
   const hn::Rebind<std::uint8_t, D> d8;
   const hn::Rebind<std::uint32_t, D> d32;
-  std::array<V, 3> mn{inf, inf, inf};
-  std::array<V, 3> mx{hn::Neg(inf), hn::Neg(inf), hn::Neg(inf)};
+  const float* const px = in.position[0];
+  const float* const py = in.position[1];
+  const float* const pz = in.position[2];
+  const float* const sx = in.size[0];
+  const float* const sy = in.size[1];
+  const float* const vx = in.velocity[0];
+  const float* const vy = in.velocity[1];
+  const float* const vz = in.velocity[2];
+  const std::uint8_t* const skip = in.skip;
+  V mnx = inf, mny = inf, mnz = inf;
+  V mxx = hn::Neg(inf), mxy = hn::Neg(inf), mxz = hn::Neg(inf);
   std::uint32_t i = 0;
   for (; i + step <= in.count; i += step) {
     V e = hn::Zero(d);
-    if (in.size[0] != nullptr) {
-      e = hn::Mul(halfDiagonal, hn::Max(hn::Abs(hn::LoadU(d, in.size[0] + i)),
-                                        hn::Abs(hn::LoadU(d, in.size[1] + i))));
+    if constexpr (kSize) {
+      e = hn::Mul(halfDiagonal,
+                  hn::Max(hn::Abs(hn::LoadU(d, sx + i)), hn::Abs(hn::LoadU(d, sy + i))));
     }
-    if (in.velocity[0] != nullptr) {
-      const V v = hn::Max(hn::Max(hn::Abs(hn::LoadU(d, in.velocity[0] + i)),
-                                  hn::Abs(hn::LoadU(d, in.velocity[1] + i))),
-                          hn::Abs(hn::LoadU(d, in.velocity[2] + i)));
+    if constexpr (kVelocity) {
+      const V v = hn::Max(hn::Max(hn::Abs(hn::LoadU(d, vx + i)), hn::Abs(hn::LoadU(d, vy + i))),
+                          hn::Abs(hn::LoadU(d, vz + i)));
       e = hn::Add(e, hn::Mul(v, stretch));
     }
-    if (in.skip != nullptr) {  // a skipped particle's extent is NaN: its p ± e are skipped
-      const auto skipped = hn::Ne(hn::PromoteTo(d32, hn::LoadU(d8, in.skip + i)), hn::Zero(d32));
-      e = hn::IfThenElse(hn::RebindMask(d, skipped), nan, e);
+    if constexpr (kSkip) {  // a skipped particle's extent is NaN: its p ± e are skipped
+      const auto kept = hn::Eq(hn::PromoteTo(d32, hn::LoadU(d8, skip + i)), hn::Zero(d32));
+      e = hn::IfThenElse(hn::RebindMask(d, kept), e, nan);
     }
-    for (std::size_t c = 0; c < 3; ++c) {
-      const V p = hn::LoadU(d, in.position[c] + i);
-      const V l = hn::Sub(p, e);
-      const V h = hn::Add(p, e);
-      mn[c] = hn::Min(l, mn[c]);
-      mx[c] = hn::Max(h, mx[c]);
-    }
+    const V x = hn::LoadU(d, px + i);
+    const V y = hn::LoadU(d, py + i);
+    const V z = hn::LoadU(d, pz + i);
+    mnx = hn::Min(hn::Sub(x, e), mnx);
+    mxx = hn::Max(hn::Add(x, e), mxx);
+    mny = hn::Min(hn::Sub(y, e), mny);
+    mxy = hn::Max(hn::Add(y, e), mxy);
+    mnz = hn::Min(hn::Sub(z, e), mnz);
+    mxz = hn::Max(hn::Add(z, e), mxz);
   }
+  const std::array<V, 3> mn{mnx, mny, mnz};
+  const std::array<V, 3> mx{mxx, mxy, mxz};
   HWY_ALIGN float lanes[2 * hn::MaxLanes(d)];
   for (std::size_t c = 0; c < 3; ++c) {
     hn::Store(mn[c], d, lanes);
@@ -71,6 +85,21 @@ std::uint32_t BoundsVectors(const BoundsInput& in, float* lo, float* hi) {
     }
   }
   return i;
+}
+
+template <bool kSize, bool kVelocity>
+std::uint32_t BoundsLoopSkip(const BoundsInput& in, float* lo, float* hi) {
+  return in.skip != nullptr ? BoundsLoop<kSize, kVelocity, true>(in, lo, hi)
+                            : BoundsLoop<kSize, kVelocity, false>(in, lo, hi);
+}
+
+std::uint32_t BoundsVectors(const BoundsInput& in, float* lo, float* hi) {
+  if (in.size[0] != nullptr) {
+    return in.velocity[0] != nullptr ? BoundsLoopSkip<true, true>(in, lo, hi)
+                                     : BoundsLoopSkip<true, false>(in, lo, hi);
+  }
+  return in.velocity[0] != nullptr ? BoundsLoopSkip<false, true>(in, lo, hi)
+                                   : BoundsLoopSkip<false, false>(in, lo, hi);
 }
 
 }  // namespace HWY_NAMESPACE

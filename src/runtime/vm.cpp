@@ -29,6 +29,9 @@ namespace mote::vm_detail {
 
 // Rows past the program's registers: 4 scratch rows, then one per distinct immediate.
 constexpr std::uint32_t kScratchRows = 4;
+// Rows for values the same for every particle of a run (PreparedProgram::Op::hoistUnless): at
+// most this many, and only while a program stays within BatchVm::create()'s default rows.
+constexpr std::uint32_t kMostHoistedRows = 64;
 
 // One run() call, as the per-target code sees it.
 struct RunArgs {
@@ -511,6 +514,7 @@ class Interpreter {
       src_[r] = own(r);
     for (const PreparedProgram::Op& op : program_.section(section_))
       step(op);
+    firstBatch_ = false;
   }
 
  private:
@@ -1333,6 +1337,10 @@ class Interpreter {
   // immediate, say): computed for the first vector, then that lane copied to the others. Every
   // lane would compute the same bits from the same inputs.
   void step(const PreparedProgram::Op& op) {
+    // A run-invariant value in rows of its own: the first batch's still holds.
+    if (!firstBatch_ && op.hoistUnless != PreparedProgram::kVaries &&
+        (op.hoistUnless & perParticleBuiltins_) == 0)
+      return;
     if (op.uniformUnless == PreparedProgram::kVaries ||
         (op.uniformUnless & perParticleBuiltins_) != 0) {
       compute(op);
@@ -1539,6 +1547,7 @@ class Interpreter {
   const float** src_;
   std::uint32_t scratch_;
   std::uint32_t perParticleBuiltins_ = 0;  // bit b: builtin b has per-particle lanes in this run
+  bool firstBatch_ = true;                 // the run's first batch: hoisted ops run
   std::uint32_t first_ = 0;
   std::uint32_t n_ = 0;
   std::uint8_t* killed_ = nullptr;
@@ -1906,46 +1915,96 @@ void chooseStreamOperands(std::vector<PreparedProgram::Op>& ops, std::uint32_t r
   }
 }
 
+// The builtins an op's result depends on (bit b: builtin b), given `depends` per row: kVaries
+// once anything per-particle flows in (a row the section has not written yet holds the last
+// batch's values: kVaries). Loads of constants, emitter fields and globals depend on nothing;
+// elementwise ops (unless they write a stream), CROSS, QUAT_MUL and QUAT_ROTATE on their sources.
+// Immediates are read as such, not as rows.
+std::uint32_t resultDepends(const PreparedProgram::Op& op,
+                            const std::vector<std::uint32_t>& depends) {
+  constexpr std::uint32_t kVaries = PreparedProgram::kVaries;
+  const bytecode::OpInfo& info = bytecode::opInfo(op.op);
+  std::uint32_t mask = 0;
+  for (std::uint32_t slot = 0; slot < 3; ++slot) {
+    if (op.src[slot].immediate) continue;
+    // Index and unused operands read no rows: their width is 0.
+    for (std::uint32_t c = 0; c < bytecode::sourceWidth(info.sources[slot], op.width); ++c) {
+      const std::uint32_t row = op.src[slot].rows[c];
+      mask = depends[row] == kVaries || mask == kVaries ? kVaries : mask | depends[row];
+    }
+  }
+  switch (op.op) {
+    case Opcode::LoadConst:
+    case Opcode::LoadEmitter:
+    case Opcode::LoadGlobal:
+      return 0;
+    case Opcode::LoadBuiltin:
+      return static_cast<bytecode::Builtin>(op.index) == bytecode::Builtin::ParticleId
+                 ? kVaries
+                 : 1u << op.index;
+    case Opcode::Cross:
+    case Opcode::QuatMul:
+    case Opcode::QuatRotate:
+      return mask;
+    default:
+      return vm_detail::isElementwise(op.op) && op.directWord == PreparedProgram::kNoWord ? mask
+                                                                                          : kVaries;
+  }
+}
+
+// Gives each op whose result is the same for every particle of a run (resultDepends not kVaries)
+// rows of its own from `base` (at most `room` of them, in order) and points the later readers of
+// its register rows there. Nothing else writes those rows, so the value survives the run's
+// batches: markUniformOps lets the VM compute it in the first batch only. Returns the rows used.
+std::uint32_t hoistUniformOps(std::vector<PreparedProgram::Op>& ops, std::uint32_t registers,
+                              std::uint32_t base, std::uint32_t room) {
+  constexpr std::uint32_t kVaries = PreparedProgram::kVaries;
+  std::vector<std::uint32_t> depends(std::size_t{base} + room, kVaries);
+  std::vector<std::uint16_t> alias(registers);  // the row holding each register row's value
+  for (std::uint32_t r = 0; r < registers; ++r)
+    alias[r] = static_cast<std::uint16_t>(r);
+  std::uint32_t used = 0;
+  for (PreparedProgram::Op& op : ops) {
+    const bytecode::OpInfo& info = bytecode::opInfo(op.op);
+    for (std::uint32_t slot = 0; slot < 3; ++slot) {
+      const bytecode::SourceRule rule = info.sources[slot];
+      if (op.src[slot].immediate || rule == bytecode::SourceRule::Unused ||
+          rule == bytecode::SourceRule::Index)
+        continue;
+      for (std::uint16_t& row : op.src[slot].rows)
+        if (row < registers) row = alias[row];
+    }
+    const std::uint32_t dw = bytecode::dstWidth(info.width, op.width);
+    if (dw == 0) continue;
+    const std::uint32_t mask = resultDepends(op, depends);
+    const bool hoist = mask != kVaries && used + dw <= room && op.dst + dw <= registers;
+    for (std::uint32_t c = 0; c < dw; ++c) {
+      const std::uint32_t row = hoist ? base + used + c : op.dst + c;
+      if (op.dst + c < registers) alias[op.dst + c] = static_cast<std::uint16_t>(row);
+      depends[row] = mask;
+    }
+    if (hoist) {
+      op.dst = static_cast<std::uint16_t>(base + used);
+      used += dw;
+    }
+  }
+  return used;
+}
+
 // Sets uniformUnless on the CROSS/QUAT_MUL/QUAT_ROTATE ops whose sources depend only on
-// immediates, constants, emitter fields, globals and builtins: per row, the builtins its value
-// depends on (kVaries once anything per-particle flows in, and for a row the section has not
-// written yet: it holds the last batch's values). Immediates are read as such, not as rows.
-void markUniformOps(std::vector<PreparedProgram::Op>& ops, std::uint32_t rows) {
+// immediates, constants, emitter fields, globals and builtins (resultDepends), and hoistUnless on
+// the ops hoistUniformOps gave rows of their own from `hoisted` that still write those rows.
+void markUniformOps(std::vector<PreparedProgram::Op>& ops, std::uint32_t rows,
+                    std::uint32_t hoisted) {
   constexpr std::uint32_t kVaries = PreparedProgram::kVaries;
   std::vector<std::uint32_t> depends(rows, kVaries);
   for (PreparedProgram::Op& op : ops) {
-    const bytecode::OpInfo& info = bytecode::opInfo(op.op);
-    const std::uint32_t dw = bytecode::dstWidth(info.width, op.width);
-    std::uint32_t mask = 0;
-    for (std::uint32_t slot = 0; slot < 3; ++slot) {
-      if (op.src[slot].immediate) continue;
-      // Index and unused operands read no rows: their width is 0.
-      for (std::uint32_t c = 0; c < bytecode::sourceWidth(info.sources[slot], op.width); ++c) {
-        const std::uint32_t row = op.src[slot].rows[c];
-        mask = depends[row] == kVaries || mask == kVaries ? kVaries : mask | depends[row];
-      }
-    }
-    switch (op.op) {
-      case Opcode::LoadConst:
-      case Opcode::LoadEmitter:
-      case Opcode::LoadGlobal:
-        mask = 0;
-        break;
-      case Opcode::LoadBuiltin:
-        mask = static_cast<bytecode::Builtin>(op.index) == bytecode::Builtin::ParticleId
-                   ? kVaries
-                   : 1u << op.index;
-        break;
-      case Opcode::Cross:
-      case Opcode::QuatMul:
-      case Opcode::QuatRotate:
-        op.uniformUnless = mask;
-        break;
-      default:
-        if (!vm_detail::isElementwise(op.op) || op.directWord != PreparedProgram::kNoWord)
-          mask = kVaries;
-        break;
-    }
+    const std::uint32_t mask = resultDepends(op, depends);
+    if (op.op == Opcode::Cross || op.op == Opcode::QuatMul || op.op == Opcode::QuatRotate)
+      op.uniformUnless = mask;
+    const std::uint32_t dw = bytecode::dstWidth(bytecode::opInfo(op.op).width, op.width);
+    if (dw > 0 && op.dst >= hoisted && op.directWord == PreparedProgram::kNoWord && !op.viaScratch)
+      op.hoistUnless = mask;
     for (std::uint32_t c = 0; c < dw; ++c)
       depends[op.dst + c] = mask;
   }
@@ -1962,15 +2021,19 @@ PreparedProgram PreparedProgram::prepare(const bytecode::VerifiedProgram& verifi
   for (const std::array<float, 4>& c : p.constants)
     out.constantLanes_.insert(out.constantLanes_.end(), c.begin(), c.end());
   const std::uint32_t scratch = p.registerCount;
-  std::vector<std::uint32_t> immediates;  // bit patterns, in row order after the scratch rows
+  std::vector<std::uint32_t> immediates;       // bit patterns, in row order after the scratch rows
+  std::vector<std::uint32_t>* used = nullptr;  // the section's, indices into immediates
   const auto immediateRow = [&](std::uint32_t bits) {
-    for (std::size_t i = 0; i < immediates.size(); ++i)
-      if (immediates[i] == bits) return static_cast<std::uint16_t>(scratch + kScratchRows + i);
-    immediates.push_back(bits);
-    return static_cast<std::uint16_t>(scratch + kScratchRows + immediates.size() - 1);
+    std::uint32_t k = 0;
+    while (k < immediates.size() && immediates[k] != bits)
+      ++k;
+    if (k == immediates.size()) immediates.push_back(bits);
+    if (std::find(used->begin(), used->end(), k) == used->end()) used->push_back(k);
+    return static_cast<std::uint16_t>(scratch + kScratchRows + k);
   };
   for (const Section s : {Section::Init, Section::Update}) {
     std::vector<Op>& ops = s == Section::Init ? out.init_ : out.update_;
+    used = &out.sectionImmediates_[s == Section::Init ? 0 : 1];
     const std::span<const std::uint32_t> code = p.section(s);
     for (std::size_t at = 0; at < code.size(); at += bytecode::kWordsPerInstruction) {
       std::uint32_t raw = 0;
@@ -1995,12 +2058,27 @@ PreparedProgram PreparedProgram::prepare(const bytecode::VerifiedProgram& verifi
                 static_cast<std::uint16_t>(base + ((in.src[slot] >> (8 + 2 * lane)) & 3u));
         }
       }
-      // Componentwise ops write dst row c after reading lane c of every source, so a later
-      // lane reading a row an earlier one wrote has to go through scratch.
+      ops.push_back(op);
+    }
+  }
+  out.immediates_ = std::move(immediates);
+  // Run-invariant values get rows of their own past the immediates (as many as keep a program
+  // within BatchVm's default rows); the sections run apart, so they share them.
+  const std::uint32_t hoistBase = out.rowsNeeded();
+  const std::uint32_t room =
+      std::min(vm_detail::kMostHoistedRows,
+               BatchVm::kDefaultRows - std::min(BatchVm::kDefaultRows, hoistBase));
+  for (const Section s : {Section::Init, Section::Update}) {
+    std::vector<Op>& ops = s == Section::Init ? out.init_ : out.update_;
+    out.hoistedRows_ =
+        std::max(out.hoistedRows_, hoistUniformOps(ops, p.registerCount, hoistBase, room));
+    // Componentwise ops write dst row c after reading lane c of every source, so a later
+    // lane reading a row an earlier one wrote has to go through scratch.
+    for (Op& op : ops) {
       op.viaScratch = false;
-      const bytecode::OpInfo& info = bytecode::opInfo(in.op);
-      for (std::uint32_t c = 0; c < in.width; ++c) {
-        for (std::uint32_t later = c + 1; later < in.width; ++later) {
+      const bytecode::OpInfo& info = bytecode::opInfo(op.op);
+      for (std::uint32_t c = 0; c < op.width; ++c) {
+        for (std::uint32_t later = c + 1; later < op.width; ++later) {
           for (std::uint32_t slot = 0; slot < 3; ++slot) {
             const bytecode::SourceRule rule = info.sources[slot];
             if (rule == bytecode::SourceRule::Unused || rule == bytecode::SourceRule::Index)
@@ -2010,10 +2088,8 @@ PreparedProgram PreparedProgram::prepare(const bytecode::VerifiedProgram& verifi
           }
         }
       }
-      ops.push_back(op);
     }
   }
-  out.immediates_ = std::move(immediates);
   // Words INIT reads before writing, or never writes.
   std::vector<std::uint8_t> stored(p.particleWords, 0);
   std::vector<std::uint8_t> zero(p.particleWords, 0);
@@ -2030,7 +2106,7 @@ PreparedProgram PreparedProgram::prepare(const bytecode::VerifiedProgram& verifi
     chooseStreamOperands(s == Section::Init ? out.init_ : out.update_, out.rowsNeeded(),
                          p.particleWords);
   for (const Section s : {Section::Init, Section::Update})
-    markUniformOps(s == Section::Init ? out.init_ : out.update_, out.rowsNeeded());
+    markUniformOps(s == Section::Init ? out.init_ : out.update_, out.rowsNeeded(), hoistBase);
   return out;
 }
 
@@ -2066,13 +2142,14 @@ void BatchVm::run(const PreparedProgram& program, Section section, std::span<flo
   MOTE_ASSERT(program.rowsNeeded() <= maxRows_, "BatchVm::run: the program needs more rows");
   MOTE_ASSERT(streams.size() >= program.particleWords(), "BatchVm::run: missing particle streams");
   MOTE_ASSERT(killed.size() >= count, "BatchVm::run: killed span too small");
-  // Immediate rows: filled once, never written by instructions — as far as a batch of this run
-  // reaches, in whole vectors of the widest target (the random ops run to the end of a vector).
+  // The section's immediate rows: filled once, never written by instructions — as far as a batch of
+  // this run reaches, in whole vectors of the widest target (the random ops run to the end of a
+  // vector).
   float* const rows = registers_.get();
   const std::uint32_t immBase = program.registerCount() + kScratchRows;
   const std::uint32_t reach = std::min(kBatchLanes, (count + 15) / 16 * 16);
-  for (std::size_t k = 0; k < program.immediates().size(); ++k) {
-    const std::uint32_t r = immBase + static_cast<std::uint32_t>(k);
+  for (const std::uint32_t k : program.sectionImmediates(section)) {
+    const std::uint32_t r = immBase + k;
     float* row = rows + std::size_t{r} * kBatchLanes;
     std::fill(row, row + reach, std::bit_cast<float>(program.immediates()[k]));
     rowSources_[r] = row;

@@ -589,6 +589,114 @@ TEST(VmParity, UniformOpsAreMarkedOnlyWhereEveryParticleSharesTheInputs) {
                                                PreparedProgram::kVaries}));
 }
 
+// Values the same for every particle of a run (loads of builtins and constants, elementwise ops
+// on them) get rows of their own and are computed in a run's first batch only: over three
+// batches, with dt uniform and per particle, a register that holds such a value, is redefined
+// from itself, and is overwritten by a per-particle value reads right in every batch.
+constexpr std::string_view kHoistedOps = R"(.registers 8
+.particle 6
+.const 0.25 -3 7 1e-3
+.update
+  ldb.1 r0, #0
+  ldc.2 r1, #0
+  mul.1 r3, r0, r1
+  add.1 r3, r3, 1.5
+  ldf.1 r4, #0
+  add.1 r5, r4, r3
+  stf.1 #0, r5
+  mov.1 r3, r4
+  add.1 r6, r3, r1.y
+  stf.1 #1, r6
+  mul.2 r1, r1, r0.xx
+  add.2 r6, r4.xx, r1
+  stf.2 #2, r6
+  ldf.1 r7, #4
+  mul.1 r0, r7, r0
+  stf.1 #4, r0
+  stf.1 #5, r3
+)";
+
+std::size_t expectHoistedOpsMatch(bool perParticleDt) {
+  Result<Program> assembled = assemble(kHoistedOps);
+  EXPECT_TRUE(assembled.ok()) << assembled.status().toString();
+  if (!assembled.ok()) return 0;
+  Result<VerifiedProgram> verified = verify(*assembled);
+  EXPECT_TRUE(verified.ok()) << verified.status().toString();
+  if (!verified.ok()) return 0;
+  const PreparedProgram prepared = PreparedProgram::prepare(*verified);
+  const std::uint32_t words = assembled->particleWords;
+  constexpr std::uint32_t kCount = 2 * kBatchLanes + 452;
+  std::mt19937 rng(314);
+  std::vector<std::vector<float>> soa(words, std::vector<float>(kCount, 0.0f));
+  for (auto& word : soa)
+    for (float& v : word)
+      v = randomInput(rng);
+  std::vector<float> dt(kCount);
+  for (float& v : dt)
+    v = randomInput(rng);
+  std::vector<float*> streams;
+  for (auto& word : soa)
+    streams.push_back(word.data());
+  VmContext vc;
+  vc.builtins[static_cast<std::size_t>(Builtin::Dt)] = {0.0625f, 0.0f, 0.0f, 0.0f};
+  if (perParticleDt) vc.laneBuiltins[static_cast<std::size_t>(Builtin::Dt)][0] = dt.data();
+  std::vector<std::vector<float>> aos(kCount, std::vector<float>(words));
+  for (std::uint32_t i = 0; i < kCount; ++i)
+    for (std::uint32_t w = 0; w < words; ++w)
+      aos[i][w] = soa[w][i];
+  std::vector<std::uint8_t> killed(kCount, 0);
+  Result<BatchVm> vm = BatchVm::create();
+  EXPECT_TRUE(vm.ok());
+  vm->run(prepared, Section::Update, streams, 0, kCount, vc, killed);
+  for (std::uint32_t i = 0; i < kCount; ++i) {
+    ReferenceContext rc;
+    rc.builtins = vc.builtins;
+    if (perParticleDt) rc.builtins[static_cast<std::size_t>(Builtin::Dt)][0] = dt[i];
+    runReference(*verified, Section::Update, aos[i], rc);
+    for (std::uint32_t w = 0; w < words; ++w) {
+      if (std::isnan(soa[w][i]) && std::isnan(aos[i][w])) continue;
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(soa[w][i]), std::bit_cast<std::uint32_t>(aos[i][w]))
+          << "particle " << i << " word " << w << ": vm " << soa[w][i] << " reference "
+          << aos[i][w];
+      if (std::bit_cast<std::uint32_t>(soa[w][i]) != std::bit_cast<std::uint32_t>(aos[i][w]))
+        return 0;
+    }
+  }
+  return 1;
+}
+
+TEST(VmParity, RunInvariantValuesSurviveTheBatchesOnEverySimdTarget) {
+  std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  for (const std::int64_t target : targets) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    EXPECT_EQ(expectHoistedOpsMatch(false), 1u);
+    EXPECT_EQ(expectHoistedOpsMatch(true), 1u);
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  EXPECT_FALSE(targets.empty());
+}
+
+// Which ops of kHoistedOps are computed once a run: the loads and the chain on them (unless dt
+// is per particle), not the ops that read a particle's words.
+TEST(VmParity, RunInvariantOpsAreTheOnesWhoseInputsEveryParticleShares) {
+  Result<Program> assembled = assemble(kHoistedOps);
+  ASSERT_TRUE(assembled.ok()) << assembled.status().toString();
+  Result<VerifiedProgram> verified = verify(*assembled);
+  ASSERT_TRUE(verified.ok()) << verified.status().toString();
+  const PreparedProgram prepared = PreparedProgram::prepare(*verified);
+  std::vector<std::uint32_t> marks;
+  for (const PreparedProgram::Op& op : prepared.section(Section::Update)) {
+    if (op.op != Opcode::StoreField) marks.push_back(op.hoistUnless);
+  }
+  constexpr std::uint32_t kDt = 1u << static_cast<std::uint32_t>(Builtin::Dt);
+  constexpr std::uint32_t kVaries = PreparedProgram::kVaries;
+  // ldb, ldc, mul, add, ldf, add, mov, add, mul.2, add.2, ldf, mul
+  EXPECT_EQ(marks, (std::vector<std::uint32_t>{kDt, 0, kDt, kDt, kVaries, kVaries, kVaries, kVaries,
+                                               kDt, kVaries, kVaries, kVaries}));
+  EXPECT_EQ(prepared.rowsNeeded(), 8u + 4u + 1u + 7u);  // registers, scratch, 1.5, hoisted rows
+}
+
 // A newborn's words that INIT loads before storing, or never stores, are the ones a caller must
 // zero; the others INIT overwrites whatever they held.
 TEST(VmPrepare, InitZeroWordsAreTheOnesInitCanSee) {

@@ -65,6 +65,10 @@ class PreparedProgram {
     /// as the builtins in this mask (bit b: builtin b) are not per-particle in the run: it is
     /// computed for one vector and broadcast. kVaries: it reads per-particle values.
     std::uint32_t uniformUnless = kVaries;
+    /// The op's value is the same for every particle of a run as long as the builtins in this
+    /// mask are not per-particle in it, and it sits in rows of its own (no other op writes them):
+    /// the VM computes it in a run's first batch only. kVaries: every batch.
+    std::uint32_t hoistUnless = kVaries;
   };
   static constexpr std::uint32_t kVaries = 0xFFFFFFFFu;
 
@@ -72,12 +76,17 @@ class PreparedProgram {
     return s == bytecode::Section::Init ? init_ : update_;
   }
   std::uint32_t registerCount() const { return registerCount_; }
-  /// Register rows the VM needs: the program's registers, 4 scratch rows, one per immediate.
+  /// Register rows the VM needs: the program's registers, 4 scratch rows, one per immediate,
+  /// then the rows of run-invariant values (Op::hoistUnless).
   std::uint32_t rowsNeeded() const {
-    return registerCount_ + 4 + static_cast<std::uint32_t>(immediates_.size());
+    return registerCount_ + 4 + static_cast<std::uint32_t>(immediates_.size()) + hoistedRows_;
   }
   /// Distinct immediates (bit patterns), each given a row of its own.
   const std::vector<std::uint32_t>& immediates() const { return immediates_; }
+  /// The immediates (indices into immediates()) a section reads.
+  const std::vector<std::uint32_t>& sectionImmediates(bytecode::Section s) const {
+    return sectionImmediates_[s == bytecode::Section::Init ? 0 : 1];
+  }
   std::uint32_t particleWords() const { return particleWords_; }
   /// The particle words a newborn must hold zero when INIT runs (the program contract): those
   /// INIT loads before it stores them, or never stores. INIT has no branches and a STORE_FIELD
@@ -94,9 +103,11 @@ class PreparedProgram {
   std::vector<std::array<float, 4>> constants_;
   std::vector<float> constantLanes_;
   std::vector<std::uint32_t> immediates_;
+  std::array<std::vector<std::uint32_t>, 2> sectionImmediates_;  // INIT's, UPDATE's
   std::vector<std::uint32_t> initZeroWords_;
   std::uint32_t registerCount_ = 0;
   std::uint32_t particleWords_ = 0;
+  std::uint32_t hoistedRows_ = 0;
 };
 
 /// What a batch run reads besides the particle streams.
@@ -124,7 +135,8 @@ class BatchVm {
  public:
   /// A VM with `maxRows` register rows of kBatchLanes floats (programs need rowsNeeded();
   /// 512 rows is 2 MiB and fits any program the compiler makes today).
-  static Result<BatchVm> create(std::uint32_t maxRows = 512);
+  static Result<BatchVm> create(std::uint32_t maxRows = kDefaultRows);
+  static constexpr std::uint32_t kDefaultRows = 512;
 
   BatchVm(BatchVm&&) noexcept = default;
   BatchVm& operator=(BatchVm&&) noexcept = default;
