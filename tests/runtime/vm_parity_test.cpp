@@ -501,8 +501,12 @@ constexpr std::string_view kUniformOps = R"(.registers 24
   stf.4 #26, r12
 )";
 
-std::size_t expectUniformOpsMatch(bool perParticlePosition) {
-  Result<Program> assembled = assemble(kUniformOps);
+// Runs `text`'s `section` in the VM over the particles of `soa` (word by word) with `vc`, and in
+// the reference particle by particle, each per-particle builtin of `vc` giving that particle's
+// value; compares every word bit for bit. Returns 1 when every word matches.
+std::size_t expectRunMatchesReference(std::string_view text, Section section,
+                                      std::vector<std::vector<float>> soa, const VmContext& vc) {
+  Result<Program> assembled = assemble(text);
   EXPECT_TRUE(assembled.ok()) << assembled.status().toString();
   if (!assembled.ok()) return 0;
   Result<VerifiedProgram> verified = verify(*assembled);
@@ -510,42 +514,27 @@ std::size_t expectUniformOpsMatch(bool perParticlePosition) {
   if (!verified.ok()) return 0;
   const PreparedProgram prepared = PreparedProgram::prepare(*verified);
   const std::uint32_t words = assembled->particleWords;
-  constexpr std::uint32_t kCount = 300;
-  std::mt19937 rng(271);
-  std::vector<std::vector<float>> soa(words, std::vector<float>(kCount, 0.0f));
-  for (std::uint32_t w = 26; w < 30; ++w)
-    for (float& v : soa[w])
-      v = randomInput(rng);
-  std::vector<std::vector<float>> position(3, std::vector<float>(kCount));
-  for (auto& lane : position)
-    for (float& v : lane)
-      v = randomInput(rng);
+  EXPECT_EQ(soa.size(), words);
+  if (soa.size() != words) return 0;
+  const auto count = static_cast<std::uint32_t>(soa[0].size());
   std::vector<float*> streams;
   for (auto& word : soa)
     streams.push_back(word.data());
-  VmContext vc;
-  vc.builtins[static_cast<std::size_t>(Builtin::EmitterRotation)] = {0.3f, -0.0f, 1.5f, 0.7f};
-  vc.builtins[static_cast<std::size_t>(Builtin::EmitterPosition)] = {1.0f, -2.0f, 0.5f, 0.0f};
-  if (perParticlePosition) {
-    for (std::uint32_t c = 0; c < 3; ++c)
-      vc.laneBuiltins[static_cast<std::size_t>(Builtin::EmitterPosition)][c] = position[c].data();
-  }
-  std::vector<std::vector<float>> aos(kCount, std::vector<float>(words));
-  for (std::uint32_t i = 0; i < kCount; ++i)
+  std::vector<std::vector<float>> aos(count, std::vector<float>(words));
+  for (std::uint32_t i = 0; i < count; ++i)
     for (std::uint32_t w = 0; w < words; ++w)
       aos[i][w] = soa[w][i];
-  std::vector<std::uint8_t> killed(kCount, 0);
+  std::vector<std::uint8_t> killed(count, 0);
   Result<BatchVm> vm = BatchVm::create();
   EXPECT_TRUE(vm.ok());
-  vm->run(prepared, Section::Init, streams, 0, kCount, vc, killed);
-  for (std::uint32_t i = 0; i < kCount; ++i) {
+  vm->run(prepared, section, streams, 0, count, vc, killed);
+  for (std::uint32_t i = 0; i < count; ++i) {
     ReferenceContext rc;
     rc.builtins = vc.builtins;
-    if (perParticlePosition) {
-      for (std::uint32_t c = 0; c < 3; ++c)
-        rc.builtins[static_cast<std::size_t>(Builtin::EmitterPosition)][c] = position[c][i];
-    }
-    runReference(*verified, Section::Init, aos[i], rc);
+    for (std::size_t b = 0; b < kBuiltinCount; ++b)
+      for (std::size_t c = 0; c < 4; ++c)
+        if (vc.laneBuiltins[b][c] != nullptr) rc.builtins[b][c] = vc.laneBuiltins[b][c][i];
+    runReference(*verified, section, aos[i], rc);
     for (std::uint32_t w = 0; w < words; ++w) {
       if (std::isnan(soa[w][i]) && std::isnan(aos[i][w])) continue;
       EXPECT_EQ(std::bit_cast<std::uint32_t>(soa[w][i]), std::bit_cast<std::uint32_t>(aos[i][w]))
@@ -556,6 +545,27 @@ std::size_t expectUniformOpsMatch(bool perParticlePosition) {
     }
   }
   return 1;
+}
+
+std::size_t expectUniformOpsMatch(bool perParticlePosition) {
+  constexpr std::uint32_t kCount = 300;
+  std::mt19937 rng(271);
+  std::vector<std::vector<float>> soa(30, std::vector<float>(kCount, 0.0f));
+  for (std::uint32_t w = 26; w < 30; ++w)
+    for (float& v : soa[w])
+      v = randomInput(rng);
+  std::vector<std::vector<float>> position(3, std::vector<float>(kCount));
+  for (auto& lane : position)
+    for (float& v : lane)
+      v = randomInput(rng);
+  VmContext vc;
+  vc.builtins[static_cast<std::size_t>(Builtin::EmitterRotation)] = {0.3f, -0.0f, 1.5f, 0.7f};
+  vc.builtins[static_cast<std::size_t>(Builtin::EmitterPosition)] = {1.0f, -2.0f, 0.5f, 0.0f};
+  if (perParticlePosition) {
+    for (std::uint32_t c = 0; c < 3; ++c)
+      vc.laneBuiltins[static_cast<std::size_t>(Builtin::EmitterPosition)][c] = position[c].data();
+  }
+  return expectRunMatchesReference(kUniformOps, Section::Init, std::move(soa), vc);
 }
 
 TEST(VmParity, UniformQuaternionOpsMatchOnEverySimdTarget) {
@@ -617,52 +627,19 @@ constexpr std::string_view kHoistedOps = R"(.registers 8
 )";
 
 std::size_t expectHoistedOpsMatch(bool perParticleDt) {
-  Result<Program> assembled = assemble(kHoistedOps);
-  EXPECT_TRUE(assembled.ok()) << assembled.status().toString();
-  if (!assembled.ok()) return 0;
-  Result<VerifiedProgram> verified = verify(*assembled);
-  EXPECT_TRUE(verified.ok()) << verified.status().toString();
-  if (!verified.ok()) return 0;
-  const PreparedProgram prepared = PreparedProgram::prepare(*verified);
-  const std::uint32_t words = assembled->particleWords;
   constexpr std::uint32_t kCount = 2 * kBatchLanes + 452;
   std::mt19937 rng(314);
-  std::vector<std::vector<float>> soa(words, std::vector<float>(kCount, 0.0f));
+  std::vector<std::vector<float>> soa(6, std::vector<float>(kCount, 0.0f));
   for (auto& word : soa)
     for (float& v : word)
       v = randomInput(rng);
   std::vector<float> dt(kCount);
   for (float& v : dt)
     v = randomInput(rng);
-  std::vector<float*> streams;
-  for (auto& word : soa)
-    streams.push_back(word.data());
   VmContext vc;
   vc.builtins[static_cast<std::size_t>(Builtin::Dt)] = {0.0625f, 0.0f, 0.0f, 0.0f};
   if (perParticleDt) vc.laneBuiltins[static_cast<std::size_t>(Builtin::Dt)][0] = dt.data();
-  std::vector<std::vector<float>> aos(kCount, std::vector<float>(words));
-  for (std::uint32_t i = 0; i < kCount; ++i)
-    for (std::uint32_t w = 0; w < words; ++w)
-      aos[i][w] = soa[w][i];
-  std::vector<std::uint8_t> killed(kCount, 0);
-  Result<BatchVm> vm = BatchVm::create();
-  EXPECT_TRUE(vm.ok());
-  vm->run(prepared, Section::Update, streams, 0, kCount, vc, killed);
-  for (std::uint32_t i = 0; i < kCount; ++i) {
-    ReferenceContext rc;
-    rc.builtins = vc.builtins;
-    if (perParticleDt) rc.builtins[static_cast<std::size_t>(Builtin::Dt)][0] = dt[i];
-    runReference(*verified, Section::Update, aos[i], rc);
-    for (std::uint32_t w = 0; w < words; ++w) {
-      if (std::isnan(soa[w][i]) && std::isnan(aos[i][w])) continue;
-      EXPECT_EQ(std::bit_cast<std::uint32_t>(soa[w][i]), std::bit_cast<std::uint32_t>(aos[i][w]))
-          << "particle " << i << " word " << w << ": vm " << soa[w][i] << " reference "
-          << aos[i][w];
-      if (std::bit_cast<std::uint32_t>(soa[w][i]) != std::bit_cast<std::uint32_t>(aos[i][w]))
-        return 0;
-    }
-  }
-  return 1;
+  return expectRunMatchesReference(kHoistedOps, Section::Update, std::move(soa), vc);
 }
 
 TEST(VmParity, RunInvariantValuesSurviveTheBatchesOnEverySimdTarget) {
