@@ -1400,17 +1400,13 @@ void ParticleWorld::Impl::compact(EmitterRow& r) {
       stream[to] = stream[from];
     r.ids[to] = r.ids[from];
   };
-  // Blocked scan: skip runs of eight survivors at a time.
+  // The VM sets a flag to 1: memchr skips runs of survivors a vector at a time.
   const auto nextKilled = [&](std::uint32_t i, std::uint32_t end) {
-    while (i + 8 <= end) {
-      std::uint64_t block;
-      std::memcpy(&block, killed + i, 8);
-      if (block != 0) break;
-      i += 8;
-    }
-    while (i < end && killed[i] == 0)
-      ++i;
-    return i;
+    if (i >= end) return end;
+    const void* at = std::memchr(killed + i, 1, end - i);
+    return at == nullptr
+               ? end
+               : static_cast<std::uint32_t>(static_cast<const std::uint8_t*>(at) - killed);
   };
   const bool ordered = r.desc->render.mode == bytecode::RenderMode::LinkedChain ||
                        r.desc->render.mode == bytecode::RenderMode::Beam;
