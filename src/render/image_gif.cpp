@@ -30,10 +30,34 @@ struct ColorCount {
 
 // The weighted histogram of the opaque colours of all frames, sorted by packed RGB. Each frame is
 // sorted on its own and merged, so memory stays at one frame plus the distinct colours.
+// Sorts packed 24-bit colours ascending: two passes of a 12-bit LSD radix sort through `scratch`.
+// O(n + 2^12) a pass.
+void sortColors(std::vector<std::uint32_t>& colors, std::vector<std::uint32_t>& scratch) {
+  constexpr std::uint32_t kBits = 12;
+  constexpr std::uint32_t kBins = 1u << kBits;
+  scratch.resize(colors.size());
+  std::vector<std::uint32_t>* from = &colors;
+  std::vector<std::uint32_t>* to = &scratch;
+  std::array<std::uint32_t, kBins> start{};
+  for (std::uint32_t shift = 0; shift < 24; shift += kBits) {
+    start.fill(0);
+    for (const std::uint32_t c : *from)
+      ++start[(c >> shift) & (kBins - 1)];
+    std::uint32_t sum = 0;
+    for (std::uint32_t& s : start)
+      sum += std::exchange(s, sum);
+    for (const std::uint32_t c : *from)
+      (*to)[start[(c >> shift) & (kBins - 1)]++] = c;
+    std::swap(from, to);
+  }
+  // Two passes: the sorted colours are back in `colors`.
+}
+
 std::vector<ColorCount> histogram(std::span<const Image> frames, bool& anyTransparent) {
   std::vector<ColorCount> total;
   std::vector<ColorCount> merged;
   std::vector<std::uint32_t> colors;
+  std::vector<std::uint32_t> scratch;
   std::vector<ColorCount> frameCounts;
   anyTransparent = false;
   for (const Image& frame : frames) {
@@ -46,7 +70,7 @@ std::vector<ColorCount> histogram(std::span<const Image> frames, bool& anyTransp
         colors.push_back(packRgb(px[i], px[i + 1], px[i + 2]));
       }
     }
-    std::sort(colors.begin(), colors.end());
+    sortColors(colors, scratch);
     frameCounts.clear();
     for (const std::uint32_t c : colors) {
       if (!frameCounts.empty() && frameCounts.back().rgb == c) {
@@ -77,6 +101,9 @@ std::vector<ColorCount> histogram(std::span<const Image> frames, bool& anyTransp
 struct Box {
   std::size_t begin = 0;
   std::size_t end = 0;
+  std::uint32_t range = 0;   // of the widest channel
+  std::size_t channel = 0;   // the widest (the first of equals)
+  std::uint64_t weight = 0;  // pixels
 };
 
 // Heckbert's median cut over `colors` (reordered in place): split the box with the widest channel
@@ -84,49 +111,38 @@ struct Box {
 // `capacity` boxes or every box holds one colour. Each entry is the rounded weighted mean of its
 // box.
 std::vector<Rgba8> medianCut(std::vector<ColorCount>& colors, std::size_t capacity) {
-  std::vector<Box> boxes{{0, colors.size()}};
-  const auto extent = [&](const Box& box, std::size_t& widest) {
+  // A box of colours [begin, end) with its widest channel's range and its weight, measured once.
+  const auto makeBox = [&](std::size_t begin, std::size_t end) {
     std::array<std::uint32_t, 3> lo{255, 255, 255};
     std::array<std::uint32_t, 3> hi{0, 0, 0};
-    for (std::size_t i = box.begin; i < box.end; ++i) {
+    Box box{begin, end};
+    for (std::size_t i = begin; i < end; ++i) {
       for (std::size_t c = 0; c < 3; ++c) {
         const std::uint32_t v = channelOf(colors[i].rgb, c);
         lo[c] = std::min(lo[c], v);
         hi[c] = std::max(hi[c], v);
       }
+      box.weight += colors[i].count;
     }
-    widest = 0;
     for (std::size_t c = 1; c < 3; ++c) {
-      if (hi[c] - lo[c] > hi[widest] - lo[widest]) widest = c;
+      if (hi[c] - lo[c] > hi[box.channel] - lo[box.channel]) box.channel = c;
     }
-    return hi[widest] - lo[widest];
+    box.range = hi[box.channel] - lo[box.channel];
+    return box;
   };
-  const auto weight = [&](const Box& box) {
-    std::uint64_t w = 0;
-    for (std::size_t i = box.begin; i < box.end; ++i)
-      w += colors[i].count;
-    return w;
-  };
+  std::vector<Box> boxes{makeBox(0, colors.size())};
   while (boxes.size() < capacity) {
     std::size_t best = boxes.size();
-    std::uint32_t bestRange = 0;
-    std::uint64_t bestWeight = 0;
-    std::size_t bestChannel = 0;
     for (std::size_t i = 0; i < boxes.size(); ++i) {
       if (boxes[i].end - boxes[i].begin < 2) continue;
-      std::size_t channel = 0;
-      const std::uint32_t range = extent(boxes[i], channel);
-      const std::uint64_t w = weight(boxes[i]);
-      if (best == boxes.size() || range > bestRange || (range == bestRange && w > bestWeight)) {
+      if (best == boxes.size() || boxes[i].range > boxes[best].range ||
+          (boxes[i].range == boxes[best].range && boxes[i].weight > boxes[best].weight))
         best = i;
-        bestRange = range;
-        bestWeight = w;
-        bestChannel = channel;
-      }
     }
     if (best == boxes.size()) break;
     const Box box = boxes[best];
-    const std::size_t channel = bestChannel;
+    const std::size_t channel = box.channel;
+    const std::uint64_t bestWeight = box.weight;
     std::sort(colors.begin() + static_cast<std::ptrdiff_t>(box.begin),
               colors.begin() + static_cast<std::ptrdiff_t>(box.end),
               [channel](const ColorCount& x, const ColorCount& y) {
@@ -141,8 +157,8 @@ std::vector<Rgba8> medianCut(std::vector<ColorCount>& colors, std::size_t capaci
       split = i + 1;
       if (below * 2 >= bestWeight) break;
     }
-    boxes[best] = {box.begin, split};
-    boxes.push_back({split, box.end});
+    boxes[best] = makeBox(box.begin, split);
+    boxes.push_back(makeBox(split, box.end));
   }
   std::vector<Rgba8> palette;
   palette.reserve(boxes.size());
@@ -167,11 +183,20 @@ std::vector<Rgba8> medianCut(std::vector<ColorCount>& colors, std::size_t capaci
 class ColorMapper {
  public:
   ColorMapper(const std::vector<Rgba8>& palette, std::size_t opaqueCount, bool exact)
-      : palette_(palette), opaqueCount_(opaqueCount), exact_(exact) {
+      : opaqueCount_(opaqueCount), exact_(exact) {
     if (exact_) {
       for (std::size_t i = 0; i < opaqueCount_; ++i) {
-        sorted_.push_back(packRgb(palette_[i].r, palette_[i].g, palette_[i].b));
+        sorted_.push_back(packRgb(palette[i].r, palette[i].g, palette[i].b));
       }
+    }
+    // The opaque entries' channels as floats, four entries a vector; padding entries lie far
+    // outside the RGB cube, so they are never the nearest.
+    const std::size_t vectors = (opaqueCount_ + 3) / 4;
+    channels_.assign(vectors * 3, F4{} + 1e6f);
+    for (std::size_t i = 0; i < opaqueCount_; ++i) {
+      channels_[(i / 4) * 3][i % 4] = palette[i].r;
+      channels_[(i / 4) * 3 + 1][i % 4] = palette[i].g;
+      channels_[(i / 4) * 3 + 2][i % 4] = palette[i].b;
     }
   }
 
@@ -190,28 +215,53 @@ class ColorMapper {
     }
     const std::uint64_t bit = std::uint64_t{1} << (rgb & 63u);
     if ((known_[rgb >> 6] & bit) != 0) return cache_[rgb];
-    std::size_t best = 0;
-    std::int64_t bestDistance = -1;
-    for (std::size_t i = 0; i < opaqueCount_; ++i) {
-      const std::int64_t dr = std::int64_t{palette_[i].r} - r;
-      const std::int64_t dg = std::int64_t{palette_[i].g} - g;
-      const std::int64_t db = std::int64_t{palette_[i].b} - b;
-      const std::int64_t d = dr * dr + dg * dg + db * db;
-      if (bestDistance < 0 || d < bestDistance) {
-        best = i;
-        bestDistance = d;
-      }
-    }
+    const std::uint32_t best = nearest(r, g, b);
     known_[rgb >> 6] |= bit;
     cache_[rgb] = static_cast<std::uint8_t>(best);
     return static_cast<std::uint8_t>(best);
   }
 
  private:
-  const std::vector<Rgba8>& palette_;
+  using F4 = float __attribute__((vector_size(16)));
+  using I4 = std::int32_t __attribute__((vector_size(16)));
+
+  // The opaque entry nearest to (r, g, b) by squared distance, the lowest index on ties. The
+  // distances are integers below 2^18, exact in float: each lane keeps its first smallest, then
+  // the lanes compare by distance and index. O(entries), four entries a step.
+  std::uint32_t nearest(std::uint32_t r, std::uint32_t g, std::uint32_t b) const {
+    if (opaqueCount_ == 0) return 0;
+    const F4 fr = F4{} + static_cast<float>(r);
+    const F4 fg = F4{} + static_cast<float>(g);
+    const F4 fb = F4{} + static_cast<float>(b);
+    F4 bestDistance = F4{} + 1e30f;
+    I4 bestIndex{};
+    I4 index{0, 1, 2, 3};
+    for (std::size_t v = 0; v < channels_.size(); v += 3) {
+      const F4 dr = channels_[v] - fr;
+      const F4 dg = channels_[v + 1] - fg;
+      const F4 db = channels_[v + 2] - fb;
+      const F4 d = dr * dr + dg * dg + db * db;
+      const I4 closer = d < bestDistance;
+      bestDistance = closer ? d : bestDistance;
+      bestIndex = closer ? index : bestIndex;
+      index += 4;
+    }
+    std::uint32_t best = static_cast<std::uint32_t>(bestIndex[0]);
+    float distance = bestDistance[0];
+    for (int k = 1; k < 4; ++k) {
+      const auto i = static_cast<std::uint32_t>(bestIndex[k]);
+      if (bestDistance[k] < distance || (bestDistance[k] == distance && i < best)) {
+        best = i;
+        distance = bestDistance[k];
+      }
+    }
+    return best;
+  }
+
   std::size_t opaqueCount_;
   bool exact_;
   std::vector<std::uint32_t> sorted_;
+  std::vector<F4> channels_;  // per four entries: r, g, b
   std::vector<std::uint8_t> cache_;
   std::vector<std::uint64_t> known_;
 };

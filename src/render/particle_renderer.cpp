@@ -28,6 +28,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace mote::render {
@@ -42,6 +43,105 @@ float linearToSrgb(float c) noexcept {
 }
 
 namespace {
+
+// The ground grid's arithmetic on one pixel (T = float) or four (T = F4), the same IEEE
+// operations in the same order either way, so both give the same bits (F4: facing_kernel.h).
+using I4 = std::int32_t __attribute__((vector_size(16)));
+
+float laneAbs(float x) {
+  return std::fabs(x);
+}
+F4 laneAbs(F4 x) {
+  return std::bit_cast<F4>(std::bit_cast<I4>(x) & 0x7FFFFFFF);
+}
+float laneSqrt(float x) {
+  return std::sqrt(x);
+}
+F4 laneSqrt(F4 x) {
+#if defined(__SSE__)
+  return __builtin_ia32_sqrtps(x);  // IEEE square root, as std::sqrt
+#else
+  for (int k = 0; k < 4; ++k)
+    x[k] = std::sqrt(x[k]);
+  return x;
+#endif
+}
+
+// std::round (half away from zero) without the C library's call, exact for every float (checked
+// against std::round for all 2^32): below 2^23 the truncation and x − trunc(x) are exact; from
+// there on every float is an integer.
+template <class T>
+T roundHalfAway(T x) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (!(std::fabs(x) < 8388608.0f)) return x;  // an integer, an infinity or NaN
+    const float t = static_cast<float>(static_cast<std::int32_t>(x));
+    const float r = std::fabs(x - t) >= 0.5f ? t + std::copysign(1.0f, x) : t;
+    return std::copysign(r, x);
+  } else {
+    const I4 sign = std::bit_cast<I4>(x) & static_cast<std::int32_t>(0x80000000u);
+    const F4 t = __builtin_convertvector(__builtin_convertvector(x, I4), F4);
+    const F4 one = std::bit_cast<F4>(std::bit_cast<I4>(F4{} + 1.0f) | sign);
+    const F4 r = laneAbs(x - t) >= 0.5f ? t + one : t;
+    const F4 signedR = std::bit_cast<F4>((std::bit_cast<I4>(r) & 0x7FFFFFFF) | sign);
+    return laneAbs(x) < 8388608.0f ? signedR : x;
+  }
+}
+
+// What the ground grid needs of a frame: the camera's frame and the background.
+struct GroundView {
+  glm::vec3 position;
+  glm::vec3 forward;
+  glm::vec3 right;
+  bool perspective = true;
+  float halfWidth = 0.0f;  // the camera's half extents (tan of the half field of view, or ortho)
+  std::array<float, 4> background{};
+};
+
+// The grid on y = 0 at pixels whose NDC x is `ndcX`, on a row whose up term (camera.up · ndcY ·
+// halfHeight) is `upTerm`: the view ray through each pixel centre, lines every metre. Returns
+// where the ray meets the ground in front of the eye; there `depth` is the ground point's view
+// depth and `rgb` the colour.
+template <class T>
+auto groundLanes(const GroundView& g, glm::vec3 upTerm, T ndcX, T& depth, std::array<T, 3>& rgb) {
+  const T s = ndcX * g.halfWidth;
+  // glm: right · s + upTerm, componentwise.
+  const T sx = g.right.x * s + upTerm.x;
+  const T sy = g.right.y * s + upTerm.y;
+  const T sz = g.right.z * s + upTerm.z;
+  const T zero = T{} + 0.0f;
+  const T ox = g.perspective ? zero + g.position.x : g.position.x + sx;
+  const T oy = g.perspective ? zero + g.position.y : g.position.y + sy;
+  const T oz = g.perspective ? zero + g.position.z : g.position.z + sz;
+  const T dx = g.perspective ? g.forward.x + sx : zero + g.forward.x;
+  const T dy = g.perspective ? g.forward.y + sy : zero + g.forward.y;
+  const T dz = g.perspective ? g.forward.z + sz : zero + g.forward.z;
+  const auto downward = dy < -1e-4f;
+  const T t = -oy / dy;
+  const auto hit = downward & (t > 0.0f);
+  // dir is forward plus a sideways part (perspective) or forward (orthographic): t is the
+  // ground point's view depth either way.
+  depth = t;
+  const T gx = ox + dx * t;
+  const T gz = oz + dz * t;
+  const T dist = t * laneSqrt(dx * dx + dy * dy + dz * dz);  // glm::length
+  // Line width grows with distance (a pixel's footprint), fading out far away. std::max(a, b)
+  // is a < b ? b : a; std::clamp(v, 0, 1) is v < 0 ? 0 : (1 < v ? 1 : v).
+  const T scaled = dist * 0.004f;
+  const T footprint = 0.02f < scaled ? scaled : zero + 0.02f;
+  const auto unit = [&](T v) {
+    const T low = v < 0.0f ? zero : v;
+    return 1.0f < v ? zero + 1.0f : low;
+  };
+  const T cx = unit(1.0f - laneAbs(gx - roundHalfAway(gx)) / footprint);
+  const T cz = unit(1.0f - laneAbs(gz - roundHalfAway(gz)) / footprint);
+  const T line = cx < cz ? cz : cx;
+  const T fade = unit(1.0f - dist / 40.0f);
+  const T base = 0.02f * fade;
+  const T ink = 0.035f * line * fade;
+  rgb = {g.background[0] + base + ink, g.background[1] + base + ink,
+         g.background[2] + base * 1.2f + ink};
+  return hit;
+}
 
 enum class Blend : std::uint8_t { Over, Additive, Cutout };
 
@@ -745,45 +845,57 @@ void ParticleRenderer::Impl::clearBand(std::uint32_t y0, std::uint32_t y1) {
   const std::uint32_t w = options.viewport.width;
   const std::array<float, 4> bg{options.background[0], options.background[1], options.background[2],
                                 1.0f};
+  GroundView g;
+  g.position = camera.position;
+  g.forward = camera.forward;
+  g.right = camera.right;
+  g.perspective = camera.projection == Projection::Perspective;
+  g.halfWidth = camera.halfWidthExtent();  // tan of the half field of view: once
+  g.background = bg;
+  const float halfHeight = camera.halfHeightExtent();
+  const float width = static_cast<float>(w);
   for (std::uint32_t y = y0; y < y1; ++y) {
     std::array<float, 4>* row = accum.data() + std::size_t{y} * w;
     std::fill(row, row + w, bg);
     if (!drawGround) continue;
     float* depthRow = sceneDepth.data() + std::size_t{y} * w;
     std::fill(depthRow, depthRow + w, std::numeric_limits<float>::infinity());
-    // A grid on y = 0: the view ray through each pixel centre, lines every metre.
-    for (std::uint32_t x = 0; x < w; ++x) {
-      const float ndcX = (static_cast<float>(x) + 0.5f) / static_cast<float>(w) * 2.0f - 1.0f;
-      const float ndcY = 1.0f - (static_cast<float>(y) + 0.5f) /
-                                    static_cast<float>(options.viewport.height) * 2.0f;
-      glm::vec3 origin = camera.position;
-      glm::vec3 dir = camera.forward;
-      if (camera.projection == Projection::Perspective) {
-        dir += camera.right * (ndcX * camera.halfWidthExtent()) +
-               camera.up * (ndcY * camera.halfHeightExtent());
-      } else {
-        origin += camera.right * (ndcX * camera.halfWidthExtent()) +
-                  camera.up * (ndcY * camera.halfHeightExtent());
+    const float ndcY =
+        1.0f - (static_cast<float>(y) + 0.5f) / static_cast<float>(options.viewport.height) * 2.0f;
+    const glm::vec3 upTerm = camera.up * (ndcY * halfHeight);
+    std::uint32_t x = 0;
+    for (; x + 4 <= w; x += 4) {  // four pixels a step
+      const F4 xs = F4{0.0f, 1.0f, 2.0f, 3.0f} + static_cast<float>(x);
+      F4 depth;
+      std::array<F4, 3> rgb;
+      const I4 hit = groundLanes(g, upTerm, (xs + 0.5f) / width * 2.0f - 1.0f, depth, rgb);
+      if ((hit[0] & hit[1] & hit[2] & hit[3]) != 0) {  // all four: the pixels by a transpose
+        const F4 one = F4{} + 1.0f;
+        const F4 rg01 = __builtin_shufflevector(rgb[0], rgb[1], 0, 4, 1, 5);
+        const F4 rg23 = __builtin_shufflevector(rgb[0], rgb[1], 2, 6, 3, 7);
+        const F4 b01 = __builtin_shufflevector(rgb[2], one, 0, 4, 1, 5);
+        const F4 b23 = __builtin_shufflevector(rgb[2], one, 2, 6, 3, 7);
+        const std::array<F4, 4> pixels{__builtin_shufflevector(rg01, b01, 0, 1, 4, 5),
+                                       __builtin_shufflevector(rg01, b01, 2, 3, 6, 7),
+                                       __builtin_shufflevector(rg23, b23, 0, 1, 4, 5),
+                                       __builtin_shufflevector(rg23, b23, 2, 3, 6, 7)};
+        std::memcpy(row + x, pixels.data(), sizeof pixels);
+        std::memcpy(depthRow + x, &depth, sizeof depth);
+        continue;
       }
-      if (!(dir.y < -1e-4f)) continue;
-      const float t = -origin.y / dir.y;
-      if (!(t > 0.0f)) continue;
-      // dir is forward plus a sideways part (perspective) or forward (orthographic): t is the
-      // ground point's view depth either way.
-      depthRow[x] = t;
-      const float gx = origin.x + dir.x * t;
-      const float gz = origin.z + dir.z * t;
-      const float dist = t * glm::length(dir);
-      // Line width grows with distance (a pixel's footprint), fading out far away.
-      const float footprint = std::max(0.02f, dist * 0.004f);
-      const float lx = std::abs(gx - std::round(gx));
-      const float lz = std::abs(gz - std::round(gz));
-      const float line = std::max(std::clamp(1.0f - lx / footprint, 0.0f, 1.0f),
-                                  std::clamp(1.0f - lz / footprint, 0.0f, 1.0f));
-      const float fade = std::clamp(1.0f - dist / 40.0f, 0.0f, 1.0f);
-      const float base = 0.02f * fade;
-      const float ink = 0.035f * line * fade;
-      row[x] = {bg[0] + base + ink, bg[1] + base + ink, bg[2] + base * 1.2f + ink, 1.0f};
+      for (std::uint32_t k = 0; k < 4; ++k) {
+        if (hit[k] == 0) continue;
+        depthRow[x + k] = depth[k];
+        row[x + k] = {rgb[0][k], rgb[1][k], rgb[2][k], 1.0f};
+      }
+    }
+    for (; x < w; ++x) {
+      float depth;
+      std::array<float, 3> rgb;
+      if (!groundLanes(g, upTerm, (static_cast<float>(x) + 0.5f) / width * 2.0f - 1.0f, depth, rgb))
+        continue;
+      depthRow[x] = depth;
+      row[x] = {rgb[0], rgb[1], rgb[2], 1.0f};
     }
   }
 }
@@ -928,7 +1040,6 @@ Status ParticleRenderer::Impl::finish(Image& out) {
   // Resolve: linear [0, 1] (a NaN from a bad particle colour counts as 0) → the sRGB table.
   const float lutScale = static_cast<float>(srgbLut.size() - 1);
   std::uint8_t* px = out.pixels().data();
-  using I4 = std::int32_t __attribute__((vector_size(16)));
   const F4 one{1.0f, 1.0f, 1.0f, 1.0f};
   for (const std::array<float, 4>& pixel : accum) {
     // Lane-wise: c > 0 ? (c < 1 ? c : 1) : 0, then the table index c · scale + 0.5, truncated.
