@@ -281,6 +281,8 @@ void quantizeFrame(const Image& frame, ColorMapper& mapper, const std::vector<Rg
     current.assign((std::size_t{width} + 2) * 3, 0);
     next.assign((std::size_t{width} + 2) * 3, 0);
   }
+  std::uint32_t lastRgb = 1u << 24;  // no colour
+  std::uint8_t lastIndex = 0;
   for (std::uint32_t y = 0; y < frame.height(); ++y) {
     const std::span<const std::uint8_t> row = frame.row(y);
     std::uint8_t* indices = out.data() + std::size_t{y} * width;
@@ -291,7 +293,13 @@ void quantizeFrame(const Image& frame, ColorMapper& mapper, const std::vector<Rg
         continue;
       }
       if (!dither) {
-        indices[x] = mapper.map(p[0], p[1], p[2]);
+        // Neighbours often share a colour (a plain background): the last answer first.
+        const std::uint32_t rgb = packRgb(p[0], p[1], p[2]);
+        if (rgb != lastRgb) {
+          lastRgb = rgb;
+          lastIndex = mapper.map(p[0], p[1], p[2]);
+        }
+        indices[x] = lastIndex;
         continue;
       }
       std::array<std::int32_t, 3> v{};
