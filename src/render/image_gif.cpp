@@ -29,7 +29,8 @@ struct ColorCount {
 };
 
 // The weighted histogram of the opaque colours of all frames, sorted by packed RGB. Each frame is
-// sorted on its own and merged, so memory stays at one frame plus the distinct colours.
+// counted and sorted on its own and merged, so memory stays at a table twice a frame plus the
+// distinct colours.
 // Sorts packed 24-bit colours ascending: two passes of a 12-bit LSD radix sort through `scratch`.
 // O(n + 2^12) a pass.
 void sortColors(std::vector<std::uint32_t>& colors, std::vector<std::uint32_t>& scratch) {
@@ -53,32 +54,88 @@ void sortColors(std::vector<std::uint32_t>& colors, std::vector<std::uint32_t>& 
   // Two passes: the sorted colours are back in `colors`.
 }
 
+// Counts of the colours of one frame: open addressing on the packed colour, the table at least
+// twice the frame's pixels (so probes stay short); clear() empties the slots the frame used.
+class ColorTally {
+ public:
+  explicit ColorTally(std::size_t pixels) {
+    std::size_t size = 1024;
+    while (size < 2 * pixels)
+      size *= 2;
+    keys_.assign(size, kEmpty);
+    counts_.assign(size, 0);
+    mask_ = size - 1;
+  }
+  /// Adds `n` pixels of `rgb`; a colour new to the frame goes to the end of `distinct`.
+  void add(std::uint32_t rgb, std::uint64_t n, std::vector<std::uint32_t>& distinct) {
+    const std::size_t s = slot(rgb);
+    if (keys_[s] == kEmpty) {
+      keys_[s] = rgb;
+      used_.push_back(s);
+      distinct.push_back(rgb);
+    }
+    counts_[s] += n;
+  }
+  /// The pixels of `rgb` added since the last clear().
+  std::uint64_t count(std::uint32_t rgb) const { return counts_[slot(rgb)]; }
+  void clear() {
+    for (const std::size_t s : used_) {
+      keys_[s] = kEmpty;
+      counts_[s] = 0;
+    }
+    used_.clear();
+  }
+
+ private:
+  static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;  // not a 24-bit colour
+  // The colour's slot, or the empty slot where it would go (linear probing; nothing is removed
+  // but by clear(), so no probe chain is cut).
+  std::size_t slot(std::uint32_t rgb) const {
+    std::size_t s = (rgb * 2654435761u) & mask_;
+    while (keys_[s] != kEmpty && keys_[s] != rgb)
+      s = (s + 1) & mask_;
+    return s;
+  }
+  std::vector<std::uint32_t> keys_;
+  std::vector<std::uint64_t> counts_;
+  std::vector<std::size_t> used_;
+  std::size_t mask_ = 0;
+};
+
 std::vector<ColorCount> histogram(std::span<const Image> frames, bool& anyTransparent) {
   std::vector<ColorCount> total;
   std::vector<ColorCount> merged;
   std::vector<std::uint32_t> colors;
   std::vector<std::uint32_t> scratch;
   std::vector<ColorCount> frameCounts;
+  ColorTally tally(frames.empty() ? 0 : std::size_t{frames[0].width()} * frames[0].height());
   anyTransparent = false;
   for (const Image& frame : frames) {
     colors.clear();
     const std::span<const std::uint8_t> px = frame.pixels();
+    // Runs of one colour (a plain background) go to the tally as one count.
+    std::uint32_t run = 0;
+    std::uint64_t length = 0;
     for (std::size_t i = 0; i + 3 < px.size(); i += 4) {
       if (px[i + 3] < kAlphaThreshold) {
         anyTransparent = true;
-      } else {
-        colors.push_back(packRgb(px[i], px[i + 1], px[i + 2]));
+        continue;
       }
+      const std::uint32_t rgb = packRgb(px[i], px[i + 1], px[i + 2]);
+      if (length > 0 && rgb == run) {
+        ++length;
+        continue;
+      }
+      if (length > 0) tally.add(run, length, colors);
+      run = rgb;
+      length = 1;
     }
+    if (length > 0) tally.add(run, length, colors);
     sortColors(colors, scratch);
     frameCounts.clear();
-    for (const std::uint32_t c : colors) {
-      if (!frameCounts.empty() && frameCounts.back().rgb == c) {
-        ++frameCounts.back().count;
-      } else {
-        frameCounts.push_back({c, 1});
-      }
-    }
+    for (const std::uint32_t c : colors)
+      frameCounts.push_back({c, tally.count(c)});
+    tally.clear();
     merged.clear();
     std::size_t a = 0;
     std::size_t b = 0;
