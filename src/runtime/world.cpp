@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // ParticleWorld (docs/runtime.md). A tick is three phases: a serial one that schedules emission
-// and lays out the work (cheap: per emitter, not per particle, except writing the newborns' spawn
-// values), a parallel one that runs INIT and UPDATE over fixed chunks of particles, and a parallel
-// one over emitters that compacts kills and measures bounds. Every chunk writes only its own
-// particles, kill flags and spawn-request segment, so the result does not depend on which thread
-// ran which chunk.
+// and lays out the work (per emitter, not per particle: the newborns' spawn values are recorded
+// as runs), a parallel one that writes the newborns' spawn values, runs INIT and UPDATE and
+// measures the survivors' box over fixed chunks of particles, and a parallel one over emitters
+// that compacts kills and merges the boxes. Every chunk writes only its own particles, kill
+// flags, spawn values, spawn-request segment and box, so the result does not depend on which
+// thread ran which chunk.
 #include "bounds.h"
 
 #include <mote/bytecode/semantics.h>
