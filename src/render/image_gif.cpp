@@ -29,8 +29,7 @@ struct ColorCount {
 };
 
 // The weighted histogram of the opaque colours of all frames, sorted by packed RGB. Each frame is
-// counted and sorted on its own and merged, so memory stays at a table twice a frame plus the
-// distinct colours.
+// counted and sorted on its own and merged, so memory stays at a few times the distinct colours.
 // Sorts packed 24-bit colours ascending: two passes of a 12-bit LSD radix sort through `scratch`.
 // O(n + 2^12) a pass.
 void sortColors(std::vector<std::uint32_t>& colors, std::vector<std::uint32_t>& scratch) {
@@ -54,22 +53,20 @@ void sortColors(std::vector<std::uint32_t>& colors, std::vector<std::uint32_t>& 
   // Two passes: the sorted colours are back in `colors`.
 }
 
-// Counts of the colours of one frame: open addressing on the packed colour, the table at least
-// twice the frame's pixels (so probes stay short); clear() empties the slots the frame used.
+// Counts of the colours of one frame: open addressing on the packed colour, the table kept at
+// least twice the colours it holds (so probes stay short; it grows with the distinct colours, not
+// the pixels); clear() empties the slots the frame used and keeps the size.
 class ColorTally {
  public:
-  explicit ColorTally(std::size_t pixels) {
-    std::size_t size = 1024;
-    while (size < 2 * pixels)
-      size *= 2;
-    keys_.assign(size, kEmpty);
-    counts_.assign(size, 0);
-    mask_ = size - 1;
-  }
+  ColorTally() { resize(std::size_t{1} << 12); }
   /// Adds `n` pixels of `rgb`; a colour new to the frame goes to the end of `distinct`.
-  void add(std::uint32_t rgb, std::uint64_t n, std::vector<std::uint32_t>& distinct) {
-    const std::size_t s = slot(rgb);
+  void add(std::uint32_t rgb, std::uint32_t n, std::vector<std::uint32_t>& distinct) {
+    std::size_t s = slot(rgb);
     if (keys_[s] == kEmpty) {
+      if (2 * (used_.size() + 1) > keys_.size()) {
+        grow();
+        s = slot(rgb);
+      }
       keys_[s] = rgb;
       used_.push_back(s);
       distinct.push_back(rgb);
@@ -77,7 +74,7 @@ class ColorTally {
     counts_[s] += n;
   }
   /// The pixels of `rgb` added since the last clear().
-  std::uint64_t count(std::uint32_t rgb) const { return counts_[slot(rgb)]; }
+  std::uint32_t count(std::uint32_t rgb) const { return counts_[slot(rgb)]; }
   void clear() {
     for (const std::size_t s : used_) {
       keys_[s] = kEmpty;
@@ -96,8 +93,28 @@ class ColorTally {
       s = (s + 1) & mask_;
     return s;
   }
+  void resize(std::size_t size) {
+    keys_.assign(size, kEmpty);
+    counts_.assign(size, 0);
+    mask_ = size - 1;
+  }
+  // Twice the slots, the colours and counts put back (the frame's order in `distinct` is kept).
+  void grow() {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> held;
+    held.reserve(used_.size());
+    for (const std::size_t s : used_)
+      held.emplace_back(keys_[s], counts_[s]);
+    resize(2 * keys_.size());
+    used_.clear();
+    for (const auto& [rgb, n] : held) {
+      const std::size_t s = slot(rgb);
+      keys_[s] = rgb;
+      counts_[s] = n;
+      used_.push_back(s);
+    }
+  }
   std::vector<std::uint32_t> keys_;
-  std::vector<std::uint64_t> counts_;
+  std::vector<std::uint32_t> counts_;  // a frame holds under 2^32 pixels
   std::vector<std::size_t> used_;
   std::size_t mask_ = 0;
 };
@@ -108,14 +125,14 @@ std::vector<ColorCount> histogram(std::span<const Image> frames, bool& anyTransp
   std::vector<std::uint32_t> colors;
   std::vector<std::uint32_t> scratch;
   std::vector<ColorCount> frameCounts;
-  ColorTally tally(frames.empty() ? 0 : std::size_t{frames[0].width()} * frames[0].height());
+  ColorTally tally;
   anyTransparent = false;
   for (const Image& frame : frames) {
     colors.clear();
     const std::span<const std::uint8_t> px = frame.pixels();
     // Runs of one colour (a plain background) go to the tally as one count.
     std::uint32_t run = 0;
-    std::uint64_t length = 0;
+    std::uint32_t length = 0;
     for (std::size_t i = 0; i + 3 < px.size(); i += 4) {
       if (px[i + 3] < kAlphaThreshold) {
         anyTransparent = true;
