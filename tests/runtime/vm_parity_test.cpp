@@ -568,16 +568,25 @@ std::size_t expectUniformOpsMatch(bool perParticlePosition) {
   return expectRunMatchesReference(kUniformOps, Section::Init, std::move(soa), vc);
 }
 
-TEST(VmParity, UniformQuaternionOpsMatchOnEverySimdTarget) {
-  std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
+// Runs check() once with each SIMD target the build has and the CPU runs, then restores the
+// best one.
+template <class Check>
+void onEverySimdTarget(Check check) {
+  const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
   for (const std::int64_t target : targets) {
     SCOPED_TRACE(hwy::TargetName(target));
     hwy::SetSupportedTargetsForTest(target);
-    EXPECT_EQ(expectUniformOpsMatch(false), 1u);
-    EXPECT_EQ(expectUniformOpsMatch(true), 1u);
+    check();
   }
   hwy::SetSupportedTargetsForTest(0);
   EXPECT_FALSE(targets.empty());
+}
+
+TEST(VmParity, UniformQuaternionOpsMatchOnEverySimdTarget) {
+  onEverySimdTarget([] {
+    EXPECT_EQ(expectUniformOpsMatch(false), 1u);
+    EXPECT_EQ(expectUniformOpsMatch(true), 1u);
+  });
 }
 
 // The ops above are found uniform where they are, and only there.
@@ -643,15 +652,10 @@ std::size_t expectHoistedOpsMatch(bool perParticleDt) {
 }
 
 TEST(VmParity, RunInvariantValuesSurviveTheBatchesOnEverySimdTarget) {
-  std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
-  for (const std::int64_t target : targets) {
-    SCOPED_TRACE(hwy::TargetName(target));
-    hwy::SetSupportedTargetsForTest(target);
+  onEverySimdTarget([] {
     EXPECT_EQ(expectHoistedOpsMatch(false), 1u);
     EXPECT_EQ(expectHoistedOpsMatch(true), 1u);
-  }
-  hwy::SetSupportedTargetsForTest(0);
-  EXPECT_FALSE(targets.empty());
+  });
 }
 
 // Which ops of kHoistedOps are computed once a run: the loads and the chain on them (unless dt
