@@ -7,6 +7,7 @@
 // flags, spawn values, spawn-request segment and box, so the result does not depend on which
 // thread ran which chunk.
 #include "bounds.h"
+#include "spawn_times.h"
 
 #include <mote/bytecode/semantics.h>
 #include <mote/core/assert.h>
@@ -161,18 +162,7 @@ struct Binding {
   EffectHandle source;
 };
 
-// When a newborn of a spawn() call is born: `from` for every one, or along the rate's window,
-// from + scale · ((k + 1 − before) / amount) for the call's k-th newborn.
-struct BirthTimes {
-  double from = 0.0;
-  double scale = 0.0;
-  double before = 0.0;
-  double amount = 1.0;
-  bool constant = true;
-  double at(std::uint32_t k) const {
-    return constant ? from : from + scale * ((static_cast<double>(k) + 1.0 - before) / amount);
-  }
-};
+using runtime_detail::BirthTimes;
 
 // One spawn() call's newborns, [first, first + count) of the streams, whose spawn lanes and ids
 // the chunks holding them write (in parallel, the same per-particle formulas).
@@ -992,7 +982,7 @@ void ParticleWorld::Impl::step(std::span<const std::uint32_t> stepRowList, doubl
   }
 }
 
-// Births `count` particles, particle k at emitter time birth.at(k), in the window
+// Births `count` particles, particle k at emitter time birth(k) (BirthTimes), in the window
 // [windowStart, windowStart + span) that ends at this step's end (t0 + dt); those past the free
 // slots are dropped and counted. `position` null: the emitter's position, interpolated along this
 // step's path. The newborns' spawn lanes and ids are written by fillSpawnLanes, in runItem by the
@@ -1036,44 +1026,36 @@ void ParticleWorld::Impl::fillSpawnLanes(EmitterRow& r, const SpawnRun& run, std
                                          std::uint32_t end) {
   const std::uint32_t k0 = begin - run.first;
   const std::uint32_t n = end - begin;
-  const double stop = run.t0 + run.dt;
   float* const index = r.lane(kLaneSpawnIndex) + begin;
-  float* const fraction = r.lane(kLaneSpawnFraction) + begin;
-  float* const age = r.lane(kLaneEmitterAge) + begin;
-  float* const rest = r.lane(kLaneDt) + begin;
   const std::array<float*, 3> at{r.lane(kLanePositionX) + begin, r.lane(kLanePositionY) + begin,
                                  r.lane(kLanePositionZ) + begin};
   std::uint32_t* const ids = r.ids.data() + begin;
   const std::uint32_t firstIndex = run.index + k0;
   const std::uint32_t firstId = run.id + k0;
-  std::array<double, 3> from{};
-  std::array<double, 3> path{};
-  for (std::size_t c = 0; c < 3; ++c) {
-    from[c] = static_cast<double>(r.previous.position[c]);
-    path[c] = static_cast<double>(r.world.position[c] - r.previous.position[c]);
-  }
-  const double windowStart = run.windowStart;
-  const double span = run.span;
-  const double t0 = run.t0;
-  const double dt = run.dt;
-  // Without a catch-up the window is the step: the spawn fraction's quotient is the path's.
-  const bool windowIsStep = windowStart == t0 && span == dt;
   for (std::uint32_t k = 0; k < n; ++k) {
     index[k] = static_cast<float>(firstIndex + k);
     ids[k] = firstId + k;
   }
-  for (std::uint32_t k = 0; k < n; ++k) {
-    const double birth = std::clamp(run.birth.at(k0 + k), windowStart, stop);
-    const double along = span > 0.0 ? (birth - windowStart) / span : 1.0;
-    fraction[k] = span > 0.0 ? static_cast<float>(along) : 1.0f;
-    age[k] = static_cast<float>(birth);
-    rest[k] = static_cast<float>(stop - birth);
-    if (run.atPosition) continue;
-    const double f =
-        dt > 0.0 ? std::clamp(windowIsStep ? along : (birth - t0) / dt, 0.0, 1.0) : 1.0;
-    for (std::size_t c = 0; c < 3; ++c)
-      at[c][k] = static_cast<float>(from[c] + path[c] * f);
+  runtime_detail::SpawnTimes times;
+  times.birth = run.birth;
+  times.windowStart = run.windowStart;
+  times.span = run.span;
+  times.stop = run.t0 + run.dt;
+  times.t0 = run.t0;
+  times.dt = run.dt;
+  // Without a catch-up the window is the step: the spawn fraction's quotient is the path's.
+  times.windowIsStep = run.windowStart == run.t0 && run.span == run.dt;
+  for (std::size_t c = 0; c < 3; ++c) {
+    times.start[c] = static_cast<double>(r.previous.position[c]);
+    times.path[c] = static_cast<double>(r.world.position[c] - r.previous.position[c]);
   }
+  times.first = k0;  // the place in the run: any split writes the same bits
+  times.count = n;
+  times.fraction = r.lane(kLaneSpawnFraction) + begin;
+  times.age = r.lane(kLaneEmitterAge) + begin;
+  times.rest = r.lane(kLaneDt) + begin;
+  if (!run.atPosition) times.at = at;
+  runtime_detail::writeSpawnTimes(times);
   if (run.atPosition) {
     for (std::size_t c = 0; c < 3; ++c)
       std::fill_n(at[c], n, run.position[c]);

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+// writeSpawnTimes: whole double-precision vectors of newborns (Highway's foreach_target: this file
+// is included again for each target; the best one is picked at run time), the rest one at a time
+// with the same operations.
+
+#include "simd_targets.h"  // before Highway
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "spawn_times.cpp"
+#include "spawn_times.h"
+
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <algorithm>
+
+HWY_BEFORE_NAMESPACE();
+namespace mote::runtime_detail {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Whole vectors of newborns from in.first; returns how many it wrote. Each lane runs the scalar
+// loop's operations (writeSpawnTimes below) in its order: explicit vector ops, nothing contracted.
+std::uint32_t SpawnTimesVectors(const SpawnTimes& in) {
+#if HWY_HAVE_FLOAT64
+  using D = hn::ScalableTag<double>;
+  using V = hn::Vec<D>;
+  const D d;
+  const hn::Rebind<float, D> df;
+  const auto step = static_cast<std::uint32_t>(hn::Lanes(d));
+  // std::clamp's v < lo ? lo : (hi < v ? hi : v).
+  const auto clamp = [](V v, V lo, V hi) {
+    return hn::IfThenElse(hn::Lt(v, lo), lo, hn::IfThenElse(hn::Lt(hi, v), hi, v));
+  };
+  const V one = hn::Set(d, 1.0);
+  const V zero = hn::Zero(d);
+  const V from = hn::Set(d, in.birth.from);
+  const V scale = hn::Set(d, in.birth.scale);
+  const V before = hn::Set(d, in.birth.before);
+  const V amount = hn::Set(d, in.birth.amount);
+  const V windowStart = hn::Set(d, in.windowStart);
+  const V span = hn::Set(d, in.span);
+  const V stop = hn::Set(d, in.stop);
+  const V t0 = hn::Set(d, in.t0);
+  const V dt = hn::Set(d, in.dt);
+  const V iota = hn::Iota(d, 0.0);  // k + lane is exact: k < 2^32
+  const bool spans = in.span > 0.0;
+  const bool moves = in.dt > 0.0;
+  std::uint32_t i = 0;
+  for (; i + step <= in.count; i += step) {
+    V birth = from;
+    if (!in.birth.constant) {
+      const V k = hn::Add(hn::Set(d, static_cast<double>(in.first + i)), iota);
+      birth = hn::Add(from, hn::Mul(scale, hn::Div(hn::Sub(hn::Add(k, one), before), amount)));
+    }
+    birth = clamp(birth, windowStart, stop);
+    const V along = spans ? hn::Div(hn::Sub(birth, windowStart), span) : one;
+    hn::StoreU(hn::DemoteTo(df, along), df, in.fraction + i);
+    hn::StoreU(hn::DemoteTo(df, birth), df, in.age + i);
+    hn::StoreU(hn::DemoteTo(df, hn::Sub(stop, birth)), df, in.rest + i);
+    if (in.at[0] == nullptr) continue;
+    const V f =
+        moves ? clamp(in.windowIsStep ? along : hn::Div(hn::Sub(birth, t0), dt), zero, one) : one;
+    for (std::size_t c = 0; c < 3; ++c) {
+      const V p = hn::Add(hn::Set(d, in.start[c]), hn::Mul(hn::Set(d, in.path[c]), f));
+      hn::StoreU(hn::DemoteTo(df, p), df, in.at[c] + i);
+    }
+  }
+  return i;
+#else
+  (void)in;
+  return 0;
+#endif
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace mote::runtime_detail
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace mote::runtime_detail {
+
+HWY_EXPORT(SpawnTimesVectors);
+
+void writeSpawnTimes(const SpawnTimes& in) noexcept {
+  const BirthTimes& b = in.birth;
+  for (std::uint32_t i = HWY_DYNAMIC_DISPATCH(SpawnTimesVectors)(in); i < in.count; ++i) {
+    const double k = static_cast<double>(in.first + i);
+    const double birth =
+        std::clamp(b.constant ? b.from : b.from + b.scale * ((k + 1.0 - b.before) / b.amount),
+                   in.windowStart, in.stop);
+    const double along = in.span > 0.0 ? (birth - in.windowStart) / in.span : 1.0;
+    in.fraction[i] = static_cast<float>(along);
+    in.age[i] = static_cast<float>(birth);
+    in.rest[i] = static_cast<float>(in.stop - birth);
+    if (in.at[0] == nullptr) continue;
+    const double f =
+        in.dt > 0.0 ? std::clamp(in.windowIsStep ? along : (birth - in.t0) / in.dt, 0.0, 1.0) : 1.0;
+    for (std::size_t c = 0; c < 3; ++c)
+      in.at[c][i] = static_cast<float>(in.start[c] + in.path[c] * f);
+  }
+}
+
+}  // namespace mote::runtime_detail
+#endif  // HWY_ONCE

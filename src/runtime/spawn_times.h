@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// The time and place of each newborn of one spawn() call: the kernel behind ParticleWorld's spawn
+// lanes (docs/runtime.md, "Spawn values"), double-precision SIMD vectors of newborns (Highway, the
+// best target for the CPU picked at run time) with a scalar loop for the rest, the same IEEE
+// operations in the same order in both, so every newborn's lanes are the same bits however a run
+// is split.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace mote::runtime_detail {
+
+/// When the newborns of one spawn() call are born: `from` for every one (constant), or along the
+/// rate's window, from + scale · ((k + 1 − before) / amount) for the call's k-th newborn.
+struct BirthTimes {
+  double from = 0.0;
+  double scale = 0.0;
+  double before = 0.0;
+  double amount = 1.0;
+  bool constant = true;
+};
+
+/// One run of newborns and where their lanes go. Newborn k of the call (k counted from the call's
+/// first) is born at birth(k) clamped to [windowStart, stop], and gets fraction =
+/// (birth − windowStart) / span (1 when span ≤ 0), emitter age = birth, rest = stop − birth, and,
+/// unless `at` is null, the position start + path · f with f = clamp(windowIsStep ? fraction :
+/// (birth − t0) / dt, 0, 1) (1 when dt ≤ 0), all in double and rounded to float once.
+struct SpawnTimes {
+  BirthTimes birth;
+  double windowStart = 0.0;
+  double span = 0.0;
+  double stop = 0.0;
+  double t0 = 0.0;
+  double dt = 0.0;
+  bool windowIsStep = false;
+  std::array<double, 3> start{};  ///< the emitter's position at the step's start
+  std::array<double, 3> path{};   ///< its motion over the step
+  std::uint32_t first = 0;        ///< k of the first newborn written
+  std::uint32_t count = 0;        ///< newborns written: k in [first, first + count)
+  float* fraction = nullptr;      ///< count floats each
+  float* age = nullptr;
+  float* rest = nullptr;
+  std::array<float*, 3> at{};  ///< all null: the position is not written
+};
+
+/// Writes the lanes of newborns [first, first + count) as SpawnTimes describes, element 0 of each
+/// output the first's. O(count), no allocation, reentrant (distinct outputs).
+void writeSpawnTimes(const SpawnTimes& in) noexcept;
+
+}  // namespace mote::runtime_detail
