@@ -274,10 +274,10 @@ class Machine {
         map1(in, [](float a) { return 1.0f / std::sqrt(a); });
         return;
       case Opcode::Sin:
-        map1(in, [](float a) { return std::sin(a); });
+        map1(in, [](float a) { return semantics::sine(a); });
         return;
       case Opcode::Cos:
-        map1(in, [](float a) { return std::cos(a); });
+        map1(in, [](float a) { return semantics::cosine(a); });
         return;
       case Opcode::Exp:
         map1(in, [](float a) { return std::exp(a); });

@@ -67,13 +67,13 @@ struct BatchState {
 // -ffp-contract=off, which breaks parity with the reference.
 void runPerParticle(const BatchState& batch, const PreparedProgram::Op& op);
 
-// RAND_UNIT_VECTOR, RAND_SPHERE, RAND_DISK and RAND_CONE from the batch's Philox words (word k of
-// particle i at bits[k * kBatchLanes + i], drawn by the per-target code): the reference's formulas
-// and libm calls, one particle at a time, compiled once like runPerParticle. For RAND_UNIT_VECTOR
-// and RAND_SPHERE the per-target code has already computed rho, phi and z into dst rows 0..2
-// (and left only the third word in bits).
-void randomShapes(const BatchState& batch, const PreparedProgram::Op& op,
-                  const std::uint32_t* bits);
+// RAND_SPHERE, RAND_DISK and RAND_CONE from the batch's Philox words (word k of particle i at
+// bits[k * kBatchLanes + i], drawn by the per-target code): the reference's formulas, one particle
+// at a time, compiled once like runPerParticle. For RAND_SPHERE the per-target code has already
+// computed rho, sin phi and z into dst rows 0..2 and cos phi into `cosines` (and left only the
+// third word in bits); RAND_UNIT_VECTOR it finishes itself.
+void randomShapes(const BatchState& batch, const PreparedProgram::Op& op, const std::uint32_t* bits,
+                  const float* cosines);
 
 // CURVE's per-particle part, compiled once like runPerParticle: semantics.h's segment search for
 // particles [begin, end) of the batch, into rows of `out` (kBatchLanes floats each): row 0 the
@@ -396,13 +396,90 @@ struct SelectOp {
   }
   HWY_INLINE float operator()(float c, float a, float b) const { return c != 0.0f ? a : b; }
 };
+// semantics::sinCos over x[0, n): its operations lane by lane in double vectors (semantics.h's
+// trig constants and order; explicit vector ops, nothing contracted), the last partial vector
+// through a zero-padded copy, lanes past trig::kReduceLimit (and inf, NaN) through sinCosLarge.
+// Writes sinOut and cosOut where not null; either may be x itself.
+void SinCosLanes(const float* x, float* sinOut, float* cosOut, std::uint32_t n) {
+  namespace trig = bytecode::semantics::trig;
+#if HWY_HAVE_FLOAT64
+  using D = hn::ScalableTag<double>;
+  using V = hn::Vec<D>;
+  const D d;
+  const hn::Rebind<float, D> df;
+  const hn::RebindToUnsigned<D> du;
+  const auto step = static_cast<std::uint32_t>(hn::Lanes(d));
+  const V twoOverPi = hn::Set(d, trig::kTwoOverPi);
+  const V shift = hn::Set(d, trig::kRoundShift);
+  const V one = hn::Set(d, 1.0);
+  const auto oneU = hn::Set(du, 1u);
+  const auto twoU = hn::Set(du, 2u);
+  const auto limit = hn::Set(df, trig::kReduceLimit);
+  // Lanes [i, i + step) from `in` into `s` and `c` (either null).
+  const auto block = [&](const float* in, float* s, float* c) {
+    const auto xf = hn::LoadU(df, in);
+    const V xd = hn::PromoteTo(d, xf);
+    const V shifted = hn::Add(hn::Mul(xd, twoOverPi), shift);
+    const V q = hn::Sub(shifted, shift);
+    const V r = hn::Sub(hn::Sub(hn::Sub(xd, hn::Mul(q, hn::Set(d, trig::kHalfPi[0]))),
+                                hn::Mul(q, hn::Set(d, trig::kHalfPi[1]))),
+                        hn::Mul(q, hn::Set(d, trig::kHalfPi[2])));
+    const V r2 = hn::Mul(r, r);
+    V ps = hn::Set(d, trig::kSin[5]);
+    for (std::size_t k = 5; k-- > 0;)
+      ps = hn::Add(hn::Set(d, trig::kSin[k]), hn::Mul(r2, ps));
+    V pc = hn::Set(d, trig::kCos[6]);
+    for (std::size_t k = 6; k-- > 0;)
+      pc = hn::Add(hn::Set(d, trig::kCos[k]), hn::Mul(r2, pc));
+    const V sinR = hn::Mul(r, hn::Add(one, hn::Mul(r2, ps)));
+    const V cosR = hn::Add(one, hn::Mul(r2, pc));
+    const auto quadrant = hn::BitCast(du, shifted);
+    const auto odd = hn::RebindMask(d, hn::Ne(hn::And(quadrant, oneU), hn::Zero(du)));
+    const auto negSin = hn::RebindMask(d, hn::Ne(hn::And(quadrant, twoU), hn::Zero(du)));
+    const auto negCos =
+        hn::RebindMask(d, hn::Ne(hn::And(hn::Add(quadrant, oneU), twoU), hn::Zero(du)));
+    const auto large = hn::Not(hn::Le(hn::Abs(xf), limit));  // NaN too
+    HWY_ALIGN float kept[hn::MaxLanes(df)];
+    const bool anyLarge = !hn::AllFalse(df, large);
+    if (anyLarge) hn::Store(xf, df, kept);  // before the stores: s or c may be `in`
+    if (s != nullptr) {
+      const V v = hn::IfThenElse(odd, cosR, sinR);
+      hn::StoreU(hn::DemoteTo(df, hn::IfThenElse(negSin, hn::Neg(v), v)), df, s);
+    }
+    if (c != nullptr) {
+      const V v = hn::IfThenElse(odd, sinR, cosR);
+      hn::StoreU(hn::DemoteTo(df, hn::IfThenElse(negCos, hn::Neg(v), v)), df, c);
+    }
+    if (!anyLarge) return;
+    for (std::uint32_t k = 0; k < step; ++k) {
+      if (std::fabs(kept[k]) <= trig::kReduceLimit) continue;
+      const bytecode::semantics::SinCos big = bytecode::semantics::sinCosLarge(kept[k]);
+      if (s != nullptr) s[k] = big.sin;
+      if (c != nullptr) c[k] = big.cos;
+    }
+  };
+  std::uint32_t i = 0;
+  for (; i + step <= n; i += step)
+    block(x + i, sinOut == nullptr ? nullptr : sinOut + i,
+          cosOut == nullptr ? nullptr : cosOut + i);
+  if (i == n) return;
+  HWY_ALIGN float in[hn::MaxLanes(df)] = {};
+  HWY_ALIGN float s[hn::MaxLanes(df)];
+  HWY_ALIGN float c[hn::MaxLanes(df)];
+  std::memcpy(in, x + i, (n - i) * sizeof(float));
+  block(in, s, c);
+  if (sinOut != nullptr) std::memcpy(sinOut + i, s, (n - i) * sizeof(float));
+  if (cosOut != nullptr) std::memcpy(cosOut + i, c, (n - i) * sizeof(float));
+#else
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const bytecode::semantics::SinCos v = bytecode::semantics::sinCos(x[i]);
+    if (sinOut != nullptr) sinOut[i] = v.sin;
+    if (cosOut != nullptr) cosOut[i] = v.cos;
+  }
+#endif
+}
+
 // libm, one lane at a time (the reference calls the same functions).
-struct SinOp {
-  HWY_INLINE float operator()(float a) const { return std::sin(a); }
-};
-struct CosOp {
-  HWY_INLINE float operator()(float a) const { return std::cos(a); }
-};
 struct ExpOp {
   HWY_INLINE float operator()(float a) const { return std::exp(a); }
 };
@@ -692,11 +769,12 @@ class Interpreter {
     finishRows(op);
   }
 
-  // The random shapes: the draws here, the libm formulas per particle in vm_detail. The unit
-  // vector and the ball point (semantics.h's unitVector and ballPoint) start alike, with IEEE
-  // operations only: z = 1 - 2u, phi = (2π)u and rho = sqrt(fmax(0, 1 - z·z)) are computed here
-  // in vectors, in the same order (1 - z·z is never negative or NaN, so Max is fmax), into dst
-  // rows 2, 1 and 0; the sine, cosine and cube root stay per particle.
+  // The random shapes: the draws here, the disk's and the cone's formulas per particle in
+  // vm_detail. The unit vector and the ball point (semantics.h's unitVector and ballPoint) start
+  // alike: z = 1 - 2u, phi = (2π)u and rho = sqrt(fmax(0, 1 - z·z)) are computed here in vectors,
+  // in the same order (1 - z·z is never negative or NaN, so Max is fmax), into dst rows 2, 1 and
+  // 0, then sin phi and cos phi (SinCosLanes); the unit vector is finished here, the ball point's
+  // cube root stays per particle.
   void randShape(const PreparedProgram::Op& op) {
     const TagU du;
     const Tag d;
@@ -721,7 +799,23 @@ class Interpreter {
       hn::StoreU(z, d, own(op.dst + 2) + i);
       hn::StoreU(bits[2], du, bits_ + std::size_t{2} * kBatchLanes + i);
     }
-    vm_detail::randomShapes({&ctx_, section_, first_, n_, rows_, src_}, op, bits_);
+    if (sphere) {  // sin phi over phi's row, cos phi into the curve rows' first
+      float* const phi = own(op.dst + 1);
+      SinCosLanes(phi, phi, curve_, n_);
+    }
+    if (op.op == Opcode::RandUnitVector) {  // (rho cos phi, rho sin phi, z): whole vectors of rows
+      float* const rho = own(op.dst);
+      float* const sinPhi = own(op.dst + 1);
+      for (std::uint32_t i = 0; i < n_; i += step) {
+        const auto r = hn::LoadU(d, rho + i);
+        hn::StoreU(hn::Mul(r, hn::LoadU(d, curve_ + i)), d, rho + i);
+        hn::StoreU(hn::Mul(r, hn::LoadU(d, sinPhi + i)), d, sinPhi + i);
+      }
+      for (std::uint32_t c = 0; c < 3; ++c)
+        src_[op.dst + c] = own(op.dst + c);
+      return;
+    }
+    vm_detail::randomShapes({&ctx_, section_, first_, n_, rows_, src_}, op, bits_, curve_);
   }
 
   // CROSS, QMUL and QROT across lanes: the reference's cross product and semantics.h's quatMul /
@@ -1452,10 +1546,14 @@ class Interpreter {
         map1<kSimd>(op, RsqrtOp{});
         break;
       case Opcode::Sin:
-        map1<false>(op, SinOp{});
-        break;
       case Opcode::Cos:
-        map1<false>(op, CosOp{});
+        for (std::uint32_t c = 0; c < op.width; ++c) {
+          float* d = target(op, c);
+          const bool sine = op.op == Opcode::Sin;
+          SinCosLanes(read(op.src[0], c), sine ? d : nullptr, sine ? nullptr : d, n_);
+          finish(op, c, d);
+        }
+        finishRows(op);
         break;
       case Opcode::Exp:
         map1<false>(op, ExpOp{});
@@ -1603,35 +1701,24 @@ void eachShape(const BatchState& batch, const PreparedProgram::Op& op, const std
 
 }  // namespace
 
-void randomShapes(const BatchState& batch, const PreparedProgram::Op& op,
-                  const std::uint32_t* bits) {
+void randomShapes(const BatchState& batch, const PreparedProgram::Op& op, const std::uint32_t* bits,
+                  const float* cosines) {
   using Words = std::array<std::uint32_t, 4>;
   switch (op.op) {
-    case Opcode::RandUnitVector:
     case Opcode::RandSphere: {
-      // The per-target code left rho, phi and z in dst rows 0, 1 and 2: finish unitVector
-      // (r = 1) or ballPoint (r = cbrt of the third word) as semantics.h does.
+      // The per-target code left rho, sin phi and z in dst rows 0, 1 and 2 and cos phi in
+      // `cosines`: finish ballPoint (r = cbrt of the third word) as semantics.h does.
       std::array<float*, 3> d{};
       for (std::uint32_t c = 0; c < 3; ++c) {
         d[c] = batch.rows + std::size_t{op.dst + c} * kBatchLanes;
         batch.rowSources[op.dst + c] = d[c];
       }
-      if (op.op == Opcode::RandUnitVector) {
-        for (std::uint32_t i = 0; i < batch.n; ++i) {
-          const float rho = d[0][i];
-          const float phi = d[1][i];
-          d[0][i] = rho * std::cos(phi);
-          d[1][i] = rho * std::sin(phi);
-        }
-      } else {
-        for (std::uint32_t i = 0; i < batch.n; ++i) {
-          const float r = std::cbrt(unitFloatFromU32(bits[2 * kBatchLanes + i]));
-          const float rho = d[0][i];
-          const float phi = d[1][i];
-          d[0][i] = r * rho * std::cos(phi);
-          d[1][i] = r * rho * std::sin(phi);
-          d[2][i] = r * d[2][i];
-        }
+      for (std::uint32_t i = 0; i < batch.n; ++i) {
+        const float r = std::cbrt(unitFloatFromU32(bits[2 * kBatchLanes + i]));
+        const float rho = d[0][i];
+        d[0][i] = r * rho * cosines[i];
+        d[1][i] = r * rho * d[1][i];
+        d[2][i] = r * d[2][i];
       }
       break;
     }

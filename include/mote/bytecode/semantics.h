@@ -9,6 +9,7 @@
 #include <mote/core/counter_rng.h>
 
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <utility>
@@ -19,6 +20,75 @@ namespace mote::bytecode::semantics {
 using Lanes = std::array<float, 4>;
 
 inline constexpr float kPi = 3.14159265358979323846f;
+
+/// The sine and cosine of one angle.
+struct SinCos {
+  float sin;
+  float cos;
+};
+
+/// The pieces of sinCos, shared with the VM's vector copy of it (which runs the same operations).
+namespace trig {
+/// Angles up to this magnitude are reduced in double (Cody–Waite); larger ones by sinCosLarge.
+inline constexpr float kReduceLimit = 0x1p20f;
+inline constexpr double kTwoOverPi = 0x1.45f306dc9c883p-1;
+/// (y + kRoundShift) − kRoundShift is y rounded to an integer (ties to even) for |y| < 2^51, and
+/// the low bits of y + kRoundShift are that integer's, two's complement.
+inline constexpr double kRoundShift = 0x1.8p52;
+/// π/2 = kHalfPi[0] + kHalfPi[1] + kHalfPi[2] to 2^-122: the first two have 33 significant bits, so
+/// n · kHalfPi[0] and n · kHalfPi[1] are exact for the n below 2^20 that kReduceLimit allows.
+inline constexpr std::array<double, 3> kHalfPi{0x1.921fb544p+0, 0x1.0b4611a6p-34,
+                                               0x1.3198a2e037073p-69};
+/// Taylor coefficients: sin r = r · (1 + r²·(S0 + r²·(S1 + … + r²·S5))) and cos r = 1 + r²·(C0 +
+/// r²·(C1 + … + r²·C6)), both within 2^-44 relative on |r| <= π/4.
+inline constexpr std::array<double, 6> kSin{-1.0 / 6.0,     1.0 / 120.0,       -1.0 / 5040.0,
+                                            1.0 / 362880.0, -1.0 / 39916800.0, 1.0 / 6227020800.0};
+inline constexpr std::array<double, 7> kCos{
+    -1.0 / 2.0,       1.0 / 24.0,        -1.0 / 720.0,        1.0 / 40320.0,
+    -1.0 / 3628800.0, 1.0 / 479001600.0, -1.0 / 87178291200.0};
+
+/// sin and cos of q·π/2 + r for |r| <= π/4 (a little more after rounding), rounded to float once.
+inline SinCos fromQuadrant(double r, std::uint64_t q) {
+  const double r2 = r * r;
+  double ps = kSin[5];
+  for (std::size_t k = 5; k-- > 0;)
+    ps = kSin[k] + r2 * ps;
+  double pc = kCos[6];
+  for (std::size_t k = 6; k-- > 0;)
+    pc = kCos[k] + r2 * pc;
+  const double s = r * (1.0 + r2 * ps);  // r times: ±0 keeps its sign
+  const double c = 1.0 + r2 * pc;
+  double sv = (q & 1u) != 0 ? c : s;
+  double cv = (q & 1u) != 0 ? s : c;
+  if ((q & 2u) != 0) sv = -sv;
+  if (((q + 1u) & 2u) != 0) cv = -cv;
+  return {static_cast<float>(sv), static_cast<float>(cv)};
+}
+}  // namespace trig
+
+/// sinCos for |x| > trig::kReduceLimit and for inf and NaN (NaN results): x · 2/π reduced exactly
+/// with 2/π's bits in integers (src/bytecode/semantics.cpp).
+SinCos sinCosLarge(float x) noexcept;
+
+/// The sine and cosine of x radians, Mote's own rather than the C library's (docs/isa.md,
+/// "Transcendentals"): the same bits on every platform, compiler and SIMD target, within 1 ULP of
+/// the true values (the correctly rounded ones but for rare near-ties). |x| <= 2^20: n = x · 2/π
+/// rounded, r = x − n·π/2 in three steps and the polynomials in double; beyond, sinCosLarge.
+inline SinCos sinCos(float x) noexcept {
+  if (!(std::fabs(x) <= trig::kReduceLimit)) return sinCosLarge(x);
+  const auto xd = static_cast<double>(x);
+  const double shifted = xd * trig::kTwoOverPi + trig::kRoundShift;
+  const double n = shifted - trig::kRoundShift;
+  const double r = ((xd - n * trig::kHalfPi[0]) - n * trig::kHalfPi[1]) - n * trig::kHalfPi[2];
+  return trig::fromQuadrant(r, std::bit_cast<std::uint64_t>(shifted));
+}
+
+inline float sine(float x) noexcept {
+  return sinCos(x).sin;
+}
+inline float cosine(float x) noexcept {
+  return sinCos(x).cos;
+}
 
 /// Hamilton product a ⊗ b, quaternions as (x, y, z, w).
 inline Lanes quatMul(const Lanes& a, const Lanes& b) {
@@ -32,8 +102,9 @@ inline Lanes quatMul(const Lanes& a, const Lanes& b) {
 inline Lanes quatAxisAngle(float ax, float ay, float az, float angle) {
   const float len = std::sqrt(ax * ax + ay * ay + az * az);
   if (len == 0.0f) return {0.0f, 0.0f, 0.0f, 1.0f};
-  const float s = std::sin(angle * 0.5f) / len;
-  return {ax * s, ay * s, az * s, std::cos(angle * 0.5f)};
+  const SinCos half = sinCos(angle * 0.5f);
+  const float s = half.sin / len;
+  return {ax * s, ay * s, az * s, half.cos};
 }
 
 /// `v` turned by `q` normalised first (a zero quaternion leaves `v` unchanged).
@@ -52,7 +123,8 @@ inline Lanes unitVector(const std::array<std::uint32_t, 4>& bits) {
   const float z = 1.0f - 2.0f * unitFloatFromU32(bits[0]);
   const float phi = 2.0f * kPi * unitFloatFromU32(bits[1]);
   const float rho = std::sqrt(std::fmax(0.0f, 1.0f - z * z));
-  return {rho * std::cos(phi), rho * std::sin(phi), z, 0.0f};
+  const SinCos turn = sinCos(phi);
+  return {rho * turn.cos, rho * turn.sin, z, 0.0f};
 }
 
 /// A uniform point in the unit ball: unitVector's direction at radius cbrt(third word).
@@ -61,23 +133,26 @@ inline Lanes ballPoint(const std::array<std::uint32_t, 4>& bits) {
   const float phi = 2.0f * kPi * unitFloatFromU32(bits[1]);
   const float rho = std::sqrt(std::fmax(0.0f, 1.0f - z * z));
   const float r = std::cbrt(unitFloatFromU32(bits[2]));
-  return {r * rho * std::cos(phi), r * rho * std::sin(phi), r * z, 0.0f};
+  const SinCos turn = sinCos(phi);
+  return {r * rho * turn.cos, r * rho * turn.sin, r * z, 0.0f};
 }
 
 /// A uniform point in the unit disk of the XZ plane.
 inline Lanes diskPoint(const std::array<std::uint32_t, 4>& bits) {
   const float r = std::sqrt(unitFloatFromU32(bits[0]));
   const float phi = 2.0f * kPi * unitFloatFromU32(bits[1]);
-  return {r * std::cos(phi), 0.0f, r * std::sin(phi), 0.0f};
+  const SinCos turn = sinCos(phi);
+  return {r * turn.cos, 0.0f, r * turn.sin, 0.0f};
 }
 
 /// A uniform direction within `halfAngle` radians of +Y (cos θ uniform over the cap).
 inline Lanes coneDirection(const std::array<std::uint32_t, 4>& bits, float halfAngle) {
-  const float cosMax = std::cos(halfAngle);
+  const float cosMax = cosine(halfAngle);
   const float cosT = 1.0f - (1.0f - cosMax) * unitFloatFromU32(bits[0]);
   const float sinT = std::sqrt(std::fmax(0.0f, 1.0f - cosT * cosT));
   const float phi = 2.0f * kPi * unitFloatFromU32(bits[1]);
-  return {sinT * std::cos(phi), cosT, sinT * std::sin(phi), 0.0f};
+  const SinCos turn = sinCos(phi);
+  return {sinT * turn.cos, cosT, sinT * turn.sin, 0.0f};
 }
 
 /// A CURVE table in the pool (isa.h, "CURVE"): `entries` points at its first entry.
