@@ -3,6 +3,7 @@
 #include "ir.h"
 
 #include <mote/authoring/effect_json.h>
+#include <mote/bytecode/semantics.h>
 #include <mote/compiler/compiler.h>
 
 #include <algorithm>
@@ -1262,9 +1263,10 @@ static_assert(authoring::kMaxCurveKeys <= bytecode::kMaxCurveTableKeys,
 // Euler degrees (applied Y, then X, then Z) as a quaternion: q = qY · qX · qZ.
 std::array<float, 4> eulerQuat(const Vec3& degrees) {
   const auto axis = [](int a, float deg) {
-    const float h = deg * kDegrees * 0.5f;
-    std::array<float, 4> q{0.0f, 0.0f, 0.0f, std::cos(h)};
-    q[static_cast<std::size_t>(a)] = std::sin(h);
+    // Mote's own sine and cosine: the same constants from every compiler and C library.
+    const bytecode::semantics::SinCos half = bytecode::semantics::sinCos(deg * kDegrees * 0.5f);
+    std::array<float, 4> q{0.0f, 0.0f, 0.0f, half.cos};
+    q[static_cast<std::size_t>(a)] = half.sin;
     return q;
   };
   const auto mul = [](const std::array<float, 4>& a, const std::array<float, 4>& b) {
