@@ -3,6 +3,7 @@
 #include <mote/bytecode/semantics.h>
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 
 namespace mote::bytecode::semantics {
@@ -32,7 +33,8 @@ U128 bitsFrom(std::uint32_t at) {
 SinCos sinCosLarge(float x) noexcept {
   const auto bits = std::bit_cast<std::uint32_t>(x);
   const std::uint32_t biased = (bits >> 23) & 0xFFu;
-  if (biased == 0xFFu) return {x - x, x - x};  // inf: NaN; NaN stays NaN
+  if (biased == 0xFFu) return {x - x, x - x};                // inf: NaN; NaN stays NaN
+  if (std::fabs(x) <= trig::kReduceLimit) return sinCos(x);  // not ours: the double reduction
   // |x| = m · 2^e with a 24-bit m (|x| > 2^20, so x is normal and e >= -3).
   const std::uint64_t m = (bits & 0x7FFFFFu) | 0x800000u;
   const int e = static_cast<int>(biased) - 150;

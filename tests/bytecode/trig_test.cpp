@@ -64,6 +64,11 @@ TEST(SinCos, KnownValues) {
   // 0.5 and 1 radian: sin 0.5 = 0.479425538604…, cos 1 = 0.540302305868…
   EXPECT_TRUE(same(sinCos(0.5f).sin, 0.479425550f));
   EXPECT_TRUE(same(sinCos(1.0f).cos, 0.540302306f));
+  // The large-argument path given a small angle hands it to sinCos.
+  for (const float x : {0.0f, 1e-40f, 1.0f, -3.0f, 0x1p20f}) {
+    EXPECT_TRUE(same(bytecode::semantics::sinCosLarge(x).sin, sinCos(x).sin)) << x;
+    EXPECT_TRUE(same(bytecode::semantics::sinCosLarge(x).cos, sinCos(x).cos)) << x;
+  }
   constexpr float kInf = std::numeric_limits<float>::infinity();
   for (const float x : {kInf, -kInf, std::numeric_limits<float>::quiet_NaN()}) {
     EXPECT_TRUE(std::isnan(sinCos(x).sin)) << x;

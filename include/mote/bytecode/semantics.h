@@ -67,7 +67,7 @@ inline SinCos fromQuadrant(double r, std::uint64_t q) {
 }  // namespace trig
 
 /// sinCos for |x| > trig::kReduceLimit and for inf and NaN (NaN results): x · 2/π reduced exactly
-/// with 2/π's bits in integers (src/bytecode/semantics.cpp).
+/// with 2/π's bits in integers (src/bytecode/semantics.cpp). Smaller x are handed to sinCos.
 SinCos sinCosLarge(float x) noexcept;
 
 /// The sine and cosine of x radians, Mote's own rather than the C library's (docs/isa.md,
