@@ -23,6 +23,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 // loop's operations (writeSpawnTimes below) in its order: explicit vector ops, nothing contracted.
 std::uint32_t SpawnTimesVectors(const SpawnTimes& in) {
 #if HWY_HAVE_FLOAT64
+  const SpawnWindow& w = in.window;
   using D = hn::ScalableTag<double>;
   using V = hn::Vec<D>;
   const D d;
@@ -34,22 +35,23 @@ std::uint32_t SpawnTimesVectors(const SpawnTimes& in) {
   };
   const V one = hn::Set(d, 1.0);
   const V zero = hn::Zero(d);
-  const V from = hn::Set(d, in.birth.from);
-  const V scale = hn::Set(d, in.birth.scale);
-  const V before = hn::Set(d, in.birth.before);
-  const V amount = hn::Set(d, in.birth.amount);
-  const V windowStart = hn::Set(d, in.windowStart);
-  const V span = hn::Set(d, in.span);
-  const V stop = hn::Set(d, in.stop);
-  const V t0 = hn::Set(d, in.t0);
-  const V dt = hn::Set(d, in.dt);
+  const V from = hn::Set(d, w.birth.from);
+  const V scale = hn::Set(d, w.birth.scale);
+  const V before = hn::Set(d, w.birth.before);
+  const V amount = hn::Set(d, w.birth.amount);
+  const V windowStart = hn::Set(d, w.windowStart);
+  const V span = hn::Set(d, w.span);
+  const V stop = hn::Set(d, stopOf(w));
+  const V t0 = hn::Set(d, w.t0);
+  const V dt = hn::Set(d, w.dt);
   const V iota = hn::Iota(d, 0.0);  // k + lane is exact: k < 2^32
-  const bool spans = in.span > 0.0;
-  const bool moves = in.dt > 0.0;
+  const bool spans = w.span > 0.0;
+  const bool moves = w.dt > 0.0;
+  const bool windowIsStep = isStep(w);
   std::uint32_t i = 0;
   for (; i + step <= in.count; i += step) {
     V birth = from;
-    if (!in.birth.constant) {
+    if (!w.birth.constant) {
       const V k = hn::Add(hn::Set(d, static_cast<double>(in.first + i)), iota);
       birth = hn::Add(from, hn::Mul(scale, hn::Div(hn::Sub(hn::Add(k, one), before), amount)));
     }
@@ -60,7 +62,7 @@ std::uint32_t SpawnTimesVectors(const SpawnTimes& in) {
     hn::StoreU(hn::DemoteTo(df, hn::Sub(stop, birth)), df, in.rest + i);
     if (in.at[0] == nullptr) continue;
     const V f =
-        moves ? clamp(in.windowIsStep ? along : hn::Div(hn::Sub(birth, t0), dt), zero, one) : one;
+        moves ? clamp(windowIsStep ? along : hn::Div(hn::Sub(birth, t0), dt), zero, one) : one;
     for (std::size_t c = 0; c < 3; ++c) {
       const V p = hn::Add(hn::Set(d, in.start[c]), hn::Mul(hn::Set(d, in.path[c]), f));
       hn::StoreU(hn::DemoteTo(df, p), df, in.at[c] + i);
@@ -83,19 +85,22 @@ namespace mote::runtime_detail {
 HWY_EXPORT(SpawnTimesVectors);
 
 void writeSpawnTimes(const SpawnTimes& in) noexcept {
-  const BirthTimes& b = in.birth;
+  const SpawnWindow& w = in.window;
+  const BirthTimes& b = w.birth;
+  const double stop = stopOf(w);
+  const bool windowIsStep = isStep(w);
   for (std::uint32_t i = HWY_DYNAMIC_DISPATCH(SpawnTimesVectors)(in); i < in.count; ++i) {
     const double k = static_cast<double>(in.first + i);
     const double birth =
         std::clamp(b.constant ? b.from : b.from + b.scale * ((k + 1.0 - b.before) / b.amount),
-                   in.windowStart, in.stop);
-    const double along = in.span > 0.0 ? (birth - in.windowStart) / in.span : 1.0;
+                   w.windowStart, stop);
+    const double along = w.span > 0.0 ? (birth - w.windowStart) / w.span : 1.0;
     in.fraction[i] = static_cast<float>(along);
     in.age[i] = static_cast<float>(birth);
-    in.rest[i] = static_cast<float>(in.stop - birth);
+    in.rest[i] = static_cast<float>(stop - birth);
     if (in.at[0] == nullptr) continue;
     const double f =
-        in.dt > 0.0 ? std::clamp(in.windowIsStep ? along : (birth - in.t0) / in.dt, 0.0, 1.0) : 1.0;
+        w.dt > 0.0 ? std::clamp(windowIsStep ? along : (birth - w.t0) / w.dt, 0.0, 1.0) : 1.0;
     for (std::size_t c = 0; c < 3; ++c)
       in.at[c][i] = static_cast<float>(in.start[c] + in.path[c] * f);
   }

@@ -21,19 +21,33 @@ struct BirthTimes {
   bool constant = true;
 };
 
-/// One run of newborns and where their lanes go. Newborn k of the call (k counted from the call's
-/// first) is born at birth(k) clamped to [windowStart, stop], and gets fraction =
-/// (birth − windowStart) / span (1 when span ≤ 0), emitter age = birth, rest = stop − birth, and,
-/// unless `at` is null, the position start + path · f with f = clamp(windowIsStep ? fraction :
-/// (birth − t0) / dt, 0, 1) (1 when dt ≤ 0), all in double and rounded to float once.
-struct SpawnTimes {
+/// The window one spawn() call births into: [windowStart, windowStart + span), ending at the
+/// step's end stop = t0 + dt. Without a catch-up (windowStart == t0, span == dt) the window is
+/// the step.
+struct SpawnWindow {
   BirthTimes birth;
   double windowStart = 0.0;
   double span = 0.0;
-  double stop = 0.0;
   double t0 = 0.0;
   double dt = 0.0;
-  bool windowIsStep = false;
+};
+
+/// The window's end, t0 + dt.
+inline double stopOf(const SpawnWindow& w) {
+  return w.t0 + w.dt;
+}
+/// Without a catch-up the window is the step: the spawn fraction's quotient is the path's.
+inline bool isStep(const SpawnWindow& w) {
+  return w.windowStart == w.t0 && w.span == w.dt;
+}
+
+/// One run of newborns and where their lanes go. Newborn k of the call (k counted from the call's
+/// first) is born at birth(k) clamped to [windowStart, stop], and gets fraction =
+/// (birth − windowStart) / span (1 when span ≤ 0), emitter age = birth, rest = stop − birth, and,
+/// unless `at` is null, the position start + path · f with f = clamp(the window is the step ?
+/// fraction : (birth − t0) / dt, 0, 1) (1 when dt ≤ 0), all in double and rounded to float once.
+struct SpawnTimes {
+  SpawnWindow window;
   std::array<double, 3> start{};  ///< the emitter's position at the step's start
   std::array<double, 3> path{};   ///< its motion over the step
   std::uint32_t first = 0;        ///< k of the first newborn written

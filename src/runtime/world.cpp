@@ -171,11 +171,7 @@ struct SpawnRun {
   std::uint32_t count = 0;
   std::uint32_t index = 0;  // the first one's spawn index (newborns before it this step)
   std::uint32_t id = 0;     // the first one's id
-  BirthTimes birth;
-  double windowStart = 0.0;
-  double span = 0.0;
-  double t0 = 0.0;
-  double dt = 0.0;
+  runtime_detail::SpawnWindow window;
   bool atPosition = false;  // at `position`, else along the emitter's path this step
   bool local = false;       // `localOffset` set
   Vec3 position{};
@@ -1000,11 +996,7 @@ void ParticleWorld::Impl::spawn(EmitterRow& r, std::uint32_t count, const BirthT
   run.count = born;
   run.index = r.newborn;
   run.id = r.nextId;
-  run.birth = birth;
-  run.windowStart = windowStart;
-  run.span = span;
-  run.t0 = t0;
-  run.dt = dt;
+  run.window = {birth, windowStart, span, t0, dt};
   run.atPosition = position != nullptr;
   if (position != nullptr) run.position = *position;
   run.local = localOffset != nullptr;
@@ -1037,14 +1029,7 @@ void ParticleWorld::Impl::fillSpawnLanes(EmitterRow& r, const SpawnRun& run, std
     ids[k] = firstId + k;
   }
   runtime_detail::SpawnTimes times;
-  times.birth = run.birth;
-  times.windowStart = run.windowStart;
-  times.span = run.span;
-  times.stop = run.t0 + run.dt;
-  times.t0 = run.t0;
-  times.dt = run.dt;
-  // Without a catch-up the window is the step: the spawn fraction's quotient is the path's.
-  times.windowIsStep = run.windowStart == run.t0 && run.span == run.dt;
+  times.window = run.window;
   for (std::size_t c = 0; c < 3; ++c) {
     times.start[c] = static_cast<double>(r.previous.position[c]);
     times.path[c] = static_cast<double>(r.world.position[c] - r.previous.position[c]);

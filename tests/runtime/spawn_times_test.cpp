@@ -17,6 +17,7 @@ namespace mote {
 namespace {
 
 using runtime_detail::SpawnTimes;
+using runtime_detail::SpawnWindow;
 
 struct Lanes {
   std::vector<float> fraction, age, rest;
@@ -40,17 +41,15 @@ struct Lanes {
 
 TEST(SpawnTimes, FourNewbornsAlongAWindowOfOneSecond) {
   SpawnTimes in;
-  in.birth.from = 2.0;  // the window [2, 3): births at 2 + (k + 1 - 0.5) / 4
-  in.birth.scale = 1.0;
-  in.birth.before = 0.5;
-  in.birth.amount = 4.0;
-  in.birth.constant = false;
-  in.windowStart = 2.0;
-  in.span = 1.0;
-  in.stop = 3.0;
-  in.t0 = 2.0;
-  in.dt = 1.0;
-  in.windowIsStep = true;
+  in.window.birth.from = 2.0;  // the window [2, 3): births at 2 + (k + 1 - 0.5) / 4
+  in.window.birth.scale = 1.0;
+  in.window.birth.before = 0.5;
+  in.window.birth.amount = 4.0;
+  in.window.birth.constant = false;
+  in.window.windowStart = 2.0;
+  in.window.span = 1.0;
+  in.window.t0 = 2.0;
+  in.window.dt = 1.0;
   in.start = {1.0, 0.0, -4.0};
   in.path = {2.0, 8.0, 0.0};
   Lanes out(4);
@@ -69,22 +68,24 @@ struct Want {
   std::array<float, 3> at;
 };
 Want expected(const SpawnTimes& in, std::uint32_t k) {
-  double birth = in.birth.constant
-                     ? in.birth.from
-                     : in.birth.from +
-                           in.birth.scale *
-                               ((static_cast<double>(k) + 1.0 - in.birth.before) / in.birth.amount);
-  birth = std::clamp(birth, in.windowStart, in.stop);
-  const double fraction = in.span > 0.0 ? (birth - in.windowStart) / in.span : 1.0;
+  const SpawnWindow& w = in.window;
+  const runtime_detail::BirthTimes& b = w.birth;
+  const double stop = w.t0 + w.dt;
+  const bool windowIsStep = w.windowStart == w.t0 && w.span == w.dt;
+  double birth = b.constant
+                     ? b.from
+                     : b.from + b.scale * ((static_cast<double>(k) + 1.0 - b.before) / b.amount);
+  birth = std::clamp(birth, w.windowStart, stop);
+  const double fraction = w.span > 0.0 ? (birth - w.windowStart) / w.span : 1.0;
   double f = 1.0;
-  if (in.dt > 0.0) f = std::clamp(in.windowIsStep ? fraction : (birth - in.t0) / in.dt, 0.0, 1.0);
-  Want w{static_cast<float>(fraction),
-         static_cast<float>(birth),
-         static_cast<float>(in.stop - birth),
-         {}};
+  if (w.dt > 0.0) f = std::clamp(windowIsStep ? fraction : (birth - w.t0) / w.dt, 0.0, 1.0);
+  Want want{static_cast<float>(fraction),
+            static_cast<float>(birth),
+            static_cast<float>(stop - birth),
+            {}};
   for (std::size_t c = 0; c < 3; ++c)
-    w.at[c] = static_cast<float>(in.start[c] + in.path[c] * f);
-  return w;
+    want.at[c] = static_cast<float>(in.start[c] + in.path[c] * f);
+  return want;
 }
 
 TEST(SpawnTimes, EveryNewbornGetsTheFormulasBitsOnEverySimdTargetHoweverTheRunIsSplit) {
@@ -97,18 +98,18 @@ TEST(SpawnTimes, EveryNewbornGetsTheFormulasBitsOnEverySimdTargetHoweverTheRunIs
     hwy::SetSupportedTargetsForTest(target);
     for (int kind = 0; kind < 16; ++kind) {
       SpawnTimes in;
-      in.birth.constant = (kind & 1) != 0;
-      in.windowIsStep = (kind & 2) != 0;
-      in.t0 = 10.0 + unit(rng);
-      in.dt = (kind & 4) != 0 ? 1.0 / 60.0 : 0.0;
-      const double catchup = in.windowIsStep ? 0.0 : 0.3 * unit(rng);
-      in.windowStart = in.t0 - catchup;
-      in.span = (kind & 8) != 0 ? in.dt + catchup : 0.0;
-      in.stop = in.t0 + in.dt;
-      in.birth.amount = 3.0 + 50.0 * unit(rng);
-      in.birth.before = unit(rng);
-      in.birth.from = in.windowStart - 0.01 * unit(rng);  // the first births clamp to the window
-      in.birth.scale = in.span * 1.05;                    // and the last ones to its end
+      in.window.birth.constant = (kind & 1) != 0;
+      const bool stepWindow = (kind & 2) != 0;  // no catch-up
+      in.window.t0 = 10.0 + unit(rng);
+      in.window.dt = (kind & 4) != 0 ? 1.0 / 60.0 : 0.0;
+      const double catchup = stepWindow ? 0.0 : 0.3 * unit(rng);
+      in.window.windowStart = in.window.t0 - catchup;
+      in.window.span = (kind & 8) != 0 ? in.window.dt + catchup : 0.0;
+      in.window.birth.amount = 3.0 + 50.0 * unit(rng);
+      in.window.birth.before = unit(rng);
+      in.window.birth.from =
+          in.window.windowStart - 0.01 * unit(rng);   // the first births clamp to the window
+      in.window.birth.scale = in.window.span * 1.05;  // and the last ones to its end
       for (std::size_t c = 0; c < 3; ++c) {
         in.start[c] = 100.0 * unit(rng) - 50.0;
         in.path[c] = unit(rng) - 0.5;

@@ -17,6 +17,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string_view>
 #include <utility>
@@ -295,6 +296,18 @@ TEST(VmParity, EveryOpcodeMatchesOnEverySimdTarget) {
   }
   hwy::SetSupportedTargetsForTest(0);
   EXPECT_FALSE(targets.empty());
+}
+
+// `text` assembled, verified and prepared; none (the failure recorded) when it does not assemble or
+// does not verify.
+std::optional<PreparedProgram> prepareText(std::string_view text) {
+  Result<Program> assembled = assemble(text);
+  EXPECT_TRUE(assembled.ok()) << assembled.status().toString();
+  if (!assembled.ok()) return std::nullopt;
+  Result<VerifiedProgram> verified = verify(*assembled);
+  EXPECT_TRUE(verified.ok()) << verified.status().toString();
+  if (!verified.ok()) return std::nullopt;
+  return PreparedProgram::prepare(*verified);
 }
 
 // UPDATE of `prepared` on the VM over particles [first, size) of `soa` (one vector per word), with
@@ -607,11 +620,9 @@ constexpr std::string_view kTrigOps = R"(.registers 8
 )";
 
 TEST(VmParity, SinAndCosMatchTheScalarFormulaForEveryKindOfAngleOnEverySimdTarget) {
-  Result<Program> assembled = assemble(kTrigOps);
-  ASSERT_TRUE(assembled.ok()) << assembled.status().toString();
-  Result<VerifiedProgram> verified = verify(*assembled);
-  ASSERT_TRUE(verified.ok()) << verified.status().toString();
-  const PreparedProgram prepared = PreparedProgram::prepare(*verified);
+  const std::optional<PreparedProgram> program = prepareText(kTrigOps);
+  ASSERT_TRUE(program.has_value());
+  const PreparedProgram& prepared = *program;
   constexpr std::uint32_t kCount = 2 * kBatchLanes + 13;
   std::mt19937 rng(99);
   std::vector<float> angles(kCount);
@@ -665,11 +676,9 @@ TEST(VmParity, UniformQuaternionOpsMatchOnEverySimdTarget) {
 
 // The ops above are found uniform where they are, and only there.
 TEST(VmParity, UniformOpsAreMarkedOnlyWhereEveryParticleSharesTheInputs) {
-  Result<Program> assembled = assemble(kUniformOps);
-  ASSERT_TRUE(assembled.ok()) << assembled.status().toString();
-  Result<VerifiedProgram> verified = verify(*assembled);
-  ASSERT_TRUE(verified.ok()) << verified.status().toString();
-  const PreparedProgram prepared = PreparedProgram::prepare(*verified);
+  const std::optional<PreparedProgram> program = prepareText(kUniformOps);
+  ASSERT_TRUE(program.has_value());
+  const PreparedProgram& prepared = *program;
   std::vector<std::uint32_t> marks;
   for (const PreparedProgram::Op& op : prepared.section(Section::Init)) {
     if (op.op == Opcode::Cross || op.op == Opcode::QuatMul || op.op == Opcode::QuatRotate)
@@ -735,11 +744,9 @@ TEST(VmParity, RunInvariantValuesSurviveTheBatchesOnEverySimdTarget) {
 // Which ops of kHoistedOps are computed once a run: the loads and the chain on them (unless dt
 // is per particle), not the ops that read a particle's words.
 TEST(VmParity, RunInvariantOpsAreTheOnesWhoseInputsEveryParticleShares) {
-  Result<Program> assembled = assemble(kHoistedOps);
-  ASSERT_TRUE(assembled.ok()) << assembled.status().toString();
-  Result<VerifiedProgram> verified = verify(*assembled);
-  ASSERT_TRUE(verified.ok()) << verified.status().toString();
-  const PreparedProgram prepared = PreparedProgram::prepare(*verified);
+  const std::optional<PreparedProgram> program = prepareText(kHoistedOps);
+  ASSERT_TRUE(program.has_value());
+  const PreparedProgram& prepared = *program;
   std::vector<std::uint32_t> marks;
   for (const PreparedProgram::Op& op : prepared.section(Section::Update)) {
     if (op.op != Opcode::StoreField) marks.push_back(op.hoistUnless);
