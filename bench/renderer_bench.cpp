@@ -86,18 +86,24 @@ BENCHMARK(BM_Particles)
     ->Arg(1000000)
     ->Unit(benchmark::kMillisecond);
 
-// Render prep: packets, camera-facing quads and the back-to-front sort (alpha blend), no raster.
+// Render prep: packets, camera-facing quads and the back-to-front sort (alpha blend), no raster;
+// on one thread and on two.
 void BM_Prep(benchmark::State& state) {
   const auto n = static_cast<std::uint32_t>(state.range(0));
-  Scene s = makeScene(compile(authoring::parseEffect(burst(n, 0.02f, "alpha"))), 1, 1.0f / 60.0f,
-                      {0.0f, 0.0f, 0.0f});
+  Scene s = makeScene(compile(authoring::parseEffect(burst(n, 0.02f, "alpha"))),
+                      static_cast<std::uint32_t>(state.range(1)), 1.0f / 60.0f, {0.0f, 0.0f, 0.0f});
   for (auto _ : state) {
     if (!s.renderer->prepare(*s.world, s.camera).ok()) std::abort();
   }
   state.counters["quads"] = s.renderer->stats().quads;
   state.SetItemsProcessed(state.iterations() * n);
 }
-BENCHMARK(BM_Prep)->Name("render/prep")->Arg(10000)->Arg(1000000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Prep)
+    ->Name("render/prep")
+    ->ArgNames({"", "threads"})
+    ->ArgsProduct({{10000, 1000000}, {1, 2}})
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 
 // 16 quads of 40 m, each covering the whole 1280x720 view: items are blended pixels.
 void BM_FillRate(benchmark::State& state) {

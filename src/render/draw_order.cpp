@@ -2,6 +2,8 @@
 // The renderer's draw-order sort (draw_order.h).
 #include "draw_order.h"
 
+#include <mote/core/job_system.h>
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -98,6 +100,69 @@ void sortDrawKeys(DrawKey* keys, DrawKey* scratch, std::size_t n, KeyRange range
   } else {
     kNarrow[(width - 1) / 8](keys, scratch, n, range.lo, width);
   }
+}
+
+void sortDrawKeys(JobSystem& jobs, DrawKey* keys, DrawKey* scratch, std::size_t n, KeyRange range,
+                  std::span<std::uint32_t> counts) noexcept {
+  const std::size_t ranges =
+      std::min<std::size_t>(jobs.concurrency(), counts.size() / kDrawKeyBuckets);
+  if (n < kParallelDrawKeys || ranges < 2 || range.lo >= range.hi) {
+    sortDrawKeys(keys, scratch, n, range);
+    return;
+  }
+  // The digits of sortDigits<12, Digits> for n >= 4096: as many 12-bit ones as the width needs,
+  // split evenly.
+  const auto width = static_cast<std::uint32_t>(std::bit_width(range.hi - range.lo));
+  const std::uint32_t digits = (width + 11) / 12;
+  const std::size_t step = (n + ranges - 1) / ranges;
+  const std::uint32_t lo = range.lo;
+  DrawKey* from = keys;
+  DrawKey* to = scratch;
+  for (std::uint32_t d = 0, at = 0; d < digits; ++d) {
+    const std::uint32_t bits = (width - at + (digits - d) - 1) / (digits - d);
+    const std::uint32_t shift = at;
+    const std::uint32_t mask = (1u << bits) - 1;
+    at += bits;
+    const auto digit = [lo, shift, mask](std::uint32_t key) {
+      return ((key - lo) >> shift) & mask;
+    };
+    // Range r's counters: counts[r · kDrawKeyBuckets, + mask + 1).
+    parallelFor(jobs, n, step, [&](std::size_t begin, std::size_t end) {
+      std::uint32_t* count = counts.data() + begin / step * kDrawKeyBuckets;
+      std::fill_n(count, mask + 1, 0u);
+#pragma GCC unroll 4
+      for (std::size_t i = begin; i < end; ++i)
+        ++count[digit(from[i].key)];
+    });
+    const std::size_t used = parallelForChunkCount(n, step);
+    const std::uint32_t shared = digit(from[0].key);
+    std::size_t same = 0;
+    for (std::size_t r = 0; r < used; ++r)
+      same += counts[r * kDrawKeyBuckets + shared];
+    if (same == n) continue;  // a digit every key shares: the pass would keep the order
+    // Each range's first place for each digit: the keys of smaller digits, then those of the same
+    // digit in earlier ranges.
+    std::uint32_t sum = 0;
+    for (std::uint32_t b = 0; b <= mask; ++b) {
+      for (std::size_t r = 0; r < used; ++r) {
+        std::uint32_t& c = counts[r * kDrawKeyBuckets + b];
+        const std::uint32_t here = c;
+        c = sum;
+        sum += here;
+      }
+    }
+    parallelFor(jobs, n, step, [&](std::size_t begin, std::size_t end) {
+      std::uint32_t* offset = counts.data() + begin / step * kDrawKeyBuckets;
+#pragma GCC unroll 4
+      for (std::size_t i = begin; i < end; ++i) {
+        const std::uint64_t w = word(from[i]);
+        const std::uint32_t place = offset[digit(keyOf(w))]++;
+        std::memcpy(to + place, &w, sizeof w);
+      }
+    });
+    std::swap(from, to);
+  }
+  if (from != keys) std::memcpy(keys, from, n * sizeof(DrawKey));
 }
 
 }  // namespace mote::render

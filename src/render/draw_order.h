@@ -5,6 +5,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
+
+namespace mote {
+class JobSystem;
+}
 
 namespace mote::render {
 
@@ -29,5 +34,19 @@ struct KeyRange {
 /// keys of one scene (23 bits) take two 12-bit passes instead of three 11-bit ones. `scratch`
 /// holds n keys; its contents after are unspecified. Complexity: O(n + 2^12). Allocates: never.
 void sortDrawKeys(DrawKey* keys, DrawKey* scratch, std::size_t n, KeyRange range) noexcept;
+
+/// The counters sortDrawKeys needs for one range of keys on `jobs`.
+inline constexpr std::size_t kDrawKeyBuckets = std::size_t{1} << 12;
+
+/// sortDrawKeys with each pass cut into up to counts.size() / kDrawKeyBuckets ranges of keys that
+/// run on `jobs`: every range counts its digits, the counts are summed in (digit, range) order,
+/// and every range moves its keys to their places. The result is bit for bit sortDrawKeys's
+/// (stable whatever the split). Falls back to sortDrawKeys when `jobs` runs one task at a time or n
+/// is too small to share (under kParallelDrawKeys). Thread safety: `jobs` runs the ranges, which
+/// write disjoint parts of keys, scratch and counts. Complexity: O(n + ranges · 2^12) per pass.
+/// Allocates: never.
+inline constexpr std::size_t kParallelDrawKeys = std::size_t{1} << 19;
+void sortDrawKeys(JobSystem& jobs, DrawKey* keys, DrawKey* scratch, std::size_t n, KeyRange range,
+                  std::span<std::uint32_t> counts) noexcept;
 
 }  // namespace mote::render

@@ -229,6 +229,14 @@ struct ParticleRenderer::Impl {
   std::vector<QuadStyle> styles;
   std::vector<DrawKey> keys;
   std::vector<DrawKey> scratch;
+  // The parallel sort's counters: kDrawKeyBuckets for each range (one per thread, at most
+  // kPrepRanges).
+  static constexpr std::uint32_t kPrepRanges = 16;
+  std::vector<std::uint32_t> sortCounts;
+  // The fast path's ranges when one emitter's quads are made on several threads.
+  std::array<FacingTally, kPrepRanges> rangeTallies{};
+  void appendFacingInRanges(const FacingSetup& setup, const FacingAppend& append,
+                            const FacingParticles& in, FacingTally& tally);
   std::vector<std::array<float, 4>> accum;  // premultiplied linear, viewport-sized
   // View depth of the opaque scene (the ground plane) at each pixel centre, +inf where the view
   // ray misses it; written by clearBand when the ground is drawn. Viewport-sized when ground is on.
@@ -323,6 +331,8 @@ Result<ParticleRenderer> ParticleRenderer::create(const RendererOptions& options
   impl->quads.allocate(options.maxQuads);
   impl->keys.resize(options.maxQuads);
   impl->scratch.resize(options.maxQuads);
+  impl->sortCounts.resize(std::size_t{std::min(impl->jobs->concurrency(), Impl::kPrepRanges)} *
+                          kDrawKeyBuckets);
   impl->accum.resize(std::size_t{options.viewport.width} * options.viewport.height);
   if (options.ground)
     impl->sceneDepth.resize(std::size_t{options.viewport.width} * options.viewport.height);
@@ -582,7 +592,7 @@ bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const Billbo
       FacingTally tally;
       tally.next = static_cast<std::uint32_t>(quads.size());
       tally.keys = packetKeys;
-      appendFacingQuads(setup, append, in, quads.data(), keys.data(), tally);
+      appendFacingInRanges(setup, append, in, tally);
       quads.commit(tally.next);
       stats.culled += tally.culled;
       packetKeys = tally.keys;
@@ -618,6 +628,60 @@ bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const Billbo
     }
   }
   return true;
+}
+
+// appendFacingQuads on the jobs: ranges of whole blocks of particles (so that a range's writes past
+// its last drawn record stay inside its own records), each writing from the record of its first
+// particle; then the drawn records closed up in range order with their keys renumbered. The same
+// records, keys and tally as one call on the whole, whatever the thread count.
+void ParticleRenderer::Impl::appendFacingInRanges(const FacingSetup& setup,
+                                                  const FacingAppend& append,
+                                                  const FacingParticles& in, FacingTally& tally) {
+  // Below a few blocks per thread the hand-off costs more than it saves.
+  constexpr std::uint32_t kMinRange = 16 * FacingBlock::kSize;
+  const std::uint32_t ranges = std::min({jobs->concurrency(), kPrepRanges, in.count / kMinRange});
+  if (ranges < 2) {
+    appendFacingQuads(setup, append, in, quads.data(), keys.data(), tally);
+    return;
+  }
+  const std::uint32_t blocks = (in.count + FacingBlock::kSize - 1) / FacingBlock::kSize;
+  const std::uint32_t step = (blocks + ranges - 1) / ranges * FacingBlock::kSize;
+  const std::uint32_t base = tally.next;
+  parallelFor(*jobs, in.count, step, [&](std::size_t begin, std::size_t end) {
+    const auto first = static_cast<std::uint32_t>(begin);
+    FacingParticles part = in;
+    part.x += first;
+    part.y += first;
+    part.z += first;
+    if (part.sizeX != nullptr) part.sizeX += first;
+    if (part.sizeY != nullptr) part.sizeY += first;
+    for (const float*& c : part.color)
+      if (c != nullptr) c += first;
+    if (part.ids != nullptr) part.ids += first;
+    part.count = static_cast<std::uint32_t>(end - begin);
+    FacingTally& t = rangeTallies[begin / step];
+    t = FacingTally{};
+    t.next = base + first;
+    appendFacingQuads(setup, append, part, quads.data(), keys.data(), t);
+  });
+  std::uint32_t next = base;
+  for (std::uint32_t r = 0; r * step < in.count; ++r) {
+    const FacingTally& t = rangeTallies[r];
+    const std::uint32_t from = base + r * step;
+    const std::uint32_t drawn = t.next - from;
+    if (from != next) {
+      std::memmove(quads.data() + next, quads.data() + from, std::size_t{drawn} * sizeof(Quad));
+      for (std::uint32_t k = 0; k < drawn; ++k)
+        keys[next + k] = {keys[from + k].key, next + k};
+    }
+    next += drawn;
+    tally.culled += t.culled;
+    if (drawn != 0) {
+      tally.keys.add(t.keys.lo);
+      tally.keys.add(t.keys.hi);
+    }
+  }
+  tally.next = next;
 }
 
 void ParticleRenderer::Impl::emitQuads(const RenderPacket& p, const BillboardView& view,
@@ -693,7 +757,7 @@ void ParticleRenderer::Impl::emitQuads(const RenderPacket& p, const BillboardVie
   // Order within the emitter (slot order needs no sort).
   const std::uint32_t count = static_cast<std::uint32_t>(quads.size()) - first;
   if (p.sort != bytecode::ParticleSort::None)
-    sortDrawKeys(keys.data() + first, scratch.data(), count, packetKeys);
+    sortDrawKeys(*jobs, keys.data() + first, scratch.data(), count, packetKeys, sortCounts);
 }
 
 // Projects a quad's world corners to the screen; false (counted) when it is behind the camera,

@@ -309,6 +309,60 @@ TEST(ParticleRenderer, OutputIsTheSameOnAnyThreadCount) {
   EXPECT_EQ(renderScene(effect, pool.get()), one);
 }
 
+// Thousands of particles around the eye, many behind it or off screen: one emitter's quads are
+// made in ranges on the threads, and the culled ones are closed up between the ranges. Every
+// thread count gives the same image and counts, for depth and id keys, with colour streams and
+// without.
+TEST(ParticleRenderer, ManyParticlesCulledAcrossThreadRangesDrawTheSame) {
+  for (const char* init :
+       {R"("size": 0.04, "color": [1, 0.6, 0.3, 0.5])",
+        R"("size": 0.04, "color": {"from": [1, 0.2, 0.1, 0], "to": [0.2, 0.6, 1, 1]})"}) {
+    for (const char* sort : {"auto", "oldest_first"}) {
+      const auto effect =
+          compileJson(std::string(R"({"format": "mote.effect/1", "materials": [{"name": "m",
+          "texture": "builtin:soft_circle"}], "emitters": [{"name": "e", "material": "m",
+          "max_particles": 9000, "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 9000}]},
+          "shape": {"kind": "sphere", "radius": 3}, "init": {"lifetime": 10, )") +
+                      init + R"(}, "render": {"sort": ")" + sort + R"("}}]})");
+      auto world = ParticleWorld::create({}).takeValue();
+      ASSERT_TRUE(world->addEffect(effect).ok());
+      world->tick(1.0f / 30.0f);
+      // Around the eye most are culled; from 6 m away a few at the edges, so that every range
+      // moves a little and overwrites where the next one's records were.
+      for (const float distance : {1.0f, 6.0f}) {
+        Camera camera = Camera::perspective(0.9f, 1.5f, 0.1f, 100.0f).value();
+        ASSERT_TRUE(
+            camera.lookAt({0.5f, 0.2f, distance}, {0.0f, 0.0f, distance - 2.0f}, {0.0f, 1.0f, 0.0f})
+                .ok());
+        auto two = ThreadPool::create(2).takeValue();
+        auto three = ThreadPool::create(3).takeValue();
+        std::vector<Image> images;
+        std::vector<RenderStats> stats;
+        for (JobSystem* jobs :
+             {static_cast<JobSystem*>(nullptr), static_cast<JobSystem*>(two.get()),
+              static_cast<JobSystem*>(three.get())}) {
+          RendererOptions options;
+          options.viewport = {120, 80};
+          options.jobs = jobs;
+          options.builtinSpriteSize = 32;
+          auto renderer = ParticleRenderer::create(options).takeValue();
+          Image image;
+          ASSERT_TRUE(renderer.render(*world, camera, image).ok());
+          images.push_back(std::move(image));
+          stats.push_back(renderer.stats());
+        }
+        EXPECT_GT(stats[0].quads, 1500u) << init << sort;
+        EXPECT_GT(stats[0].culled, distance < 2.0f ? 5000u : 0u) << init << sort;
+        for (std::size_t k = 1; k < images.size(); ++k) {
+          EXPECT_EQ(images[k], images[0]) << init << sort << " jobs " << k;
+          EXPECT_EQ(stats[k].quads, stats[0].quads);
+          EXPECT_EQ(stats[k].culled, stats[0].culled);
+        }
+      }
+    }
+  }
+}
+
 TEST(ParticleRenderer, RenderingAFrameAllocatesNothingOnceTexturesAreLoaded) {
 #if !defined(MOTE_TEST_ALLOC_WATCH_LINKED)
   GTEST_SKIP() << "the allocation watch is not linked in sanitizer builds";
