@@ -188,7 +188,8 @@ float uniform(Prng& prng, float lo, float hi) {
 }
 
 // The span loops' 4- and (where the CPU has AVX2) 8-lane builds against the scalar reference, bit
-// for bit, on random quads partly off a 70 × 50 screen: magnified and minified textures, UVs past
+// for bit, on random quads partly off a 70 × 50 screen: magnified (down to a texel for 8 pixels and
+// more, where the 8-lane loop loads shared texels once) and minified textures, UVs past
 // the edges, cutout, frame blending, soft fade against a depth row with gaps, edge pixels.
 TEST(ParticleRenderer, TheSpanLoopsDrawTheScalarReferencesBits) {
   constexpr std::uint32_t kW = 70;
