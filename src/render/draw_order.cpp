@@ -106,63 +106,68 @@ void sortDrawKeys(JobSystem& jobs, DrawKey* keys, DrawKey* scratch, std::size_t 
                   std::span<std::uint32_t> counts) noexcept {
   const std::size_t ranges =
       std::min<std::size_t>(jobs.concurrency(), counts.size() / kDrawKeyBuckets);
-  if (n < kParallelDrawKeys || ranges < 2 || range.lo >= range.hi) {
+  const auto width =
+      range.lo < range.hi ? static_cast<std::uint32_t>(std::bit_width(range.hi - range.lo)) : 0u;
+  // Measured on one and on two threads (docs/performance.md): below these the split's extra pass
+  // and its buckets' counters cost more than the cache misses they save.
+  if (n < (ranges > 1 ? kSplitDrawKeys : kSplitDrawKeysAlone) || ranges == 0 || width <= 12) {
     sortDrawKeys(keys, scratch, n, range);
     return;
   }
-  // The digits of sortDigits<12, Digits> for n >= 4096: as many 12-bit ones as the width needs,
-  // split evenly.
-  const auto width = static_cast<std::uint32_t>(std::bit_width(range.hi - range.lo));
-  const std::uint32_t digits = (width + 11) / 12;
-  const std::size_t step = (n + ranges - 1) / ranges;
+  // The top digit (kTopBits of key − lo) splits the keys into buckets, stably, from keys into
+  // scratch: each range counts its keys' digits, the counts are summed in (digit, range) order,
+  // and each range moves its keys.
+  constexpr std::uint32_t kTopBits = 8;
+  constexpr std::uint32_t kBuckets = 1u << kTopBits;
+  const std::uint32_t shift = width - kTopBits;
   const std::uint32_t lo = range.lo;
-  DrawKey* from = keys;
-  DrawKey* to = scratch;
-  for (std::uint32_t d = 0, at = 0; d < digits; ++d) {
-    const std::uint32_t bits = (width - at + (digits - d) - 1) / (digits - d);
-    const std::uint32_t shift = at;
-    const std::uint32_t mask = (1u << bits) - 1;
-    at += bits;
-    const auto digit = [lo, shift, mask](std::uint32_t key) {
-      return ((key - lo) >> shift) & mask;
-    };
-    // Range r's counters: counts[r · kDrawKeyBuckets, + mask + 1).
-    parallelFor(jobs, n, step, [&](std::size_t begin, std::size_t end) {
-      std::uint32_t* count = counts.data() + begin / step * kDrawKeyBuckets;
-      std::fill_n(count, mask + 1, 0u);
+  const auto top = [lo, shift](std::uint32_t key) { return (key - lo) >> shift; };
+  const std::size_t step = (n + ranges - 1) / ranges;
+  const std::size_t used = parallelForChunkCount(n, step);
+  parallelFor(jobs, n, step, [&](std::size_t begin, std::size_t end) {
+    std::uint32_t* count = counts.data() + begin / step * kDrawKeyBuckets;
+    std::fill_n(count, kBuckets, 0u);
 #pragma GCC unroll 4
-      for (std::size_t i = begin; i < end; ++i)
-        ++count[digit(from[i].key)];
-    });
-    const std::size_t used = parallelForChunkCount(n, step);
-    const std::uint32_t shared = digit(from[0].key);
-    std::size_t same = 0;
-    for (std::size_t r = 0; r < used; ++r)
-      same += counts[r * kDrawKeyBuckets + shared];
-    if (same == n) continue;  // a digit every key shares: the pass would keep the order
-    // Each range's first place for each digit: the keys of smaller digits, then those of the same
-    // digit in earlier ranges.
-    std::uint32_t sum = 0;
-    for (std::uint32_t b = 0; b <= mask; ++b) {
-      for (std::size_t r = 0; r < used; ++r) {
-        std::uint32_t& c = counts[r * kDrawKeyBuckets + b];
-        const std::uint32_t here = c;
-        c = sum;
-        sum += here;
-      }
+    for (std::size_t i = begin; i < end; ++i)
+      ++count[top(keys[i].key)];
+  });
+  std::array<std::uint32_t, kBuckets + 1> start{};
+  std::uint32_t sum = 0;
+  for (std::uint32_t b = 0; b < kBuckets; ++b) {
+    start[b] = sum;
+    for (std::size_t r = 0; r < used; ++r) {
+      std::uint32_t& c = counts[r * kDrawKeyBuckets + b];
+      const std::uint32_t here = c;
+      c = sum;
+      sum += here;
     }
-    parallelFor(jobs, n, step, [&](std::size_t begin, std::size_t end) {
-      std::uint32_t* offset = counts.data() + begin / step * kDrawKeyBuckets;
-#pragma GCC unroll 4
-      for (std::size_t i = begin; i < end; ++i) {
-        const std::uint64_t w = word(from[i]);
-        const std::uint32_t place = offset[digit(keyOf(w))]++;
-        std::memcpy(to + place, &w, sizeof w);
-      }
-    });
-    std::swap(from, to);
   }
-  if (from != keys) std::memcpy(keys, from, n * sizeof(DrawKey));
+  start[kBuckets] = sum;
+  parallelFor(jobs, n, step, [&](std::size_t begin, std::size_t end) {
+    std::uint32_t* offset = counts.data() + begin / step * kDrawKeyBuckets;
+#pragma GCC unroll 4
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::uint64_t w = word(keys[i]);
+      std::memcpy(scratch + offset[top(keyOf(w))]++, &w, sizeof w);
+    }
+  });
+  // Each bucket, a few thousand keys that fit the core's cache, sorted on its own lower bits and
+  // copied back: buckets are claimed a few at a time by whichever thread is free.
+  parallelFor(jobs, kBuckets, 4, [&](std::size_t first, std::size_t last) {
+    for (std::size_t b = first; b < last; ++b) {
+      const std::uint32_t begin = start[b];
+      const std::uint32_t size = start[b + 1] - begin;
+      if (size == 0) continue;
+      KeyRange bucket;
+      bucket.lo = lo + (static_cast<std::uint32_t>(b) << shift);
+      // The bucket's last key, bucket.lo + 2^shift − 1, may lie past 2^32 − 1 (the top bucket
+      // of keys near it): no further than range.hi.
+      bucket.hi = static_cast<std::uint32_t>(std::min<std::uint64_t>(
+          range.hi, std::uint64_t{bucket.lo} + (std::uint64_t{1} << shift) - 1));
+      sortDrawKeys(scratch + begin, keys + begin, size, bucket);
+      std::memcpy(keys + begin, scratch + begin, std::size_t{size} * sizeof(DrawKey));
+    }
+  });
 }
 
 }  // namespace mote::render

@@ -38,14 +38,18 @@ void sortDrawKeys(DrawKey* keys, DrawKey* scratch, std::size_t n, KeyRange range
 /// The counters sortDrawKeys needs for one range of keys on `jobs`.
 inline constexpr std::size_t kDrawKeyBuckets = std::size_t{1} << 12;
 
-/// sortDrawKeys with each pass cut into up to counts.size() / kDrawKeyBuckets ranges of keys that
-/// run on `jobs`: every range counts its digits, the counts are summed in (digit, range) order,
-/// and every range moves its keys to their places. The result is bit for bit sortDrawKeys's
-/// (stable whatever the split). Falls back to sortDrawKeys when `jobs` runs one task at a time or n
-/// is too small to share (under kParallelDrawKeys). Thread safety: `jobs` runs the ranges, which
-/// write disjoint parts of keys, scratch and counts. Complexity: O(n + ranges · 2^12) per pass.
-/// Allocates: never.
-inline constexpr std::size_t kParallelDrawKeys = std::size_t{1} << 19;
+/// sortDrawKeys for many keys, on `jobs`: from kSplitDrawKeys keys whose range spans more than 12
+/// bits (kSplitDrawKeysAlone where `jobs` runs one task at a time), a first pass splits the keys
+/// stably by their top 8 bits of key − range.lo into buckets (in up to counts.size() /
+/// kDrawKeyBuckets ranges of keys on the threads: each counts its digits, the counts are summed
+/// in (digit, range) order, each moves its keys), then each bucket — a few thousand keys that stay
+/// in the core's cache — is sorted on its own by sortDrawKeys, the buckets shared among the
+/// threads. The same order as sortDrawKeys, bit for bit, on any thread count; smaller or narrower
+/// sets, or no counters, take sortDrawKeys itself. A range of keys that crowd into one bucket is
+/// sorted by one thread. Thread safety: `jobs` runs the parts, which write disjoint parts of
+/// keys, scratch and counts. Complexity: O(n + 2^12 · buckets). Allocates: never.
+inline constexpr std::size_t kSplitDrawKeys = std::size_t{1} << 16;
+inline constexpr std::size_t kSplitDrawKeysAlone = std::size_t{1} << 20;
 void sortDrawKeys(JobSystem& jobs, DrawKey* keys, DrawKey* scratch, std::size_t n, KeyRange range,
                   std::span<std::uint32_t> counts) noexcept;
 

@@ -52,7 +52,7 @@ struct RendererOptions {
   /// Built-in sprites are made at this size, px.
   std::uint32_t builtinSpriteSize = 128;
   /// Borrowed; null: the calling thread. Runs the raster bands, and in prepare() an emitter's
-  /// camera-facing quads (from 2 × 1,024 particles) and its depth sort (from 2^19 quads) in ranges
+  /// camera-facing quads (from 2 × 1,024 particles) and its depth sort (from 2^16 quads) in ranges
   /// — the same frame, bit for bit, on any thread count.
   JobSystem* jobs = nullptr;
 };
