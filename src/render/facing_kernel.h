@@ -301,7 +301,6 @@ void appendFacingLanes(const FacingSetup& setup, const FacingAppend& append,
   const U flip =
       U{} + (append.key == FacingKey::FarFirst || append.key == FacingKey::IdReversed ? ~0u : 0u);
   const F4 uniformColor{append.color[0], append.color[1], append.color[2], append.color[3]};
-  const std::uint32_t style = append.style;
   // Locals: the record stores cannot make the compiler reload them.
   const std::uint32_t n = in.count;
   const float* px = in.x;
@@ -365,7 +364,6 @@ void appendFacingLanes(const FacingSetup& setup, const FacingAppend& append,
       } else {
         storeLanes(quad->color.data(), uniformColor);
       }
-      quad->style = style;
       *slot = {key[J], next};
       // Moving on by a byte count masked with the lane (0 or all ones) costs two instructions
       // where a pointer step of 0 or 1 Quad costs five.

@@ -42,11 +42,13 @@ struct ScreenQuad {
 /// miss a width × height screen. Pure; O(1). Allocates: never.
 bool boundOnScreen(ScreenQuad& quad, float width, float height) noexcept;
 
-/// A drawn quad as the renderer stores it: 68 bytes, what varies per particle.
-struct Quad : ScreenQuad {
+/// A drawn quad as the renderer stores it, what varies per particle: one 64-byte cache line (its
+/// style, an index into the renderer's quad styles, lives in an array beside the quads, so that a
+/// record is a line and the fast path writes four stores a quad, not five).
+struct alignas(64) Quad : ScreenQuad {
   std::array<float, 4> color{};  ///< premultiplied linear; alpha 0 for additive
-  std::uint32_t style = 0;       ///< into the renderer's quad styles
 };
+static_assert(sizeof(Quad) == 64);
 
 /// A block of facing quads as the fast path writes them, particle i at index i.
 struct FacingBlock {
@@ -109,7 +111,6 @@ enum class FacingKey : std::uint8_t { FarFirst, NearFirst, Id, IdReversed };
 struct FacingAppend {
   std::array<float, 4> color{};  ///< premultiplied, where FacingParticles::color is null
   bool additive = false;         ///< premultiplied alpha 0, and a zero alpha still shows
-  std::uint32_t style = 0;
   FacingKey key = FacingKey::FarFirst;
 };
 
@@ -123,8 +124,8 @@ struct FacingTally {
 
 /// The renderer's fast path in one step: for each particle of `in` that shows (the renderer's
 /// premultiplied colour and shows() rules), is sized and visible (projectFacingBlock's tests), in
-/// order, quads[next] = its corners, bounds, premultiplied colour and append.style, keys[next] =
-/// {its key, next}, next + 1; the hidden ones are counted in tally.culled where they are shown and
+/// order, quads[next] = its corners, bounds and premultiplied colour, keys[next] = {its key,
+/// next}, next + 1; the hidden ones are counted in tally.culled where they are shown and
 /// sized. Writes records past the last drawn one (scratch): quads and keys need room for
 /// tally.next + in.count + 1 records. Bit for bit what projectFacingBlock and the renderer's
 /// per-particle append give. O(n). Allocates: never.

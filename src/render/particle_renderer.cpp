@@ -159,13 +159,14 @@ struct QuadStyle {
   Blend blend = Blend::Over;
 };
 
-// The frame's quads (Quad: facing_quads.h), room for maxQuads allocated once at create: a vector
-// that never grows, so that the facing fast path can write records in place past size() and then
-// take the ones it keeps (commit).
+// The frame's quads (Quad: facing_quads.h) and each one's style (into Impl::styles), room for
+// maxQuads allocated once at create: a vector that never grows, so that the facing fast path can
+// write records in place past size() and then take the ones it keeps (commit).
 class QuadList {
  public:
   void allocate(std::size_t capacity) {
     quads_ = std::make_unique<Quad[]>(capacity);
+    styles_ = std::make_unique<std::uint32_t[]>(capacity);
     capacity_ = capacity;
     size_ = 0;
   }
@@ -174,24 +175,24 @@ class QuadList {
   bool empty() const noexcept { return size_ == 0; }
   void clear() noexcept { size_ = 0; }
   // The caller checks the room (size() < capacity()).
-  void push_back(const Quad& quad) noexcept {
+  void push_back(const Quad& quad, std::uint32_t style) noexcept {
     MOTE_ASSERT(size_ < capacity_);
+    styles_[size_] = style;
     quads_[size_++] = quad;
   }
-  // Takes the records written in place up to `size` (at most capacity()).
+  // Takes the records written in place up to `size` (at most capacity()), their styles set.
   void commit(std::size_t size) noexcept {
     MOTE_ASSERT(size <= capacity_);
     size_ = size;
   }
   Quad* data() noexcept { return quads_.get(); }
-  const Quad* data() const noexcept { return quads_.get(); }
-  Quad& operator[](std::size_t i) noexcept { return quads_[i]; }
+  std::uint32_t* styles() noexcept { return styles_.get(); }
   const Quad& operator[](std::size_t i) const noexcept { return quads_[i]; }
-  const Quad* begin() const noexcept { return quads_.get(); }
-  const Quad* end() const noexcept { return quads_.get() + size_; }
+  std::uint32_t style(std::size_t i) const noexcept { return styles_[i]; }
 
  private:
   std::unique_ptr<Quad[]> quads_;
+  std::unique_ptr<std::uint32_t[]> styles_;
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;
 };
@@ -495,7 +496,7 @@ void ParticleRenderer::Impl::pushParticleQuad(const PacketStyle& ps, const Rende
     setFrameCells(own, p, i);
   }
   const auto index = static_cast<std::uint32_t>(quads.size());
-  quads.push_back(Quad{screen, color, style});
+  quads.push_back(Quad{screen, color}, style);
   const std::uint32_t key = particleKey(p.sort, centreW, p.ids[i]);
   keys[index] = {key, index};
   packetKeys.add(key);
@@ -556,7 +557,6 @@ bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const Billbo
   FacingAppend append;
   append.color = uniformColor;
   append.additive = blend == Blend::Additive;
-  append.style = style.shared;
   append.key = facingKey(p.sort);
   for (std::uint32_t begin = 0, n = 0; begin < p.count; begin += n) {
     n = std::min(p.count - begin, FacingBlock::kSize);
@@ -593,6 +593,7 @@ bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const Billbo
       tally.next = static_cast<std::uint32_t>(quads.size());
       tally.keys = packetKeys;
       appendFacingInRanges(setup, append, in, tally);
+      std::fill(quads.styles() + quads.size(), quads.styles() + tally.next, style.shared);
       quads.commit(tally.next);
       stats.culled += tally.culled;
       packetKeys = tally.keys;
@@ -827,7 +828,7 @@ void ParticleRenderer::Impl::pushStrip(std::span<const glm::vec3> points, float 
         st.du = 0.0f;
       }
       const auto index = static_cast<std::uint32_t>(quads.size());
-      quads.push_back(Quad{quad, premultiplied(color, blend), style});
+      quads.push_back(Quad{quad, premultiplied(color, blend)}, style);
       keys[index] = {index, index};
     }
     sideA = sideB;
@@ -972,9 +973,10 @@ void ParticleRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
   const auto to = binned ? bandStart[band + 1] : static_cast<std::uint32_t>(quads.size());
   const RasterSpanFn kernel = rasterSpanKernel();
   for (std::uint32_t entry = from; entry < to; ++entry) {
-    const Quad& q = quads[keys[binned ? bandQuads[entry] : entry].index];
+    const std::uint32_t index = keys[binned ? bandQuads[entry] : entry].index;
+    const Quad& q = quads[index];
     if (q.maxY < static_cast<float>(y0) || q.minY >= static_cast<float>(y1)) continue;
-    const QuadStyle& st = styles[q.style];
+    const QuadStyle& st = styles[quads.style(index)];
     const Texture& tex = textures[st.texture];
     SpanQuad sq;
     sq.texels = tex.texels.data();
@@ -1289,8 +1291,8 @@ void ParticleRenderer::Impl::emitSprites(const SpriteBatcher& batcher, const Spr
       st.ua = s.uv.u0 + static_cast<float>(cell % atlas->columns) * st.du;
       st.va = s.uv.v0 + static_cast<float>(cell / atlas->columns) * st.dv;
       const auto index = static_cast<std::uint32_t>(quads.size());
-      quads.push_back(
-          Quad{quad, {r * k, g * k, b * k, blend == Blend::Additive ? 0.0f : alpha}, styleIndex});
+      quads.push_back(Quad{quad, {r * k, g * k, b * k, blend == Blend::Additive ? 0.0f : alpha}},
+                      styleIndex);
       keys[index] = {index, index};
     }
   }

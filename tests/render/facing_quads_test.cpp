@@ -200,7 +200,6 @@ TEST(FacingQuads, AppendWritesWhatThePerParticleAppendWould) {
             FacingAppend append;
             append.color = premultipliedColor({0.9f, 0.5f, -0.2f, 0.7f}, additive);
             append.additive = additive;
-            append.style = 17;
             append.key = keyKind;
             FacingParticles particles;
             particles.x = in[0].data();
@@ -251,7 +250,6 @@ TEST(FacingQuads, AppendWritesWhatThePerParticleAppendWould) {
                 EXPECT_EQ(bits(got.maxX), bits(want.maxX));
                 EXPECT_EQ(bits(got.minY), bits(want.minY));
                 EXPECT_EQ(bits(got.maxY), bits(want.maxY));
-                EXPECT_EQ(got.style, 17u);
                 const std::uint32_t key = referenceKey(keyKind, block.centerW[k], ids[i]);
                 EXPECT_EQ(keys[next].key, key) << "particle " << i;
                 EXPECT_EQ(keys[next].index, next);
