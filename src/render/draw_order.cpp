@@ -144,11 +144,15 @@ void sortDrawKeys(JobSystem& jobs, DrawKey* keys, DrawKey* scratch, std::size_t 
   }
   start[kBuckets] = sum;
   parallelFor(jobs, n, step, [&](std::size_t begin, std::size_t end) {
-    std::uint32_t* offset = counts.data() + begin / step * kDrawKeyBuckets;
+    // Locals: the stores cannot make the compiler reload them through the closure.
+    std::uint32_t* const offset = counts.data() + begin / step * kDrawKeyBuckets;
+    const DrawKey* const from = keys;
+    DrawKey* const to = scratch;
+    const auto digit = top;
 #pragma GCC unroll 4
     for (std::size_t i = begin; i < end; ++i) {
-      const std::uint64_t w = word(keys[i]);
-      std::memcpy(scratch + offset[top(keyOf(w))]++, &w, sizeof w);
+      const std::uint64_t w = word(from[i]);
+      std::memcpy(to + offset[digit(keyOf(w))]++, &w, sizeof w);
     }
   });
   // Each bucket, a few thousand keys that fit the core's cache, sorted on its own lower bits and

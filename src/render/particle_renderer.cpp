@@ -1029,7 +1029,7 @@ Status ParticleRenderer::prepare(const ParticleWorld& world, const Camera& camer
   r.viewProjection = camera.projectionMatrix() * camera.viewMatrix();
   const BillboardView view = BillboardView::fromCamera(camera);
   // Emitters by sort_order (stable: equal orders keep the effect's order).
-  r.packets.build(world);
+  r.packets.build(world, r.jobs);
   r.quads.clear();
   r.styles.clear();
   for (const RenderPacket& packet : r.packets.packets()) {

@@ -3,6 +3,7 @@
 #include <mote/render/render_packet.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -23,29 +24,49 @@ void bind(ParticleChannel<N>& channel, const EmitterView& v, std::int32_t first,
   channel.uniform = false;
 }
 
-// Uniformity: every particle's components equal particle 0's, bit for bit (so −0 ≠ +0 and a NaN
-// equals only itself). Stops at the first difference.
-template <std::size_t N>
-void scanUniform(ParticleChannel<N>& channel, std::uint32_t count) {
-  if (!channel.present() || count == 0) return;
-  // Blocks of 256 without an early exit inside, so the compare vectorizes.
+// Whether any of s[begin, end) differs from `first` bit for bit, in blocks of 256 without an
+// early exit inside, so that the compare vectorizes; stops after the first block that differs.
+bool anyDiffers(const float* s, std::uint32_t begin, std::uint32_t end, std::uint32_t first) {
   constexpr std::uint32_t kBlock = 256;
+  for (std::uint32_t at = begin; at < end; at += kBlock) {
+    const std::uint32_t stop = std::min(end, at + kBlock);
+    std::uint32_t differ = 0;
+    // Four vectors an iteration: the loop's own three instructions were half of it.
+#pragma GCC unroll 16
+    for (std::uint32_t i = at; i < stop; ++i) {
+      std::uint32_t bits = 0;
+      std::memcpy(&bits, s + i, sizeof bits);
+      differ |= bits ^ first;
+    }
+    if (differ != 0) return true;
+  }
+  return false;
+}
+
+// Uniformity: every particle's components equal particle 0's, bit for bit (so −0 ≠ +0 and a NaN
+// equals only itself). Stops at the first difference. From kParallelScan particles on a JobSystem
+// of several threads, each stream is scanned in parts claimed by the threads, which skip their
+// part once any part has found a difference.
+constexpr std::uint32_t kParallelScan = 1u << 16;
+template <std::size_t N>
+void scanUniform(ParticleChannel<N>& channel, std::uint32_t count, JobSystem* jobs) {
+  if (!channel.present() || count == 0) return;
+  const bool parallel = jobs != nullptr && jobs->concurrency() > 1 && count >= kParallelScan;
   for (std::size_t c = 0; c < N; ++c) {
     const float* s = channel.streams[c];
     std::uint32_t first = 0;
     std::memcpy(&first, s, sizeof first);
-    for (std::uint32_t begin = 0; begin < count; begin += kBlock) {
-      const std::uint32_t end = std::min(count, begin + kBlock);
-      std::uint32_t differ = 0;
-      // Four vectors an iteration: the loop's own three instructions were half of it.
-#pragma GCC unroll 16
-      for (std::uint32_t i = begin; i < end; ++i) {
-        std::uint32_t bits = 0;
-        std::memcpy(&bits, s + i, sizeof bits);
-        differ |= bits ^ first;
-      }
-      if (differ != 0) return;
+    if (!parallel) {
+      if (anyDiffers(s, 0, count, first)) return;
+      continue;
     }
+    std::atomic<bool> differs{false};
+    parallelFor(*jobs, count, kParallelScan / 4, [&](std::size_t begin, std::size_t end) {
+      if (differs.load(std::memory_order_relaxed)) return;
+      if (anyDiffers(s, static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end), first))
+        differs.store(true, std::memory_order_relaxed);
+    });
+    if (differs.load(std::memory_order_relaxed)) return;
   }
   for (std::size_t c = 0; c < N; ++c)
     channel.value[c] = channel.streams[c][0];
@@ -54,7 +75,8 @@ void scanUniform(ParticleChannel<N>& channel, std::uint32_t count) {
 
 }  // namespace
 
-RenderPacket makeRenderPacket(EmitterHandle handle, const EmitterView& v) noexcept {
+RenderPacket makeRenderPacket(EmitterHandle handle, const EmitterView& v,
+                              JobSystem* jobs) noexcept {
   RenderPacket p;
   p.emitter = handle;
   p.description = v.emitter;
@@ -89,9 +111,9 @@ RenderPacket makeRenderPacket(EmitterHandle handle, const EmitterView& v) noexce
   bind<4>(p.orientation, v, ch.orientation, {0.0f, 0.0f, 0.0f, 1.0f});
   bind<1>(p.rotation, v, ch.rotation, {0.0f});
   bind<1>(p.frame, v, ch.frame, {0.0f});
-  scanUniform(p.color, p.count);
-  scanUniform(p.frame, p.count);
-  scanUniform(p.rotation, p.count);
+  scanUniform(p.color, p.count, jobs);
+  scanUniform(p.frame, p.count, jobs);
+  scanUniform(p.rotation, p.count, jobs);
   return p;
 }
 
@@ -120,7 +142,7 @@ Result<RenderPacketBuilder> RenderPacketBuilder::create(std::uint32_t maxEmitter
   return RenderPacketBuilder(std::move(storage));
 }
 
-void RenderPacketBuilder::build(const ParticleWorld& world) noexcept {
+void RenderPacketBuilder::build(const ParticleWorld& world, JobSystem* jobs) noexcept {
   if (!storage_) return;
   Storage& s = *storage_;
   s.used = 0;
@@ -131,7 +153,7 @@ void RenderPacketBuilder::build(const ParticleWorld& world) noexcept {
   for (std::uint32_t i = 0; i < listed; ++i) {
     Result<EmitterView> v = world.view(s.handles[i]);
     if (!v.ok() || v.value().live == 0) continue;
-    const RenderPacket packet = makeRenderPacket(s.handles[i], v.value());
+    const RenderPacket packet = makeRenderPacket(s.handles[i], v.value(), jobs);
     // Insertion by sort order, after equal orders: stable, allocation-free, O(n) when the orders
     // are already in order (the usual case: most effects leave sort_order at 0).
     std::uint32_t at = s.used;

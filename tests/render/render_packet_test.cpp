@@ -4,11 +4,15 @@
 #include "support/compile_effect.h"
 
 #include <mote/core/alloc_watch.h>
+#include <mote/core/job_system.h>
 #include <mote/render/render_packet.h>
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <string>
+#include <tuple>
+#include <vector>
 
 namespace mote::render {
 namespace {
@@ -93,6 +97,51 @@ TEST(RenderPackets, UniformFieldsAreFlaggedWithTheirValue) {
   EXPECT_TRUE(smoke.orientation.uniform);
   EXPECT_EQ(smoke.orientation.value, (std::array<float, 4>{0.0f, 0.0f, 0.0f, 1.0f}));
   EXPECT_EQ(smoke.orientation.at(3, 2), 1.0f);
+}
+
+TEST(RenderPackets, LargeEmittersAreScannedInPartsToTheSameHints) {
+  // 70,000 particles of one colour: uniform on any thread count; then one word changed — in the
+  // first part, the last, or by sign alone (−0 ≠ +0) — is not, on any thread count.
+  constexpr std::uint32_t kCount = 70000;
+  auto w = ParticleWorld::create({}).takeValue();
+  ASSERT_TRUE(w->addEffect(compileJson(R"({"format": "mote.effect/1", "emitters": [{"name": "e",
+      "max_particles": 70000, "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 70000}]},
+      "init": {"lifetime": 10, "size": 0.1, "color": [0.5, 0.25, 0, 0.75]}}]})"))
+                  .ok());
+  w->tick(1.0f / 30.0f);
+  std::array<EmitterHandle, 1> handles{};
+  ASSERT_EQ(w->emitters(handles), 1u);
+  const EmitterView view = w->view(handles[0]).value();
+  ASSERT_EQ(view.live, kCount);
+  // A copy of the streams that the test may change.
+  std::vector<std::vector<float>> words;
+  std::vector<const float*> streams;
+  for (const float* stream : view.streams)
+    words.emplace_back(stream, stream + kCount);
+  for (const std::vector<float>& word : words)
+    streams.push_back(word.data());
+  EmitterView copy = view;
+  copy.streams = streams;
+  auto pool = ThreadPool::create(3).takeValue();
+  const auto c = static_cast<std::size_t>(view.emitter->channels.color);
+  for (JobSystem* jobs : {static_cast<JobSystem*>(nullptr), static_cast<JobSystem*>(pool.get())}) {
+    const RenderPacket p = makeRenderPacket(handles[0], copy, jobs);
+    EXPECT_TRUE(p.color.uniform);
+    EXPECT_EQ(p.color.value, (std::array<float, 4>{0.5f, 0.25f, 0.0f, 0.75f}));
+  }
+  for (const auto& [word, at, value] :
+       {std::tuple{c + 3, 5u, 0.7f}, std::tuple{c, kCount - 1, 0.4f},
+        std::tuple{c + 2, kCount / 2, -0.0f}}) {
+    const float before = words[word][at];
+    words[word][at] = value;
+    for (JobSystem* jobs :
+         {static_cast<JobSystem*>(nullptr), static_cast<JobSystem*>(pool.get())}) {
+      const RenderPacket p = makeRenderPacket(handles[0], copy, jobs);
+      EXPECT_FALSE(p.color.uniform) << "word " << word << " particle " << at;
+      EXPECT_TRUE(p.color.present());
+    }
+    words[word][at] = before;
+  }
 }
 
 TEST(RenderPackets, CapacityMisuseAndTheStoppedState) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <mote/bytecode/compiled_effect.h>
+#include <mote/core/job_system.h>
 #include <mote/core/status.h>
 #include <mote/runtime/world.h>
 
@@ -87,8 +88,9 @@ class RenderPacketBuilder {
   /// counted in dropped(). The colour, frame and rotation fields are scanned for uniformity (the
   /// scan stops at the first particle that differs). Complexity: O(emitters) when sort orders are
   /// already ascending in world order, O(emitters²) at worst; plus the particles of uniform fields.
-  /// Allocates: never.
-  void build(const ParticleWorld& world) noexcept;
+  /// `jobs` (borrowed; null: the calling thread) scans the fields of emitters of 2^16 particles
+  /// and more in parts on its threads — the same packets. Allocates: never.
+  void build(const ParticleWorld& world, JobSystem* jobs = nullptr) noexcept;
 
   std::span<const RenderPacket> packets() const noexcept;
   /// Emitters the last build() had no room for.
@@ -101,7 +103,9 @@ class RenderPacketBuilder {
 };
 
 /// Fills a packet from a world's emitter view (build() does this for every emitter). Exposed for
-/// consumers that walk the world themselves. O(particles of the scanned uniform fields).
-RenderPacket makeRenderPacket(EmitterHandle handle, const EmitterView& view) noexcept;
+/// consumers that walk the world themselves; `jobs` as in build(). O(particles of the scanned
+/// uniform fields).
+RenderPacket makeRenderPacket(EmitterHandle handle, const EmitterView& view,
+                              JobSystem* jobs = nullptr) noexcept;
 
 }  // namespace mote::render
