@@ -165,6 +165,33 @@ inline void forLanes(const F& f) {
   (std::make_integer_sequence<std::uint32_t, N>{});
 }
 
+// Whether every lane of a mask is set.
+template <class M>
+inline bool allLanes(M mask) {
+#if defined(__AVX__)
+  if constexpr (sizeof(M) == 32) return __builtin_ia32_movmskps256(std::bit_cast<F8>(mask)) == 0xFF;
+#endif
+#if defined(__SSE__)
+  if constexpr (sizeof(M) == 16) return __builtin_ia32_movmskps(std::bit_cast<F4>(mask)) == 0xF;
+#endif
+  bool all = true;
+  for (std::size_t k = 0; k < sizeof(M) / sizeof(float); ++k)
+    all = all && mask[k] != 0;
+  return all;
+}
+
+// Draw keys {key[k], index[k]} for every lane k, in lane order, at slot.
+template <class U>
+inline void storeDrawKeys(DrawKey* slot, U key, U index) {
+  if constexpr (sizeof(U) == 16) {
+    storeLanes(slot, __builtin_shufflevector(key, index, 0, 4, 1, 5));
+    storeLanes(slot + 2, __builtin_shufflevector(key, index, 2, 6, 3, 7));
+  } else {
+    storeLanes(slot, __builtin_shufflevector(key, index, 0, 8, 1, 9, 2, 10, 3, 11));
+    storeLanes(slot + 4, __builtin_shufflevector(key, index, 4, 12, 5, 13, 6, 14, 7, 15));
+  }
+}
+
 // projectFacingBlock writes the bounds as one 4-float vector.
 static_assert(offsetof(ScreenQuad, maxY) == offsetof(ScreenQuad, minX) + 3 * sizeof(float));
 
@@ -348,13 +375,32 @@ void appendFacingLanes(const FacingSetup& setup, const FacingAppend& append,
     culled -= shown & ~q.visible;
     lo = draw ? (key < lo ? key : lo) : lo;
     hi = draw ? (key > hi ? key : hi) : hi;
-    // Every lane's record goes to the next slot; the slot moves on only past drawn ones, so the
-    // hidden ones are overwritten (the caller leaves room for a whole block).
     const std::array<V, 4> x = transposeInLanes(q.x);
     const std::array<V, 4> y = transposeInLanes(q.y);
     const std::array<V, 4> bounds = transposeInLanes(q.bounds);
     std::array<V, 4> rgba{};
     if constexpr (ColorStreams) rgba = transposeInLanes(color);
+    if (allLanes(draw)) {
+      // The usual block, every lane drawn: lane J's record at quad + J, the keys in two vector
+      // stores, no per-lane stepping.
+      forLanes<kLanes>([&]<std::uint32_t J>() {
+        storeLanes(quad[J].x.data(), particleOf<J>(x));
+        storeLanes(quad[J].y.data(), particleOf<J>(y));
+        storeLanes(&quad[J].minX, particleOf<J>(bounds));
+        if constexpr (ColorStreams) {
+          storeLanes(quad[J].color.data(), particleOf<J>(rgba));
+        } else {
+          storeLanes(quad[J].color.data(), uniformColor);
+        }
+      });
+      storeDrawKeys(slot, key, std::bit_cast<U>(lane) + next);
+      quad += kLanes;
+      slot += kLanes;
+      next += kLanes;
+      continue;
+    }
+    // Every lane's record goes to the next slot; the slot moves on only past drawn ones, so the
+    // hidden ones are overwritten (the caller leaves room for a whole block).
     forLanes<kLanes>([&]<std::uint32_t J>() {
       storeLanes(quad->x.data(), particleOf<J>(x));
       storeLanes(quad->y.data(), particleOf<J>(y));
