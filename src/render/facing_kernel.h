@@ -165,19 +165,21 @@ inline void forLanes(const F& f) {
   (std::make_integer_sequence<std::uint32_t, N>{});
 }
 
-// Whether every lane of a mask is set.
-template <class M>
-inline bool allLanes(M mask) {
+// Bit k set where lane k of mask is.
+template <class V>
+inline std::uint32_t laneBits(MaskOf<V> mask) {
 #if defined(__AVX__)
-  if constexpr (sizeof(M) == 32) return __builtin_ia32_movmskps256(std::bit_cast<F8>(mask)) == 0xFF;
+  if constexpr (kLanesOf<V> == 8)
+    return static_cast<std::uint32_t>(__builtin_ia32_movmskps256(std::bit_cast<F8>(mask)));
 #endif
 #if defined(__SSE__)
-  if constexpr (sizeof(M) == 16) return __builtin_ia32_movmskps(std::bit_cast<F4>(mask)) == 0xF;
+  if constexpr (kLanesOf<V> == 4)
+    return static_cast<std::uint32_t>(__builtin_ia32_movmskps(std::bit_cast<F4>(mask)));
 #endif
-  bool all = true;
-  for (std::size_t k = 0; k < sizeof(M) / sizeof(float); ++k)
-    all = all && mask[k] != 0;
-  return all;
+  std::uint32_t bits = 0;
+  for (std::uint32_t k = 0; k < kLanesOf<V>; ++k)
+    bits |= mask[k] != 0 ? 1u << k : 0u;
+  return bits;
 }
 
 // Draw keys {key[k], index[k]} for every lane k, in lane order, at slot.
@@ -380,7 +382,7 @@ void appendFacingLanes(const FacingSetup& setup, const FacingAppend& append,
     const std::array<V, 4> bounds = transposeInLanes(q.bounds);
     std::array<V, 4> rgba{};
     if constexpr (ColorStreams) rgba = transposeInLanes(color);
-    if (allLanes(draw)) {
+    if (laneBits<V>(draw) == (1u << kLanes) - 1) {
       // The usual block, every lane drawn: lane J's record at quad + J, the keys in two vector
       // stores, no per-lane stepping.
       forLanes<kLanes>([&]<std::uint32_t J>() {

@@ -103,6 +103,26 @@ struct FacingParticles {
   std::uint32_t count = 0;
 };
 
+/// Particles [first, first + count) of `all`: every stream advanced by `first` (absent ones stay
+/// null). The caller keeps first + count <= all.count. O(1).
+inline FacingParticles facingSlice(const FacingParticles& all, std::uint32_t first,
+                                   std::uint32_t count) noexcept {
+  const auto at = [first](const auto* stream) {
+    return stream != nullptr ? stream + first : stream;
+  };
+  FacingParticles part = all;
+  part.x = at(all.x);
+  part.y = at(all.y);
+  part.z = at(all.z);
+  part.sizeX = at(all.sizeX);
+  part.sizeY = at(all.sizeY);
+  for (const float*& c : part.color)
+    c = at(c);
+  part.ids = at(all.ids);
+  part.count = count;
+  return part;
+}
+
 /// The draw key of a quad (the renderer's particleKey): the centre's clip w ordered far first
 /// (viewDepthKey) or near first (viewDepthKeyFrontToBack), the spawn id, or its complement.
 enum class FacingKey : std::uint8_t { FarFirst, NearFirst, Id, IdReversed };

@@ -549,8 +549,6 @@ bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const Billbo
   setup.right = basis[0];
   setup.up = basis[1];
   const std::array<float, 4> uniformColor = premultiplied(p.color.value, blend);
-  const float* sizeX = p.size.streams[0];
-  const float* sizeY = p.size.streams[1];
   // Quads of a shared style go straight from the kernel into quads and keys (appendFacingQuads);
   // a style per quad, or too little room left to write a whole block in place, takes the
   // per-particle loop below.
@@ -558,6 +556,15 @@ bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const Billbo
   append.color = uniformColor;
   append.additive = blend == Blend::Additive;
   append.key = facingKey(p.sort);
+  FacingParticles whole;  // centres set per block
+  whole.sizeX = p.size.streams[0];
+  whole.sizeY = p.size.streams[1];
+  if (!p.color.uniform) {
+    for (std::size_t c = 0; c < 4; ++c)
+      whole.color[c] = p.color.streams[c];
+  }
+  whole.ids = p.ids;
+  whole.count = p.count;
   for (std::uint32_t begin = 0, n = 0; begin < p.count; begin += n) {
     n = std::min(p.count - begin, FacingBlock::kSize);
     const std::size_t room = quads.capacity() - quads.size();
@@ -576,19 +583,11 @@ bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const Billbo
       }
       centre = {worldCentres[0].data(), worldCentres[1].data(), worldCentres[2].data()};
     }
+    FacingParticles in = facingSlice(whole, begin, n);
+    in.x = centre[0];  // the streams' own, or the block's world centres
+    in.y = centre[1];
+    in.z = centre[2];
     if (direct) {
-      FacingParticles in;
-      in.x = centre[0];
-      in.y = centre[1];
-      in.z = centre[2];
-      in.sizeX = sizeX != nullptr ? sizeX + begin : nullptr;
-      in.sizeY = sizeY != nullptr ? sizeY + begin : nullptr;
-      if (!p.color.uniform) {
-        for (std::size_t c = 0; c < 4; ++c)
-          in.color[c] = p.color.streams[c] + begin;
-      }
-      in.ids = p.ids != nullptr ? p.ids + begin : nullptr;
-      in.count = n;
       FacingTally tally;
       tally.next = static_cast<std::uint32_t>(quads.size());
       tally.keys = packetKeys;
@@ -599,9 +598,7 @@ bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const Billbo
       packetKeys = tally.keys;
       continue;
     }
-    projectFacingBlock(setup, centre[0], centre[1], centre[2],
-                       sizeX != nullptr ? sizeX + begin : nullptr,
-                       sizeY != nullptr ? sizeY + begin : nullptr, n, facing);
+    projectFacingBlock(setup, in.x, in.y, in.z, in.sizeX, in.sizeY, n, facing);
     // Locals, so the loop's stores cannot make the compiler reload them.
     auto next = static_cast<std::uint32_t>(quads.size());
     const auto capacity = static_cast<std::uint32_t>(quads.capacity());
@@ -651,16 +648,7 @@ void ParticleRenderer::Impl::appendFacingInRanges(const FacingSetup& setup,
   const std::uint32_t base = tally.next;
   parallelFor(*jobs, in.count, step, [&](std::size_t begin, std::size_t end) {
     const auto first = static_cast<std::uint32_t>(begin);
-    FacingParticles part = in;
-    part.x += first;
-    part.y += first;
-    part.z += first;
-    if (part.sizeX != nullptr) part.sizeX += first;
-    if (part.sizeY != nullptr) part.sizeY += first;
-    for (const float*& c : part.color)
-      if (c != nullptr) c += first;
-    if (part.ids != nullptr) part.ids += first;
-    part.count = static_cast<std::uint32_t>(end - begin);
+    const FacingParticles part = facingSlice(in, first, static_cast<std::uint32_t>(end - begin));
     FacingTally& t = rangeTallies[begin / step];
     t = FacingTally{};
     t.next = base + first;

@@ -137,23 +137,6 @@ inline V splat(float f) {
   return v;
 }
 
-// Bit k set where lane k of mask is.
-template <class V>
-inline std::uint32_t laneBits(MaskOf<V> mask) {
-#if defined(__AVX__)
-  if constexpr (kLanesOf<V> == 8)
-    return static_cast<std::uint32_t>(__builtin_ia32_movmskps256(std::bit_cast<F8>(mask)));
-#endif
-#if defined(__SSE__)
-  if constexpr (kLanesOf<V> == 4)
-    return static_cast<std::uint32_t>(__builtin_ia32_movmskps(std::bit_cast<F4>(mask)));
-#endif
-  std::uint32_t bits = 0;
-  for (std::uint32_t k = 0; k < kLanesOf<V>; ++k)
-    bits |= mask[k] != 0 ? 1u << k : 0u;
-  return bits;
-}
-
 // A texture's sizes in every lane, for footprintLanes.
 template <class V>
 struct TextureLanes {
