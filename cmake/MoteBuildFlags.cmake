@@ -15,7 +15,10 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
     -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Woverloaded-virtual
     -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough
     # Determinism (ARCHITECTURE §4.3): no fused multiply-add that the scalar reference lacks.
-    -ffp-contract=off)
+    -ffp-contract=off
+    # Debug information names files relative to the source tree, so two checkouts in different
+    # folders compile to the same objects and share the compiler cache.
+    "-fdebug-prefix-map=${PROJECT_SOURCE_DIR}=.")
   if(MOTE_WARNINGS_AS_ERRORS)
     target_compile_options(mote_build_flags INTERFACE -Werror)
   endif()
