@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Fuzzer for the effect-file reader: parseEffect on arbitrary bytes must return diagnostics or an
-// effect — never crash, hang, leak or read out of bounds (ASan + UBSan in the fuzz preset). Every
+// effect — never crash, hang, leak or read out of bounds (ASan + UBSan in the asan preset). Every
 // input that loads is also held to the format's round-trip contract: save → parse gives back an
 // equal effect, and saving that is byte-identical (a violation aborts, which libFuzzer reports).
 #include <mote/authoring/effect_json.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Fuzzer for the NWN ASCII MDL importer: parseMdl on arbitrary bytes must return diagnostics or a
-// model — never crash, hang, leak or read out of bounds (ASan + UBSan in the fuzz preset). Every
+// model — never crash, hang, leak or read out of bounds (ASan + UBSan in the asan preset). Every
 // model that parses is lowered (with its default animation and with its last one), and every
 // effect the importer returns must pass authoring::validateEffect: the lowering clamps every value
 // into range, so a validation error is an importer bug (abort, which libFuzzer reports). The same

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Fuzzer for the PNG texture loader: decodePng on arbitrary bytes must return an image or a clean
-// error — never crash, leak, hang or read out of bounds (ASan + UBSan in the fuzz preset). libpng
+// error — never crash, leak, hang or read out of bounds (ASan + UBSan in the asan preset). libpng
 // is not instrumented and rejects almost every mutation at the first CRC check, so each input is
 // also decoded with every chunk CRC recomputed: that lets mutations reach libpng's chunk semantics,
 // inflate and row filters.

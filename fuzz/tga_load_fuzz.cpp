@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Fuzzer for the TGA texture loader: decodeTga on arbitrary bytes must return an image or a clean
-// error — never crash, leak, hang or read out of bounds (ASan + UBSan in the fuzz preset). A
+// error — never crash, leak, hang or read out of bounds (ASan + UBSan in the asan preset). A
 // decoded image always has the size its header declares.
 #include <mote/render/image.h>
 

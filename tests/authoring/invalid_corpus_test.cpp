@@ -2,6 +2,8 @@
 // tests/data/invalid/: crafted bad effect files, each with the exact diagnostics it must produce
 // (NAME.expected: one formatted diagnostic per line). Reviewed goldens: when a message changes on
 // purpose, update the .expected file by hand after reading the new text.
+#include "support/source_dir.h"
+
 #include <mote/authoring/effect_json.h>
 #include <mote/core/file.h>
 
@@ -13,7 +15,7 @@
 namespace mote::authoring {
 namespace {
 
-const std::filesystem::path kDir = MOTE_SOURCE_DIR "/tests/data/invalid";
+const std::filesystem::path kDir = mote::test::sourcePath("tests/data/invalid");
 
 std::string readText(const std::filesystem::path& path) {
   Result<std::vector<std::uint8_t>> bytes = readFile(path.string(), kMaxEffectFileBytes + 1024);

@@ -2,6 +2,7 @@
 // The checked-in JSON Schema and field reference are what the reader's field table generates (so
 // their names, enums, bounds and required lists agree with the loader), and the schema is sound.
 #include "json.h"
+#include "support/source_dir.h"
 
 #include <mote/authoring/effect_json.h>
 #include <mote/core/file.h>
@@ -23,12 +24,13 @@ std::string readText(const std::string& path) {
 }
 
 TEST(EffectSchema, CheckedInSchemaIsTheGeneratedOne) {
-  EXPECT_EQ(readText(MOTE_SOURCE_DIR "/docs/schema/mote.effect.schema.json"), effectJsonSchema())
+  EXPECT_EQ(readText(mote::test::sourcePath("docs/schema/mote.effect.schema.json")),
+            effectJsonSchema())
       << "docs/schema/mote.effect.schema.json is stale" << kRegenerate;
 }
 
 TEST(EffectSchema, DocsCarryTheGeneratedFieldReference) {
-  const std::string doc = readText(MOTE_SOURCE_DIR "/docs/effect-format.md");
+  const std::string doc = readText(mote::test::sourcePath("docs/effect-format.md"));
   const std::string begin =
       "<!-- BEGIN GENERATED FIELD REFERENCE (scripts/update-effect-docs) -->\n";
   const std::string end = "<!-- END GENERATED FIELD REFERENCE -->";

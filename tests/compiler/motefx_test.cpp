@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The .motefx loader refuses damaged files with a located message, and the v1 fixture loads.
+#include "support/source_dir.h"
+
 #include <mote/authoring/effect_json.h>
 #include <mote/bytecode/compiled_effect.h>
 #include <mote/compiler/compiler.h>
@@ -12,7 +14,7 @@ namespace {
 
 std::vector<std::uint8_t> bonfireBytes() {
   const authoring::EffectLoadResult loaded =
-      authoring::loadEffectFile(MOTE_SOURCE_DIR "/examples/bonfire.json");
+      authoring::loadEffectFile(mote::test::sourcePath("examples/bonfire.json"));
   EXPECT_TRUE(loaded.ok());
   return saveMotefx(compiler::compileEffect(loaded.effect).effect);
 }
@@ -51,7 +53,7 @@ TEST(Motefx, DamagedFilesAreRefusedWithTheReason) {
 
 Result<CompiledEffect> loadFixture(const std::string& name) {
   Result<std::vector<std::uint8_t>> bytes =
-      readFile(MOTE_SOURCE_DIR "/tests/golden/motefx/" + name, kMaxMotefxBytes);
+      readFile(mote::test::sourcePath("tests/golden/motefx/") + name, kMaxMotefxBytes);
   if (!bytes.ok()) return bytes.status();
   return loadMotefx(*bytes);
 }
@@ -94,7 +96,7 @@ TEST(Motefx, TheVersionOneAndTwoExplosionFixturesLoad) {
 TEST(Motefx, AVersionOneFileWithCurveIsRefused) {
   // The v2 fixture relabelled as v1 (the checksum covers the payload only): v1 has no CURVE.
   Result<std::vector<std::uint8_t>> bytes =
-      readFile(MOTE_SOURCE_DIR "/tests/golden/motefx/v2/explosion.motefx", kMaxMotefxBytes);
+      readFile(mote::test::sourcePath("tests/golden/motefx/v2/explosion.motefx"), kMaxMotefxBytes);
   ASSERT_TRUE(bytes.ok());
   std::vector<std::uint8_t> b = *bytes;
   b[8] = 1;
@@ -109,7 +111,7 @@ TEST(Motefx, TheVersionOneFixtureLoads) {
   // tests/golden/motefx/v1/bonfire.motefx was written by the first version of the format; every
   // later build must keep loading it (through upgrade functions once there is a version 2).
   Result<std::vector<std::uint8_t>> bytes =
-      readFile(MOTE_SOURCE_DIR "/tests/golden/motefx/v1/bonfire.motefx", kMaxMotefxBytes);
+      readFile(mote::test::sourcePath("tests/golden/motefx/v1/bonfire.motefx"), kMaxMotefxBytes);
   ASSERT_TRUE(bytes.ok()) << bytes.status().toString();
   Result<CompiledEffect> effect = loadMotefx(*bytes);
   ASSERT_TRUE(effect.ok()) << effect.status().toString();

@@ -2,6 +2,7 @@
 // ParticleWorld: the per-tick contract (emission, budget clamp, kills, bounds), handles, culling,
 // prewarm, threads and the state hash, on effects compiled from small JSON files.
 #include "support/compile_effect.h"
+#include "support/source_dir.h"
 
 #include <mote/authoring/effect_json.h>
 #include <mote/compiler/compiler.h>
@@ -495,7 +496,8 @@ TEST(ParticleWorld, SpawnRequestsIntoALocalSpaceTargetLandAtTheSourcePoint) {
 
 // The same effect under 1, 2, 4 and 8 threads, in chunks small enough to split every emitter.
 TEST(ParticleWorld, StateIsBitIdenticalForAnyThreadCount) {
-  const auto effect = compileFile(std::filesystem::path(MOTE_SOURCE_DIR) / "examples/rain.json");
+  const auto effect =
+      compileFile(std::filesystem::path(mote::test::sourceDir()) / "examples/rain.json");
   std::uint64_t expected = 0;
   for (const std::uint32_t threads : {1u, 2u, 4u, 8u}) {
     std::unique_ptr<ThreadPool> pool = ThreadPool::create(threads).takeValue();
@@ -515,7 +517,8 @@ TEST(ParticleWorld, StateIsBitIdenticalForAnyThreadCount) {
 // A known-answer hash: every build (dev, release, clang, sanitizers) and every SIMD target must
 // give it. Re-pin deliberately (with the reason in the commit) when the simulation changes.
 TEST(ParticleWorld, BonfireStateHashIsPinned) {
-  const auto effect = compileFile(std::filesystem::path(MOTE_SOURCE_DIR) / "examples/bonfire.json");
+  const auto effect =
+      compileFile(std::filesystem::path(mote::test::sourceDir()) / "examples/bonfire.json");
   auto world = makeWorld();
   ASSERT_TRUE(world->addEffect(effect).ok());
   for (int i = 0; i < 600; ++i)
@@ -528,8 +531,8 @@ TEST(ParticleWorld, BonfireStateHashIsPinned) {
 // (docs/compiler.md, "Curves"), so the simulations end in the same state, bit for bit.
 TEST(ParticleWorld, VersionOneAndTwoFixturesRunToTheSameStateHash) {
   const auto run = [](const char* path) -> std::uint64_t {
-    Result<std::vector<std::uint8_t>> bytes = readFile(
-        std::string(MOTE_SOURCE_DIR "/tests/golden/motefx/") + path, bytecode::kMaxMotefxBytes);
+    Result<std::vector<std::uint8_t>> bytes =
+        readFile(mote::test::sourcePath("tests/golden/motefx/") + path, bytecode::kMaxMotefxBytes);
     EXPECT_TRUE(bytes.ok()) << path;
     if (!bytes.ok()) return 0;
     Result<bytecode::CompiledEffect> effect = bytecode::loadMotefx(*bytes);
@@ -551,7 +554,8 @@ TEST(ParticleWorld, TickAllocatesNothingUnderHeavyChurn) {
 #if !defined(MOTE_TEST_ALLOC_WATCH_LINKED)
   GTEST_SKIP() << "the allocation watch is not linked in sanitizer builds";
 #else
-  const auto rain = compileFile(std::filesystem::path(MOTE_SOURCE_DIR) / "examples/rain.json");
+  const auto rain =
+      compileFile(std::filesystem::path(mote::test::sourceDir()) / "examples/rain.json");
   const auto churn = compileJson(effectJson(
       R"("max_particles": 500, "spawn": {"rate": 20000}, "init": {"lifetime": [0.01, 0.2]},
          "update": [{"type": "curl_noise", "strength": 1}])"));
@@ -579,8 +583,8 @@ TEST(ParticleWorld, TickAllocatesNothingUnderHeavyChurn) {
 
 // Every example runs 10 simulated seconds with plausible statistics.
 TEST(ParticleWorld, EveryExampleRunsTenSeconds) {
-  for (const auto& entry :
-       std::filesystem::directory_iterator(std::filesystem::path(MOTE_SOURCE_DIR) / "examples")) {
+  for (const auto& entry : std::filesystem::directory_iterator(
+           std::filesystem::path(mote::test::sourceDir()) / "examples")) {
     if (entry.path().extension() != ".json") continue;
     SCOPED_TRACE(entry.path().filename().string());
     const auto effect = compileFile(entry.path());

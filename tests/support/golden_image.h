@@ -3,6 +3,8 @@
 // or (with MOTE_APPROVE_GOLDENS set, as scripts/approve-goldens does) rewriting it.
 #pragma once
 
+#include "support/source_dir.h"
+
 #include <mote/render/image.h>
 
 #include <gtest/gtest.h>
@@ -14,7 +16,7 @@
 namespace mote::test {
 
 inline const std::filesystem::path kRenderGoldenDir =
-    std::filesystem::path(MOTE_SOURCE_DIR) / "tests/golden/render";
+    std::filesystem::path(mote::test::sourceDir()) / "tests/golden/render";
 
 /// Compares `image` with the approved golden `name` exactly (the rasterizer is deterministic IEEE
 /// float code); on a difference, writes what this build rendered next to the temp directory and
