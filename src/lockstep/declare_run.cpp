@@ -7,6 +7,8 @@
 // SSE2 ~26, AVX2 ~14. The loads are transposes of the 40-byte AoS records into lanes.
 #include "declare_run.h"
 
+#include <mote/core/cpu_features.h>
+
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
@@ -374,7 +376,7 @@ bool declareIsaAvailable(DeclareIsa isa) noexcept {
     case DeclareIsa::Sse2:
       return true;
     case DeclareIsa::Avx2:
-      return __builtin_cpu_supports("avx2") != 0;
+      return cpuFeatures().avx2;
 #else
     case DeclareIsa::Sse2:
     case DeclareIsa::Avx2:

@@ -5,6 +5,8 @@
 
 #include "facing_kernel.h"
 
+#include <mote/core/cpu_features.h>
+
 #include <glm/vec4.hpp>
 
 #include <algorithm>
@@ -60,8 +62,7 @@ void appendFacingQuads8(const FacingSetup& setup, const FacingAppend& append,
 
 bool facingAvx2Available() noexcept {
 #if MOTE_FACING_AVX2
-  static const bool available = __builtin_cpu_supports("avx2") != 0;
-  return available;
+  return cpuFeatures().avx2;
 #else
   return false;
 #endif

@@ -2,6 +2,8 @@
 // The NWN ASCII MDL importer: every fixture in tests/data/nwn (written for the project, one per
 // dialect and quirk) imports with the lowered values computed by hand, compiles, simulates 10 s
 // and renders a frame; junk warns with its line; malformed structure is a located error.
+#include "support/source_dir.h"
+
 #include <mote/authoring/effect_json.h>
 #include <mote/compiler/compiler.h>
 #include <mote/core/file.h>
@@ -25,7 +27,8 @@ namespace {
 
 using namespace authoring;
 
-const std::filesystem::path kDataDir = std::filesystem::path(MOTE_SOURCE_DIR) / "tests/data/nwn";
+const std::filesystem::path kDataDir =
+    std::filesystem::path(mote::test::sourceDir()) / "tests/data/nwn";
 
 std::string fixture(const std::string& name) {
   return (kDataDir / name).string();

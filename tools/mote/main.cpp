@@ -5,6 +5,7 @@
 #include "runtime_bench.h"
 
 #include <mote/core/counter_rng.h>
+#include <mote/core/cpu_features.h>
 #include <mote/core/fnv1a.h>
 #include <mote/core/job_system.h>
 #include <mote/core/prng.h>
@@ -37,9 +38,14 @@ int runInfo() {
   fmt::print("  compiler          {}\n", compilerName());
   fmt::print("  asserts           {}\n", MOTE_ASSERTS_ENABLED ? "on" : "off");
   fmt::print("  hardware threads  {}\n", std::max(1u, std::thread::hardware_concurrency()));
+  const mote::CpuFeatures& cpu = mote::cpuFeatures();
+  fmt::print("  vector ISA        {} (avx2 {}, fma {}, avx512f {}, avx512bw {}, avx512vl {})\n",
+             mote::widestVectorIsa(), cpu.avx2, cpu.fma, cpu.avx512f, cpu.avx512bw, cpu.avx512vl);
+  // Every layer this tool links (ARCHITECTURE.md §2; tools/mote/CMakeLists.txt).
   fmt::print(
-      "  layers            core, authoring (effect format), render (cameras, culling, billboards, "
-      "images, sprite batcher), lockstep\n");
+      "  layers            core, authoring (effect format), bytecode (ISA, verifier, .motefx), "
+      "compiler, runtime (VM, ParticleWorld), render (software renderer, sprite batcher), "
+      "nwn (MDL import)\n");
   return 0;
 }
 
