@@ -5,6 +5,8 @@
 // an ASan/UBSan report. Inputs starting with 'T' go through the text assembler instead, inputs
 // starting with 'M' through the .motefx loader (whose checksum is patched so mutations reach the
 // payload reader); every program is held to disassemble → assemble being the identity.
+#include "support/motefx_seal.h"
+
 #include <mote/bytecode/assembler.h>
 #include <mote/bytecode/compiled_effect.h>
 #include <mote/bytecode/reference.h>
@@ -18,7 +20,6 @@
 #include <vector>
 
 #define XXH_INLINE_ALL
-#include <xxhash.h>
 
 namespace {
 
@@ -68,14 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Program program;
   if (size > 0 && data[0] == 'M') {
     std::vector<std::uint8_t> file(data + 1, data + size);
-    if (file.size() >= 32) {  // make the header's size and checksum agree with the payload
-      const std::uint64_t payload = file.size() - 32;
-      const std::uint64_t checksum = XXH3_64bits(file.data() + 32, payload);
-      for (int i = 0; i < 8; ++i) {
-        file[16 + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(payload >> (8 * i));
-        file[24 + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(checksum >> (8 * i));
-      }
-    }
+    mote::test::sealMotefx(file);  // the header agrees with the payload: the readers are reached
     mote::Result<CompiledEffect> effect = loadMotefx(file);
     if (!effect.ok()) return 0;
     if (effect->emitters.empty()) return 0;

@@ -257,9 +257,13 @@ struct Reflect<Material> {
        .unit = "m",
        .min = 0,
        .max = 1000});
-    v(s.lit, {.key = "lit", .doc = "Lit by the scene's lights."});
-    v(s.doubleSided, {.key = "double_sided", .doc = "Draw the back face too."});
-    v(s.ambientTint, {.key = "ambient_tint", .doc = "Tint by the scene's ambient colour."});
+    v(s.lit,
+      {.key = "lit", .doc = "Lit by the scene's lights. Not drawn yet: read by no renderer."});
+    v(s.doubleSided, {.key = "double_sided",
+                      .doc = "Draw the back face too. Not drawn yet: read by no renderer."});
+    v(s.ambientTint, {.key = "ambient_tint",
+                      .doc = "Tint by the scene's ambient colour. Not drawn yet: read by no "
+                             "renderer."});
   }
 };
 
@@ -979,13 +983,14 @@ struct Reflect<RenderDesc> {
                        .max = 100});
     v(s.deadspace, {.key = "deadspace",
                     .doc = "velocity_aligned: hide particles moving within this angle of the "
-                           "view axis.",
+                           "view axis. Not drawn yet: read by no renderer.",
                     .unit = "deg",
                     .min = 0,
                     .max = 90});
     v(s.beam, {.key = "beam", .doc = "beam parameters."});
     v(s.mesh, {.key = "mesh",
-               .doc = "mesh: model name or path, or builtin:shard.",
+               .doc = "mesh: model name or path, or builtin:shard. Not drawn yet: mesh "
+                      "particles are drawn as velocity-aligned quads.",
                .maxLength = kMaxPathLength});
     v(s.chainWidth, {.key = "chain_width",
                      .doc = "linked_chain: ribbon width.",

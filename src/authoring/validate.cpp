@@ -18,7 +18,9 @@
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <tuple>
+#include <utility>
 
 namespace mote::authoring {
 namespace {
@@ -674,13 +676,9 @@ class Validator {
           !(e.spawn.rate <= 0.0f) || e.spawn.rate < 0.0f || !e.spawn.rateOverTime.keys.empty();
       const bool hasEvents = e.spawn.mode == EmissionMode::EventBurst;  // host events may fire it
       if (!hasRate && e.spawn.bursts.empty() && !hasEvents && !isSpawnTarget(effect, e.name)) {
-        lints_.push_back(Diagnostic{Severity::Warning,
-                                    pointer_,
-                                    "the emitter never spawns (rate 0, no rate_over_time, no "
-                                    "bursts, no collision spawns into it)",
-                                    {},
-                                    0,
-                                    0});
+        lint(
+            "the emitter never spawns (rate 0, no rate_over_time, no bursts, no collision "
+            "spawns into it)");
       }
       for (std::size_t i = 1; i < e.spawn.eventTimes.size(); ++i) {
         if (e.spawn.eventTimes[i] < e.spawn.eventTimes[i - 1]) {
@@ -732,11 +730,39 @@ class Validator {
         Scope field(*this, "target_field");
         checkReference(e.render.beam.targetField, positionFields, "vec3 emitter or global field");
       }
+      if (e.render.deadspace > 0.0f) {
+        Scope deadspace(*this, "deadspace");
+        lint(
+            "not drawn yet: no renderer hides velocity_aligned particles within deadspace of the "
+            "view axis (they are drawn at every angle)");
+      }
+      if (e.render.mode == RenderMode::Mesh) {
+        Scope mode(*this, "mode");
+        lint("not drawn yet: mesh particles are drawn as velocity-aligned quads, not as the mesh");
+      }
       if ((e.render.mode == RenderMode::Beam) != (e.spawn.mode == EmissionMode::BeamContinuous)) {
         Scope mode(*this, "mode");
         warning("beam rendering and beam_continuous emission are meant to go together");
       }
     }
+  }
+
+  // Fields the format accepts and carries into .motefx, which no renderer reads yet
+  // (docs/effect-format.md, "Not drawn yet"): a warning, so an author is not misled by a setting
+  // that changes nothing on screen.
+  void lintNotDrawnYet(const Material& m) {
+    const std::pair<bool, std::string_view> fields[] = {
+        {m.lit, "lit"}, {m.doubleSided, "double_sided"}, {m.ambientTint, "ambient_tint"}};
+    for (const auto& [set, key] : fields) {
+      if (!set) continue;
+      Scope field(*this, key);
+      lint("not drawn yet: no renderer reads " + std::string(key) + " (the material draws as if " +
+           "it were false)");
+    }
+  }
+
+  void lint(std::string message) {
+    lints_.push_back(Diagnostic{Severity::Warning, pointer_, std::move(message), {}, 0, 0});
   }
 
   void checkEffect(const EffectDesc& effect) {
@@ -759,6 +785,7 @@ class Validator {
         materials.push_back(effect.materials[i].name);
         checkTexture(effect.materials[i].texture);
         checkSheet(effect.materials[i].sheet);
+        lintNotDrawnYet(effect.materials[i]);
       }
     }
     std::vector<std::string_view> emitters;

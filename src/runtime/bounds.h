@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The box of a run of particles, each dilated by its extent: the kernel behind
-// ParticleWorld's per-tick bounds (docs/runtime.md, "Bounds"), one pass over the streams in SIMD
-// vectors (Highway, the best target for the CPU picked at run time).
+// ParticleWorld's per-tick bounds (docs/runtime.md, "One tick", step 6), one pass over the streams
+// in SIMD vectors (Highway, the best target for the CPU picked at run time).
 #pragma once
 
 #include <array>

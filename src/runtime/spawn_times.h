@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The time and place of each newborn of one spawn() call: the kernel behind ParticleWorld's spawn
-// lanes (docs/runtime.md, "Spawn values"), double-precision SIMD vectors of newborns (Highway, the
-// best target for the CPU picked at run time) with a scalar loop for the rest, the same IEEE
+// lanes (docs/runtime.md, "One tick", step 3), double-precision SIMD vectors of newborns (Highway,
+// the best target for the CPU picked at run time) with a scalar loop for the rest, the same IEEE
 // operations in the same order in both, so every newborn's lanes are the same bits however a run
 // is split.
 #pragma once

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Reading and writing "mote.effect/1": values land where the file says, the writer's canonical
 // text, round trips of every example, and located diagnostics.
+#include "support/source_dir.h"
+
 #include <mote/authoring/effect_json.h>
 #include <mote/core/file.h>
 
@@ -42,7 +44,7 @@ TEST(EffectJson, MinimalEffectTakesEveryDefault) {
 }
 
 TEST(EffectJson, BonfireValuesLandInTheModel) {
-  const EffectLoadResult r = loadEffectFile(MOTE_SOURCE_DIR "/examples/bonfire.json");
+  const EffectLoadResult r = loadEffectFile(mote::test::sourcePath("examples/bonfire.json"));
   ASSERT_TRUE(r.ok()) << diagnosticsText(r);
   const EffectDesc& e = r.effect;
   EXPECT_EQ(e.name, "bonfire");
@@ -146,13 +148,18 @@ TEST(EffectJson, CanonicalTextIsExact) {
 
 TEST(EffectJson, EveryExampleIsValidCanonicalAndRoundTrips) {
   std::size_t count = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(MOTE_SOURCE_DIR "/examples")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(mote::test::sourcePath("examples"))) {
     if (entry.path().extension() != ".json") continue;
     ++count;
     const std::string path = entry.path().string();
     const EffectLoadResult r = loadEffectFile(path);
     ASSERT_TRUE(r.ok()) << path << "\n" << diagnosticsText(r);
-    EXPECT_TRUE(r.diagnostics.empty()) << path << " has warnings:\n" << diagnosticsText(r);
+    // The only warnings an example may carry are for the material and render fields no renderer
+    // draws yet (lit, double_sided, ambient_tint, deadspace): the examples show what they mean to
+    // look like once the lighting issue lands.
+    for (const Diagnostic& d : r.diagnostics)
+      EXPECT_EQ(d.message.rfind("not drawn yet: ", 0), 0u) << path << ": " << d.message;
     const std::string saved = saveEffect(r.effect);
     EXPECT_EQ(saved, readText(path)) << path << " is not canonical: run mote format " << path;
     const EffectLoadResult again = parseEffect(saved, path);

@@ -2,6 +2,9 @@
 // The compiler: every example compiles to verified programs that survive the text and binary
 // round trips; module lowering gives hand-computed results on the reference executor; graphs,
 // folding, interning and diagnostics.
+#include "support/motefx_seal.h"
+#include "support/source_dir.h"
+
 #include <mote/authoring/effect_json.h>
 #include <mote/bytecode/assembler.h>
 #include <mote/bytecode/reference.h>
@@ -70,7 +73,8 @@ std::int32_t fieldOffset(const CompiledEmitter& e, std::string_view name) {
 
 TEST(Compiler, EveryExampleCompilesVerifiesAndRoundTrips) {
   std::size_t examples = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(MOTE_SOURCE_DIR "/examples")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(mote::test::sourcePath("examples"))) {
     if (entry.path().extension() != ".json") continue;
     ++examples;
     const authoring::EffectLoadResult loaded = authoring::loadEffectFile(entry.path().string());
@@ -91,10 +95,18 @@ TEST(Compiler, EveryExampleCompilesVerifiesAndRoundTrips) {
     Result<CompiledEffect> back = bytecode::loadMotefx(bytes);
     ASSERT_TRUE(back.ok()) << back.status().toString();
     EXPECT_EQ(*back, compiled.effect) << entry.path();
-    // Every truncated prefix is refused cleanly.
+    // Every truncated prefix is refused cleanly — by the header check as it is, and, with its
+    // header sealed to the cut payload (size and checksum patched), by the section readers.
     for (std::size_t n = 0; n < bytes.size(); ++n) {
       EXPECT_FALSE(bytecode::loadMotefx(std::span(bytes).first(n)).ok())
           << entry.path() << " " << n;
+      if (n < 32) continue;
+      std::vector<std::uint8_t> cut(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
+      mote::test::sealMotefx(cut);
+      const Result<CompiledEffect> sealed = bytecode::loadMotefx(cut);
+      ASSERT_FALSE(sealed.ok()) << entry.path() << " " << n;
+      EXPECT_NE(sealed.status().message().find("truncated"), std::string::npos)
+          << entry.path() << " " << n << ": " << sealed.status().message();
     }
   }
   EXPECT_GE(examples, 10u);

@@ -71,7 +71,7 @@ inline SinCos fromQuadrant(double r, std::uint64_t q) {
 SinCos sinCosLarge(float x) noexcept;
 
 /// The sine and cosine of x radians, Mote's own rather than the C library's (docs/isa.md,
-/// "Transcendentals"): the same bits on every platform, compiler and SIMD target, within 1 ULP of
+/// "Accuracy"): the same bits on every platform, compiler and SIMD target, within 1 ULP of
 /// the true values (the correctly rounded ones but for rare near-ties). |x| <= 2^20: n = x · 2/π
 /// rounded, r = x − n·π/2 in three steps and the polynomials in double; beyond, sinCosLarge.
 inline SinCos sinCos(float x) noexcept {

@@ -24,8 +24,10 @@ struct CompileResult {
 
 /// Compiles a valid effect (run authoring::validateEffect first; an invalid one gives errors, not
 /// undefined behaviour). Deterministic for one build: the same effect gives the same bytes every
-/// time. Builds with other compilers or C libraries may order constants differently or fold
-/// sin/cos/pow constants to other last bits; each output verifies and behaves the same.
+/// time. Builds with other compilers or C libraries may order constants differently or compute the
+/// constants the lowering takes from std::pow (shell spawn shapes) to other last bits; each output
+/// verifies and behaves the same. (No transcendental is constant-folded; the emitter quaternion's
+/// sine and cosine are bytecode::semantics::sinCos, the same bits everywhere.)
 [[nodiscard]] CompileResult compileEffect(const authoring::EffectDesc& effect);
 
 }  // namespace mote::compiler
