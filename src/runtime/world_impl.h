@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: MIT
+// ParticleWorld's private state, shared by the files that implement it: world.cpp (the public
+// API and placing effects), world_emission.cpp (the emission schedule), world_pool.cpp (slabs and
+// kill compaction) and world_tick.cpp (tick orchestration: the phases, the VM runs, the bounds).
+#pragma once
+
+#include "spawn_times.h"
+
+#include <mote/bytecode/semantics.h>
+#include <mote/runtime/vm.h>
+#include <mote/runtime/world.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace mote {
+
+namespace runtime_detail {
+
+inline constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+inline constexpr std::uint32_t kMaxBindings = 8;
+inline constexpr std::uint32_t kSpawnRequestsPerChunk = 256;
+inline constexpr std::uint32_t kVmRows = 512;
+
+// Per-newborn value arrays (indexed like the particle streams).
+enum LaneArray : std::uint32_t {
+  kLaneSpawnIndex,
+  kLaneSpawnFraction,
+  kLaneEmitterAge,
+  kLanePositionX,
+  kLanePositionY,
+  kLanePositionZ,
+  kLaneDt,
+  // A SPAWN request's point in a local-space target's frame, added to the position INIT makes
+  // (which is emitter-relative in those spaces) when kLaneLocalSet is 1.
+  kLaneLocalX,
+  kLaneLocalY,
+  kLaneLocalZ,
+  kLaneLocalSet,
+  kLaneArrays
+};
+
+using Vec3 = std::array<float, 3>;
+using Quat = std::array<float, 4>;
+
+inline Vec3 rotate(const Quat& q, const Vec3& v) {
+  const bytecode::semantics::Lanes r = bytecode::semantics::quatRotate(q, {v[0], v[1], v[2], 0.0f});
+  return {r[0], r[1], r[2]};
+}
+
+inline Quat multiply(const Quat& a, const Quat& b) {
+  return bytecode::semantics::quatMul(a, b);
+}
+
+inline Transform compose(const Transform& parent, const Vec3& position, const Quat& rotation) {
+  Transform t;
+  const Vec3 offset = rotate(parent.rotation, position);
+  for (std::size_t c = 0; c < 3; ++c)
+    t.position[c] = parent.position[c] + offset[c];
+  t.rotation = multiply(parent.rotation, rotation);
+  return t;
+}
+
+inline bool finite(const Vec3& v) {
+  return std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]);
+}
+
+// The emitter time after which it emits nothing more by itself (infinity: it may emit forever).
+// world_emission.cpp.
+double lastEmission(const bytecode::CompiledEmission& e);
+
+struct SpawnRequest {
+  std::uint32_t target;
+  std::uint32_t count;
+  Vec3 position;
+};
+
+struct ChunkOutput {           // what one chunk's run leaves; one writer
+  std::uint32_t count = 0;     // SPAWN requests
+  std::uint64_t overflow = 0;  // particles asked for past the segment's room
+  Vec3 lo;                     // the box of its survivors (runtime_detail::boundsOf)
+  Vec3 hi;
+};
+
+struct SharedProgram {
+  std::uint64_t hash = 0;
+  bytecode::Program program;  // for the equality check behind the hash
+  PreparedProgram prepared;
+  bool spawns = false;  // has a SPAWN instruction
+};
+
+struct Binding {
+  std::uint32_t offset = 0;
+  std::uint32_t width = 0;
+  EffectHandle source;
+};
+
+// One spawn() call's newborns, [first, first + count) of the streams, whose spawn lanes and ids
+// the chunks holding them write (in parallel, the same per-particle formulas).
+struct SpawnRun {
+  std::uint32_t first = 0;
+  std::uint32_t count = 0;
+  std::uint32_t index = 0;  // the first one's spawn index (newborns before it this step)
+  std::uint32_t id = 0;     // the first one's id
+  SpawnWindow window;
+  bool atPosition = false;  // at `position`, else along the emitter's path this step
+  bool local = false;       // `localOffset` set
+  Vec3 position{};
+  Vec3 localOffset{};
+};
+inline constexpr std::uint32_t kSpawnRunsPerStep =
+    8;  // more calls in a step fill their lanes at once
+
+struct EmitterRow {
+  std::uint32_t generation = 0;
+  bool alive = false;
+  std::uint32_t effect = kNone;  // effect slot
+  std::uint32_t index = 0;       // position in the effect's emitter list
+  const bytecode::CompiledEmitter* desc = nullptr;
+  std::shared_ptr<const SharedProgram> program;
+  std::uint32_t words = 0;
+  std::uint32_t capacity = 0;
+  std::uint32_t stride = 0;  // floats per stream (capacity rounded up)
+  std::vector<float> storage;
+  std::vector<float*> streams;
+  std::vector<std::uint32_t> ids;
+  std::vector<std::uint8_t> killed;
+  std::vector<float> lanes;  // kLaneArrays arrays of stride floats
+  std::vector<float> emitterWords;
+  std::array<Binding, kMaxBindings> bindings{};
+  std::uint32_t bindingCount = 0;
+  std::vector<std::uint32_t> globalSlots;  // world global per program import
+  std::vector<std::array<float, 4>> globals;
+  std::vector<SpawnRequest> requests;  // segments × kSpawnRequestsPerChunk
+  std::vector<ChunkOutput> segments;
+  std::uint32_t usedSegments = 0;
+  double lastEmission = 0.0;
+  std::uint64_t seed = 0;
+
+  // Simulation state.
+  std::uint32_t live = 0;
+  std::uint32_t newborn = 0;  // this step's, at [live, live + newborn) until the step ends
+  std::array<SpawnRun, kSpawnRunsPerStep> spawnRuns{};  // this step's, lanes not yet written
+  std::uint32_t spawnRunCount = 0;
+  std::uint32_t nextId = 0;
+  std::uint64_t steps = 0;
+  double effectTime = 0.0;  // seconds since the instance started (or restarted)
+  double accumulator = 0.0;
+  std::uint32_t pendingEvents = 0;
+  double sleep = 0.0;
+  bool culled = false;
+  Transform world;
+  Transform previous;
+  Vec3 velocity{0.0f, 0.0f, 0.0f};
+  Bounds bounds;
+  std::uint64_t spawned = 0;
+  std::uint64_t dropped = 0;
+  std::uint64_t died = 0;
+  std::uint64_t stepSpawned = 0;
+  std::uint64_t stepDropped = 0;
+  std::uint64_t stepDied = 0;
+  VmContext context;
+
+  float* lane(LaneArray a) { return lanes.data() + std::size_t{a} * stride; }
+  double emitterTime() const { return effectTime - static_cast<double>(desc->emission.delay); }
+};
+
+struct EffectSlot {
+  std::uint32_t generation = 0;
+  bool alive = false;
+  std::unique_ptr<bytecode::CompiledEffect> effect;
+  EffectOptions options;
+  std::vector<std::uint32_t> rows;  // per emitter index; kNone once removed
+  Transform current;
+  Transform previous;
+};
+
+struct WorkItem {
+  std::uint32_t row;
+  std::uint32_t first;
+  std::uint32_t count;
+  std::uint32_t segment;
+  bool newborn;
+};
+
+struct Global {
+  std::string name;
+  std::uint32_t width = 0;
+  std::array<float, 4> value{};
+};
+
+// One step's emission window for one emitter (Impl::schedule): emitter time [t0, t0 + dt),
+// reaching back `catchup` seconds over a sleep.
+struct EmissionWindow {
+  double t0 = 0.0;
+  double dt = 0.0;
+  double start = 0.0;  // t0 − catchup: where the window starts
+  double span = 0.0;   // dt + catchup
+  double lo = 0.0;     // [lo, hi): the part of the window in which the emitter emits
+  double hi = 0.0;
+  double effect0 = 0.0;  // the effect time at t0 (the effect's own events are on it)
+  double catchup = 0.0;
+  double duration = 0.0;
+  bool looping = false;
+};
+
+}  // namespace runtime_detail
+
+struct ParticleWorld::Impl {
+  using BirthTimes = runtime_detail::BirthTimes;
+  using EffectSlot = runtime_detail::EffectSlot;
+  using EmissionWindow = runtime_detail::EmissionWindow;
+  using EmitterRow = runtime_detail::EmitterRow;
+  using SpawnRun = runtime_detail::SpawnRun;
+  using Vec3 = runtime_detail::Vec3;
+  using WorkItem = runtime_detail::WorkItem;
+
+  WorldDesc desc;
+  InlineJobSystem inlineJobs;
+  JobSystem* jobs = nullptr;
+  std::vector<BatchVm> vms;
+  std::uint32_t vmRows = runtime_detail::kVmRows;
+  std::vector<EffectSlot> effects;
+  std::vector<EmitterRow> rows;
+  std::vector<std::uint32_t> order;  // live rows, canonical order
+  std::vector<std::shared_ptr<runtime_detail::SharedProgram>> programs;
+  std::vector<runtime_detail::Global> globals;
+  std::vector<WorkItem> items;
+  std::vector<std::uint32_t> stepRows;  // scratch for prewarm / seek
+  std::uint64_t particlesInUse = 0;
+  WindField wind = nullptr;
+  void* windUser = nullptr;
+  WorldStats stats;
+  double time = 0.0;
+  // Force events (an emitter's `force_event`, raised with its events during tick()): wind bursts
+  // added to the host's wind for SAMPLE_WIND. A fixed table; when it is full the burst that ends
+  // first makes room.
+  struct Blast {
+    std::array<float, 3> centre{};
+    float radius = 0.0f;
+    float strength = 0.0f;
+    double end = 0.0;  // world time the burst stops
+  };
+  static constexpr std::size_t kMaxBlasts = 64;
+  std::array<Blast, kMaxBlasts> blasts{};
+  std::uint32_t blastCount = 0;
+  bool raisingBlasts = false;  // true while tick() steps: prewarm and seek raise none
+
+  void raiseBlast(const EmitterRow& r);
+  static std::array<float, 3> windWithBlasts(const std::array<float, 3>& position, void* user);
+
+  EffectSlot* effectSlot(EffectHandle h) {
+    if (h.index >= effects.size()) return nullptr;
+    EffectSlot& e = effects[h.index];
+    return e.alive && e.generation == h.generation ? &e : nullptr;
+  }
+  EmitterRow* emitterRow(EmitterHandle h) {
+    if (h.index >= rows.size()) return nullptr;
+    EmitterRow& r = rows[h.index];
+    return r.alive && r.generation == h.generation ? &r : nullptr;
+  }
+
+  // world.cpp
+  void rebuildOrder();
+  void reserveItems();
+
+  // world_pool.cpp: slabs and kill compaction.
+  void placeRow(EmitterRow& r, std::uint32_t effect, std::uint32_t index,
+                std::shared_ptr<const runtime_detail::SharedProgram> program,
+                std::span<const std::uint32_t> globalSlots);
+  void resetRow(EmitterRow& r);
+  void freeRow(std::uint32_t row);
+  void compact(EmitterRow& r);
+
+  // world_tick.cpp: tick orchestration.
+  void prewarm(EffectSlot& e);
+  void step(std::span<const std::uint32_t> stepRows, double dt, const VisibilityTest* view,
+            WorldStats* out);
+  void followHost(EmitterRow& r, double dt);
+  void layOutItems(std::span<const std::uint32_t> stepRows);
+  void simulate();
+  void finishRows(std::span<const std::uint32_t> stepRows);
+  void publishStats(std::span<const std::uint32_t> stepRows, WorldStats* out);
+  void prepareContext(EmitterRow& r, double dt);
+  void runItem(BatchVm& vm, const WorkItem& item);
+  void initNewborns(BatchVm& vm, const WorkItem& item, VmContext& c,
+                    std::span<std::uint8_t> killed);
+  void measureBounds(EmitterRow& r);
+
+  // world_emission.cpp: the emission schedule.
+  void schedule(EmitterRow& r, double dt, const VisibilityTest* view);
+  void emitRate(EmitterRow& r, const EmissionWindow& w);
+  void emitShots(EmitterRow& r, const EmissionWindow& w);
+  void emitEvents(EmitterRow& r, const EmissionWindow& w);
+  void emitAt(EmitterRow& r, const EmissionWindow& w, double t, std::uint32_t count);
+  void spawn(EmitterRow& r, std::uint32_t count, const BirthTimes& birth, double windowStart,
+             double span, double t0, double dt, const Vec3* position,
+             const Vec3* localOffset = nullptr);
+  void fillSpawnLanes(EmitterRow& r, const SpawnRun& run, std::uint32_t begin, std::uint32_t end);
+  void consumeRequests(EmitterRow& r, const EmissionWindow& w);
+};
+
+}  // namespace mote
