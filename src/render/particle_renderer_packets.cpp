@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+// ParticleRenderer's packet walk (docs/rendering.md): each emitter's render packet to quads by its
+// render mode (billboards, linked chains, beams), with the packet's style, the flipbook cells and
+// soft depth per particle where they differ, the draw keys, and the sort within the emitter.
+#include "particle_renderer_impl.h"
+
+#include <glm/geometric.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace mote::render {
+
+namespace {
+
+// The draw-order key of a particle at clip w `depth` with spawn-order id `id`: back to front
+// puts larger depths first, oldest first smaller ids first.
+std::uint32_t particleKey(bytecode::ParticleSort sort, float depth, std::uint32_t id) {
+  switch (sort) {
+    case bytecode::ParticleSort::FrontToBack:
+      return viewDepthKeyFrontToBack(depth);
+    case bytecode::ParticleSort::OldestFirst:
+      return id;
+    case bytecode::ParticleSort::NewestFirst:
+      return ~id;
+    default:
+      return viewDepthKey(depth);
+  }
+}
+
+// The style every particle of the packet shares: blend, texture, cutoff, the flipbook cell size,
+// the soft-particle scale (invSoft 0 when soft particles are off this frame).
+QuadStyle packetStyle(const RenderPacket& p, Blend blend, std::uint32_t texture, bool soft) {
+  const bytecode::CompiledMaterial* m = p.material;
+  QuadStyle style;
+  style.cutoff = m != nullptr ? m->alphaCutoff : 0.5f;
+  if (soft && m != nullptr && m->softDistance > 0.0f) style.invSoft = 1.0f / m->softDistance;
+  style.blend = blend;
+  style.texture = texture;
+  style.du = 1.0f / static_cast<float>(p.sheet.columns);
+  style.dv = 1.0f / static_cast<float>(p.sheet.rows);
+  return style;
+}
+
+// Particle i's flipbook cells: the whole frame's and the next one's (wrapping to frameBegin), and
+// the blend weight between them. Quads of a one-cell sheet or without frames keep cell 0.
+void setFrameCells(QuadStyle& quad, const RenderPacket& p, std::uint32_t i) {
+  const std::uint32_t columns = p.sheet.columns;
+  const std::uint32_t cells = columns * p.sheet.rows;
+  if (cells <= 1 || !p.frame.present()) return;
+  const float frame = p.frame.at(0, i);
+  const float whole = std::floor(frame);
+  const auto cellOf = [&](float f) {
+    const auto k = static_cast<std::uint32_t>(std::clamp(f, 0.0f, static_cast<float>(cells - 1)));
+    return std::array<float, 2>{static_cast<float>(k % columns) * quad.du,
+                                static_cast<float>(k / columns) * quad.dv};
+  };
+  const auto a = cellOf(whole);
+  const float next = whole + 1.0f < static_cast<float>(cells)
+                         ? whole + 1.0f
+                         : static_cast<float>(p.sheet.frameBegin);
+  const auto nb = cellOf(next);
+  quad.ua = a[0];
+  quad.va = a[1];
+  quad.ub = nb[0];
+  quad.vb = nb[1];
+  quad.frameBlend = p.sheet.frameBlend ? frame - whole : 0.0f;
+}
+
+}  // namespace
+
+ParticleRenderer::Impl::PacketStyle ParticleRenderer::Impl::beginPacket(const RenderPacket& p,
+                                                                        Blend blend,
+                                                                        std::uint32_t texture) {
+  PacketStyle ps;
+  ps.style = packetStyle(p, blend, texture, drawGround);
+  ps.perQuad =
+      ps.style.invSoft != 0.0f || (p.sheet.columns * p.sheet.rows > 1 && p.frame.present());
+  if (!ps.perQuad) {
+    ps.shared = static_cast<std::uint32_t>(styles.size());
+    styles.push_back(ps.style);
+  }
+  return ps;
+}
+
+void ParticleRenderer::Impl::pushParticleQuad(const PacketStyle& ps, const RenderPacket& p,
+                                              std::uint32_t i, const ScreenQuad& screen,
+                                              const std::array<float, 4>& color, glm::vec3 centre,
+                                              float centreW) {
+  std::uint32_t style = ps.shared;
+  if (ps.perQuad) {
+    style = static_cast<std::uint32_t>(styles.size());
+    QuadStyle& own = styles.emplace_back(ps.style);
+    if (own.invSoft != 0.0f) own.depth = glm::dot(centre - camera.position, camera.forward);
+    setFrameCells(own, p, i);
+  }
+  const auto index = static_cast<std::uint32_t>(quads.size());
+  quads.push_back(Quad{screen, color}, style);
+  const std::uint32_t key = particleKey(p.sort, centreW, p.ids[i]);
+  keys[index] = {key, index};
+  packetKeys.add(key);
+}
+
+// Blend, texture, mode: a linked chain or a beam draws its ribbons; every other mode its billboards
+// (the facing fast path where the frame is uniform), then the emitter's quads sorted by key.
+void ParticleRenderer::Impl::emitQuads(const RenderPacket& p, const BillboardView& view,
+                                       std::uint32_t textureIndex) {
+  if (!p.position.present()) return;
+  const Blend blend = p.blend == bytecode::BlendMode::Additive ? Blend::Additive
+                      : p.blend == bytecode::BlendMode::Cutout ? Blend::Cutout
+                                                               : Blend::Over;
+  if (p.mode == bytecode::RenderMode::LinkedChain) {
+    emitChain(p, blend, textureIndex);
+    return;
+  }
+  if (p.mode == bytecode::RenderMode::Beam) {
+    emitBeams(p, blend, textureIndex);
+    return;
+  }
+  const auto mode =
+      static_cast<BillboardMode>(std::min<int>(static_cast<int>(p.mode), kBillboardModeCount - 1));
+  BillboardView bv = view;
+  bv.stretchScaleSeconds = p.description->render.stretchScale;
+  const std::uint32_t first = static_cast<std::uint32_t>(quads.size());
+  const PacketStyle style = beginPacket(p, blend, textureIndex);
+  packetKeys = {};
+  if (!emitFacingQuads(p, bv, mode, style)) emitBillboards(p, bv, mode, style);
+  // Order within the emitter (slot order needs no sort).
+  const std::uint32_t count = static_cast<std::uint32_t>(quads.size()) - first;
+  if (p.sort != bytecode::ParticleSort::None)
+    sortDrawKeys(*jobs, keys.data() + first, scratch.data(), count, packetKeys, sortCounts);
+}
+
+}  // namespace mote::render
