@@ -352,9 +352,11 @@ void ParticleWorld::Impl::runItem(BatchVm& vm, const WorkItem& item) {
   EmitterRow& r = rows[item.row];
   const PreparedProgram& program = r.program->prepared;
   VmContext c = r.context;
-  SpawnSink sink{r.requests.data() + std::size_t{item.segment} * kSpawnRequestsPerChunk,
-                 &r.segments[item.segment]};
+  // Only a spawning program has request storage: the sink points into it only then (an offset
+  // from an empty vector's null data() is undefined behaviour).
+  SpawnSink sink{nullptr, &r.segments[item.segment]};
   if (r.program->spawns) {
+    sink.requests = r.requests.data() + std::size_t{item.segment} * kSpawnRequestsPerChunk;
     c.spawn = &sinkSpawn;
     c.spawnUser = &sink;
   }
