@@ -209,10 +209,17 @@ class Verifier {
     return {};
   }
 
-  // The ranges of Index operands, by opcode.
+  // The ranges of Index operands: a random op's draw (isRandom), the others' by opcode.
   Status indices(const OpInfo& info, const Instruction& in) {
     const std::uint32_t i = in.src[0];
     const std::uint64_t end = std::uint64_t{i} + in.width;
+    if (isRandom(info.opcode)) {
+      if (i >= kMaxRandomDraws) {
+        return fail("random draw " + std::to_string(i) + " is outside 0.." +
+                    std::to_string(kMaxRandomDraws - 1));
+      }
+      return {};
+    }
     switch (info.opcode) {
       case Opcode::LoadConst:
         if (i >= p_.constants.size()) {
@@ -260,17 +267,6 @@ class Verifier {
         return {};
       case Opcode::Curve:
         return curve(in);
-      case Opcode::RandUniform:
-      case Opcode::RandRange:
-      case Opcode::RandUnitVector:
-      case Opcode::RandSphere:
-      case Opcode::RandDisk:
-      case Opcode::RandCone:
-        if (i >= kMaxRandomDraws) {
-          return fail("random draw " + std::to_string(i) + " is outside 0.." +
-                      std::to_string(kMaxRandomDraws - 1));
-        }
-        return {};
       default:
         return {};
     }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The ISA meta-test: every row of MOTE_ISA_OPCODES has a well-formed instance the verifier accepts
 // and the reference executor runs, a unique mnemonic, and a hand-computed known-answer test
-// (kHandComputed); plus the encoding (encode/decodeRaw, reserved bits, register words) and the
-// builtin table.
+// (kHandComputed); a class that fits its rows; plus the encoding (encode/decodeRaw, reserved bits,
+// register words) and the builtin table.
 #include "support/assert_trap.h"
 #include "support/isa_widths.h"
 
@@ -15,6 +15,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <set>
 #include <string>
@@ -151,6 +152,7 @@ using test::legalWidths;
 // (no builtin is 2 wide). An Index opcode this function does not know fails the test: a new one
 // needs its index rule here (and in the verifier).
 std::optional<std::uint32_t> validIndex(const OpInfo& info, std::uint32_t width, std::size_t slot) {
+  if (isRandom(info.opcode)) return kMaxRandomDraws - 1;
   switch (info.opcode) {
     case Opcode::Curve:  // the table at entry 0, two linear keys
       return slot == 0 ? 0 : curveKeysWord(2, CurveTableInterp::Linear);
@@ -166,13 +168,6 @@ std::optional<std::uint32_t> validIndex(const OpInfo& info, std::uint32_t width,
       for (const BuiltinInfo& b : kBuiltinInfos)
         if (b.width == width) return static_cast<std::uint32_t>(b.builtin);
       return std::nullopt;
-    case Opcode::RandUniform:
-    case Opcode::RandRange:
-    case Opcode::RandUnitVector:
-    case Opcode::RandSphere:
-    case Opcode::RandDisk:
-    case Opcode::RandCone:
-      return kMaxRandomDraws - 1;
     case Opcode::Spawn:
       return kMaxSpawnTargets - 1;
     default:
@@ -268,8 +263,8 @@ TEST(IsaTable, ReferenceRunsEveryOpcodeWithoutAsserting) {
           bool killed = false;
           EXPECT_NO_THROW(killed = runReference(*verified, section, particle, context))
               << "width " << width;
-          // Only KILL kills; its operand here (1 or 0.5) is non-zero.
-          EXPECT_EQ(killed, info.opcode == Opcode::Kill);
+          // Only the Kill class kills; its operand here (1 or 0.5) is non-zero.
+          EXPECT_EQ(killed, info.opClass == OpClass::Kill);
         }
         ++ran;
       }
@@ -288,13 +283,91 @@ TEST(IsaTable, OpcodesAreDenseAndRowsAreWellFormed) {
     // Index operands are read from word 1 (the verifier's and executor's src[0]); CURVE alone has
     // a second one, its key word in s2, which its verifier rule and executors read by name.
     for (std::size_t slot = 1; slot < 3; ++slot) {
-      if (info->opcode == Opcode::Curve && slot == 2) continue;
+      if (info->opClass == OpClass::Curve && slot == 2) continue;
       EXPECT_NE(info->sources[slot], SourceRule::Index) << info->mnemonic << " s" << slot;
     }
   }
   EXPECT_EQ(opInfo(kOpcodeCount), nullptr);
   EXPECT_EQ(opInfo(255u), nullptr);
   EXPECT_EQ(kOpcodeCount, 55u);  // append-only: a new opcode updates this and kHandComputed
+}
+
+// --- every opcode is of one class, and each class means what isa.h says
+
+// Whether `info`'s width and source rules fit its class's meaning (MOTE_ISA_CLASSES).
+bool rowFitsItsClass(const OpInfo& info) {
+  const auto sourcesAre = [&](std::initializer_list<SourceRule> allowed) {
+    for (const SourceRule rule : info.sources) {
+      bool ok = rule == SourceRule::Unused;
+      for (const SourceRule a : allowed)
+        ok = ok || rule == a;
+      if (!ok) return false;
+    }
+    return true;
+  };
+  const bool indexFirst = info.sources[0] == SourceRule::Index;
+  const bool fixedDst = info.width == WidthRule::Fixed3 || info.width == WidthRule::Fixed4;
+  switch (info.opClass) {
+    case OpClass::Nop:
+      return info.width == WidthRule::NoDst && sourcesAre({});
+    case OpClass::Load:
+      return indexFirst && info.width == WidthRule::Any && sourcesAre({SourceRule::Index});
+    case OpClass::Store:
+      return indexFirst && info.width == WidthRule::NoDst && info.sources[1] == SourceRule::Value;
+    case OpClass::Elementwise:
+      return info.width == WidthRule::Any && info.sources[0] == SourceRule::Value &&
+             sourcesAre({SourceRule::Value});
+    case OpClass::Reduce:
+      return (info.width == WidthRule::Reduce || info.width == WidthRule::Any) &&
+             sourcesAre({SourceRule::Value});
+    case OpClass::LaneMixing:
+      return fixedDst && !indexFirst &&
+             sourcesAre(
+                 {SourceRule::Value, SourceRule::Scalar, SourceRule::Vec3, SourceRule::Quat});
+    case OpClass::Random:
+      return indexFirst && info.width == WidthRule::Any &&
+             sourcesAre({SourceRule::Index, SourceRule::Value});
+    case OpClass::RandomShape:
+      return indexFirst && info.width == WidthRule::Fixed3 &&
+             sourcesAre({SourceRule::Index, SourceRule::Scalar});
+    case OpClass::Curve:
+      return indexFirst && info.sources[1] == SourceRule::Scalar &&
+             info.sources[2] == SourceRule::Index;
+    case OpClass::Host:
+      return info.width != WidthRule::Any;
+    case OpClass::Kill:
+      return info.width == WidthRule::NoDst && info.sources[0] == SourceRule::Scalar &&
+             sourcesAre({SourceRule::Scalar});
+  }
+  return false;
+}
+
+TEST(IsaClasses, EveryClassIsDenseNamedAndUsed) {
+  std::set<std::string_view> names;
+  for (std::uint32_t c = 0; c < kOpClassCount; ++c) {
+    const OpClassInfo& cls = kOpClassInfos[c];
+    EXPECT_EQ(static_cast<std::uint32_t>(cls.opClass), c);
+    EXPECT_TRUE(names.insert(cls.name).second) << cls.name;
+    EXPECT_FALSE(cls.meaning.empty()) << cls.name;
+    int members = 0;
+    for (const OpInfo& info : kOpInfos)
+      if (info.opClass == cls.opClass) ++members;
+    EXPECT_GT(members, 0) << cls.name << " has no opcode";
+  }
+}
+
+TEST(IsaClasses, EveryOpcodeFitsItsClass) {
+  for (const OpInfo& info : kOpInfos) {
+    ASSERT_LT(static_cast<std::uint32_t>(info.opClass), kOpClassCount) << info.mnemonic;
+    EXPECT_EQ(opClass(info.opcode), info.opClass);
+    EXPECT_TRUE(rowFitsItsClass(info))
+        << info.mnemonic << " does not fit class "
+        << kOpClassInfos[static_cast<std::size_t>(info.opClass)].name;
+    EXPECT_EQ(isElementwise(info.opcode), info.opClass == OpClass::Elementwise) << info.mnemonic;
+    EXPECT_EQ(isRandom(info.opcode),
+              info.opClass == OpClass::Random || info.opClass == OpClass::RandomShape)
+        << info.mnemonic;
+  }
 }
 
 TEST(IsaTable, MnemonicsAreUniqueAndRoundTrip) {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The particle VM's instruction set: ONE table (MOTE_ISA_OPCODES) is the single source of truth for
-// opcode numbers, mnemonics, operand kinds, widths and a one-line semantics. The verifier, the
-// reference executor, the assembler and the disassembler are driven by or checked against it; a
-// meta-test (tests/bytecode/isa_test.cpp) proves every opcode is covered by each of them.
+// opcode numbers, mnemonics, classes (MOTE_ISA_CLASSES), operand kinds, widths and a one-line
+// semantics. The verifier, the reference executor, the batch VM, the assembler and the
+// disassembler are driven by or checked against it; a meta-test (tests/bytecode/isa_test.cpp)
+// proves every opcode is covered by each of them.
 //
 // Encoding (meep's 4×u32, docs/isa.md): word 0 = op (bits 0..7) | (width - 1) << 8 | kind(s0) << 16
 // | kind(s1) << 18 | kind(s2) << 20 | dst << 24; bits 10..15 and 22..23 are reserved (zero).
@@ -52,83 +53,125 @@ enum class WidthRule : std::uint8_t {
   NoDst,   ///< writes no register (dst must be 0); width 1..4 with a Value source (stf), else 1
 };
 
-// X(Name, code, "mnemonic", WidthRule, s0, s1, s2, "semantics")
+// What kind of work an opcode does: every opcode is of exactly one class (the OpClass column of
+// MOTE_ISA_OPCODES). Executors dispatch by it and the verifier's index rules follow it; the
+// meta-test checks each class against the width and source rules its meaning implies.
+// X(Name, "meaning")
+#define MOTE_ISA_CLASSES(X)                                                                    \
+  X(Nop, "does nothing")                                                                       \
+  X(Load, "dst = the words its Index names (constants, particle, builtin, emitter or global)") \
+  X(Store, "particle words = a Value source; no dst")                                          \
+  X(Elementwise, "dst lane c from lane c of each source alone, particle by particle")          \
+  X(Reduce, "reads a sum over the width of its source lanes (dot, length, normalize)")         \
+  X(LaneMixing, "fixed-width dst, each lane from several source lanes (qint also reads DT)")   \
+  X(Random, "dst lane c from word c of the particle's draw i (and lane c of the sources)")     \
+  X(RandomShape, "a 3-vector from all four words of the particle's draw i")                    \
+  X(Curve, "dst = a keyed curve, a table in the constant pool, at a 1-wide t")                 \
+  X(Host, "calls the host for each particle (the wind field, the spawn sink)")                 \
+  X(Kill, "marks the particle dead; no dst")
+
+enum class OpClass : std::uint8_t {
+#define MOTE_ISA_CLASS_ENUM(name, meaning) name,
+  MOTE_ISA_CLASSES(MOTE_ISA_CLASS_ENUM)
+#undef MOTE_ISA_CLASS_ENUM
+};
+
+struct OpClassInfo {
+  OpClass opClass;
+  std::string_view name;
+  std::string_view meaning;
+};
+
+inline constexpr std::array kOpClassInfos = {
+#define MOTE_ISA_CLASS_INFO(name, meaning) OpClassInfo{OpClass::name, #name, meaning},
+    MOTE_ISA_CLASSES(MOTE_ISA_CLASS_INFO)
+#undef MOTE_ISA_CLASS_INFO
+};
+
+inline constexpr std::uint32_t kOpClassCount = static_cast<std::uint32_t>(kOpClassInfos.size());
+
+// X(Name, code, "mnemonic", OpClass, WidthRule, s0, s1, s2, "semantics")
 // Opcode numbers are stable (they are stored in .motefx files): append, never renumber.
-#define MOTE_ISA_OPCODES(X)                                                                    \
-  X(Nop, 0, "nop", NoDst, Unused, Unused, Unused, "does nothing")                              \
-  X(Mov, 1, "mov", Any, Value, Unused, Unused, "dst = a")                                      \
-  X(LoadConst, 2, "ldc", Any, Index, Unused, Unused, "dst = constants[i] (its first lanes)")   \
-  X(LoadField, 3, "ldf", Any, Index, Unused, Unused, "dst = particle words [i, i + width)")    \
-  X(StoreField, 4, "stf", NoDst, Index, Value, Unused, "particle words [i, i + width) = b")    \
-  X(LoadBuiltin, 5, "ldb", Any, Index, Unused, Unused, "dst = builtin i (width must match)")   \
-  X(LoadEmitter, 6, "lde", Any, Index, Unused, Unused, "dst = emitter field words [i, i + w)") \
-  X(LoadGlobal, 7, "ldg", Any, Index, Unused, Unused, "dst = global import i (width matches)") \
-  X(Add, 8, "add", Any, Value, Value, Unused, "dst = a + b")                                   \
-  X(Sub, 9, "sub", Any, Value, Value, Unused, "dst = a - b")                                   \
-  X(Mul, 10, "mul", Any, Value, Value, Unused, "dst = a * b")                                  \
-  X(Div, 11, "div", Any, Value, Value, Unused, "dst = a / b (IEEE: x/0 = ±inf, 0/0 = nan)")    \
-  X(Fma, 12, "fma", Any, Value, Value, Value, "dst = fma(a, b, c), one rounding")              \
-  X(Min, 13, "min", Any, Value, Value, Unused, "dst = b < a ? b : a")                          \
-  X(Max, 14, "max", Any, Value, Value, Unused, "dst = a < b ? b : a")                          \
-  X(Abs, 15, "abs", Any, Value, Unused, Unused, "dst = |a|")                                   \
-  X(Neg, 16, "neg", Any, Value, Unused, Unused, "dst = -a")                                    \
-  X(Floor, 17, "floor", Any, Value, Unused, Unused, "dst = floor(a)")                          \
-  X(Fract, 18, "fract", Any, Value, Unused, Unused, "dst = a - floor(a)")                      \
-  X(Mod, 19, "mod", Any, Value, Value, Unused, "dst = a - b * floor(a / b)")                   \
-  X(Sqrt, 20, "sqrt", Any, Value, Unused, Unused, "dst = sqrt(a) (correctly rounded)")         \
-  X(Rsqrt, 21, "rsqrt", Any, Value, Unused, Unused, "dst = 1 / sqrt(a)")                       \
-  X(Sin, 22, "sin", Any, Value, Unused, Unused, "dst = sin(a), a in radians")                  \
-  X(Cos, 23, "cos", Any, Value, Unused, Unused, "dst = cos(a), a in radians")                  \
-  X(Exp, 24, "exp", Any, Value, Unused, Unused, "dst = e^a")                                   \
-  X(Log, 25, "log", Any, Value, Unused, Unused, "dst = ln(a)")                                 \
-  X(Pow, 26, "pow", Any, Value, Value, Unused, "dst = a^b")                                    \
-  X(Dot, 27, "dot", Reduce, Value, Value, Unused, "dst = sum of a * b over the width")         \
-  X(Cross, 28, "cross", Fixed3, Value, Value, Unused, "dst = a × b")                           \
-  X(Length, 29, "len", Reduce, Value, Unused, Unused,                                          \
-    "dst = sqrt(dot(a, a)) (overflows beyond |a| ~ 1e19)")                                     \
-  X(Normalize, 30, "norm", Any, Value, Unused, Unused,                                         \
-    "dst = a / length(a); 0 when length(a) is 0 (underflow included)")                         \
-  X(Lerp, 31, "lerp", Any, Value, Value, Value, "dst = a + (b - a) * c")                       \
-  X(Smoothstep, 32, "smooth", Any, Value, Value, Value,                                        \
-    "t = saturate((c - a) / (b - a)); dst = t * t * (3 - 2t)")                                 \
-  X(Clamp, 33, "clamp", Any, Value, Value, Value, "dst = min(max(a, b), c)")                   \
-  X(Saturate, 34, "sat", Any, Value, Unused, Unused, "dst = min(max(a, 0), 1)")                \
-  X(CmpLt, 35, "lt", Any, Value, Value, Unused, "dst = a < b ? 1 : 0")                         \
-  X(CmpLe, 36, "le", Any, Value, Value, Unused, "dst = a <= b ? 1 : 0")                        \
-  X(CmpEq, 37, "eq", Any, Value, Value, Unused, "dst = a == b ? 1 : 0")                        \
-  X(CmpNe, 38, "ne", Any, Value, Value, Unused, "dst = a != b ? 1 : 0")                        \
-  X(Select, 39, "sel", Any, Value, Value, Value, "dst = a != 0 ? b : c")                       \
-  X(RandUniform, 40, "rand", Any, Index, Unused, Unused,                                       \
-    "dst = uniform in [0, 1) per lane: draw i of the particle's stream (section, tick)")       \
-  X(RandRange, 41, "randr", Any, Index, Value, Value,                                          \
-    "dst = b + (c - b) * uniform (draw i); rounding may give c")                               \
-  X(RandUnitVector, 42, "randdir", Fixed3, Index, Unused, Unused,                              \
-    "dst = uniform direction on the unit sphere (draw i)")                                     \
-  X(RandSphere, 43, "randball", Fixed3, Index, Unused, Unused,                                 \
-    "dst = uniform point in the unit ball (draw i)")                                           \
-  X(RandDisk, 44, "randdisk", Fixed3, Index, Unused, Unused,                                   \
-    "dst = uniform point in the unit disk of the XZ plane, y = 0 (draw i)")                    \
-  X(RandCone, 45, "randcone", Fixed3, Index, Scalar, Unused,                                   \
-    "dst = uniform direction within half-angle b (radians) of +Y (draw i)")                    \
-  X(CurlNoise, 46, "curl", Fixed3, Value, Scalar, Unused,                                      \
-    "dst = curl of a gradient-noise vector potential at a * b (b: frequency)")                 \
-  X(QuatFromAxisAngle, 47, "qaxis", Fixed4, Vec3, Scalar, Unused,                              \
-    "dst = (axis / |axis| * sin(b / 2), cos(b / 2)); zero axis: identity")                     \
-  X(QuatMul, 48, "qmul", Fixed4, Value, Value, Unused, "dst = a ⊗ b (Hamilton product)")       \
-  X(QuatRotate, 49, "qrot", Fixed3, Quat, Value, Unused,                                       \
-    "dst = a · b · a⁻¹ with a normalised first (zero quaternion: b unchanged)")                \
-  X(QuatIntegrate, 50, "qint", Fixed4, Value, Vec3, Unused,                                    \
-    "dst = qaxis(b, |b| · DT) ⊗ a: exact for a constant angular velocity b (rad/s)")           \
-  X(Kill, 51, "kill", NoDst, Scalar, Unused, Unused, "the particle dies when a != 0")          \
-  X(SampleWind, 52, "wind", Fixed3, Value, Unused, Unused,                                     \
-    "dst = the host's wind at world position a, m/s (still air without a host field)")         \
-  X(Spawn, 53, "spawn", NoDst, Index, Scalar, Vec3,                                            \
-    "queue floor(b) particles (none for b < 1 or nan) into emitter i, born at position c")     \
-  X(Curve, 54, "curve", Any, Index, Scalar, Index,                                             \
+#define MOTE_ISA_OPCODES(X)                                                                        \
+  X(Nop, 0, "nop", Nop, NoDst, Unused, Unused, Unused, "does nothing")                             \
+  X(Mov, 1, "mov", Elementwise, Any, Value, Unused, Unused, "dst = a")                             \
+  X(LoadConst, 2, "ldc", Load, Any, Index, Unused, Unused, "dst = constants[i] (its first lanes)") \
+  X(LoadField, 3, "ldf", Load, Any, Index, Unused, Unused, "dst = particle words [i, i + width)")  \
+  X(StoreField, 4, "stf", Store, NoDst, Index, Value, Unused, "particle words [i, i + width) = b") \
+  X(LoadBuiltin, 5, "ldb", Load, Any, Index, Unused, Unused, "dst = builtin i (width must match)") \
+  X(LoadEmitter, 6, "lde", Load, Any, Index, Unused, Unused,                                       \
+    "dst = emitter field words [i, i + w)")                                                        \
+  X(LoadGlobal, 7, "ldg", Load, Any, Index, Unused, Unused,                                        \
+    "dst = global import i (width matches)")                                                       \
+  X(Add, 8, "add", Elementwise, Any, Value, Value, Unused, "dst = a + b")                          \
+  X(Sub, 9, "sub", Elementwise, Any, Value, Value, Unused, "dst = a - b")                          \
+  X(Mul, 10, "mul", Elementwise, Any, Value, Value, Unused, "dst = a * b")                         \
+  X(Div, 11, "div", Elementwise, Any, Value, Value, Unused,                                        \
+    "dst = a / b (IEEE: x/0 = ±inf, 0/0 = nan)")                                                   \
+  X(Fma, 12, "fma", Elementwise, Any, Value, Value, Value, "dst = fma(a, b, c), one rounding")     \
+  X(Min, 13, "min", Elementwise, Any, Value, Value, Unused, "dst = b < a ? b : a")                 \
+  X(Max, 14, "max", Elementwise, Any, Value, Value, Unused, "dst = a < b ? b : a")                 \
+  X(Abs, 15, "abs", Elementwise, Any, Value, Unused, Unused, "dst = |a|")                          \
+  X(Neg, 16, "neg", Elementwise, Any, Value, Unused, Unused, "dst = -a")                           \
+  X(Floor, 17, "floor", Elementwise, Any, Value, Unused, Unused, "dst = floor(a)")                 \
+  X(Fract, 18, "fract", Elementwise, Any, Value, Unused, Unused, "dst = a - floor(a)")             \
+  X(Mod, 19, "mod", Elementwise, Any, Value, Value, Unused, "dst = a - b * floor(a / b)")          \
+  X(Sqrt, 20, "sqrt", Elementwise, Any, Value, Unused, Unused,                                     \
+    "dst = sqrt(a) (correctly rounded)")                                                           \
+  X(Rsqrt, 21, "rsqrt", Elementwise, Any, Value, Unused, Unused, "dst = 1 / sqrt(a)")              \
+  X(Sin, 22, "sin", Elementwise, Any, Value, Unused, Unused, "dst = sin(a), a in radians")         \
+  X(Cos, 23, "cos", Elementwise, Any, Value, Unused, Unused, "dst = cos(a), a in radians")         \
+  X(Exp, 24, "exp", Elementwise, Any, Value, Unused, Unused, "dst = e^a")                          \
+  X(Log, 25, "log", Elementwise, Any, Value, Unused, Unused, "dst = ln(a)")                        \
+  X(Pow, 26, "pow", Elementwise, Any, Value, Value, Unused, "dst = a^b")                           \
+  X(Dot, 27, "dot", Reduce, Reduce, Value, Value, Unused, "dst = sum of a * b over the width")     \
+  X(Cross, 28, "cross", LaneMixing, Fixed3, Value, Value, Unused, "dst = a × b")                   \
+  X(Length, 29, "len", Reduce, Reduce, Value, Unused, Unused,                                      \
+    "dst = sqrt(dot(a, a)) (overflows beyond |a| ~ 1e19)")                                         \
+  X(Normalize, 30, "norm", Reduce, Any, Value, Unused, Unused,                                     \
+    "dst = a / length(a); 0 when length(a) is 0 (underflow included)")                             \
+  X(Lerp, 31, "lerp", Elementwise, Any, Value, Value, Value, "dst = a + (b - a) * c")              \
+  X(Smoothstep, 32, "smooth", Elementwise, Any, Value, Value, Value,                               \
+    "t = saturate((c - a) / (b - a)); dst = t * t * (3 - 2t)")                                     \
+  X(Clamp, 33, "clamp", Elementwise, Any, Value, Value, Value, "dst = min(max(a, b), c)")          \
+  X(Saturate, 34, "sat", Elementwise, Any, Value, Unused, Unused, "dst = min(max(a, 0), 1)")       \
+  X(CmpLt, 35, "lt", Elementwise, Any, Value, Value, Unused, "dst = a < b ? 1 : 0")                \
+  X(CmpLe, 36, "le", Elementwise, Any, Value, Value, Unused, "dst = a <= b ? 1 : 0")               \
+  X(CmpEq, 37, "eq", Elementwise, Any, Value, Value, Unused, "dst = a == b ? 1 : 0")               \
+  X(CmpNe, 38, "ne", Elementwise, Any, Value, Value, Unused, "dst = a != b ? 1 : 0")               \
+  X(Select, 39, "sel", Elementwise, Any, Value, Value, Value, "dst = a != 0 ? b : c")              \
+  X(RandUniform, 40, "rand", Random, Any, Index, Unused, Unused,                                   \
+    "dst = uniform in [0, 1) per lane: draw i of the particle's stream (section, tick)")           \
+  X(RandRange, 41, "randr", Random, Any, Index, Value, Value,                                      \
+    "dst = b + (c - b) * uniform (draw i); rounding may give c")                                   \
+  X(RandUnitVector, 42, "randdir", RandomShape, Fixed3, Index, Unused, Unused,                     \
+    "dst = uniform direction on the unit sphere (draw i)")                                         \
+  X(RandSphere, 43, "randball", RandomShape, Fixed3, Index, Unused, Unused,                        \
+    "dst = uniform point in the unit ball (draw i)")                                               \
+  X(RandDisk, 44, "randdisk", RandomShape, Fixed3, Index, Unused, Unused,                          \
+    "dst = uniform point in the unit disk of the XZ plane, y = 0 (draw i)")                        \
+  X(RandCone, 45, "randcone", RandomShape, Fixed3, Index, Scalar, Unused,                          \
+    "dst = uniform direction within half-angle b (radians) of +Y (draw i)")                        \
+  X(CurlNoise, 46, "curl", LaneMixing, Fixed3, Value, Scalar, Unused,                              \
+    "dst = curl of a gradient-noise vector potential at a * b (b: frequency)")                     \
+  X(QuatFromAxisAngle, 47, "qaxis", LaneMixing, Fixed4, Vec3, Scalar, Unused,                      \
+    "dst = (axis / |axis| * sin(b / 2), cos(b / 2)); zero axis: identity")                         \
+  X(QuatMul, 48, "qmul", LaneMixing, Fixed4, Value, Value, Unused,                                 \
+    "dst = a ⊗ b (Hamilton product)")                                                              \
+  X(QuatRotate, 49, "qrot", LaneMixing, Fixed3, Quat, Value, Unused,                               \
+    "dst = a · b · a⁻¹ with a normalised first (zero quaternion: b unchanged)")                    \
+  X(QuatIntegrate, 50, "qint", LaneMixing, Fixed4, Value, Vec3, Unused,                            \
+    "dst = qaxis(b, |b| · DT) ⊗ a: exact for a constant angular velocity b (rad/s)")               \
+  X(Kill, 51, "kill", Kill, NoDst, Scalar, Unused, Unused, "the particle dies when a != 0")        \
+  X(SampleWind, 52, "wind", Host, Fixed3, Value, Unused, Unused,                                   \
+    "dst = the host's wind at world position a, m/s (still air without a host field)")             \
+  X(Spawn, 53, "spawn", Host, NoDst, Index, Scalar, Vec3,                                          \
+    "queue floor(b) particles (none for b < 1 or nan) into emitter i, born at position c")         \
+  X(Curve, 54, "curve", Curve, Any, Index, Scalar, Index,                                          \
     "dst = the keyed curve of c keys (c >> 16: interpolation) in constants from i, at t = b")
 
 enum class Opcode : std::uint8_t {
-#define MOTE_ISA_ENUM(name, code, mnemonic, width, s0, s1, s2, doc) name = code,
+#define MOTE_ISA_ENUM(name, code, mnemonic, cls, width, s0, s1, s2, doc) name = code,
   MOTE_ISA_OPCODES(MOTE_ISA_ENUM)
 #undef MOTE_ISA_ENUM
 };
@@ -136,17 +179,19 @@ enum class Opcode : std::uint8_t {
 struct OpInfo {
   Opcode opcode;
   std::string_view mnemonic;
+  OpClass opClass;
   WidthRule width;
   std::array<SourceRule, 3> sources;
   std::string_view semantics;
 };
 
 inline constexpr std::array kOpInfos = {
-#define MOTE_ISA_INFO(name, code, mnemonic, width, s0, s1, s2, doc) \
-  OpInfo{Opcode::name,                                              \
-         mnemonic,                                                  \
-         WidthRule::width,                                          \
-         {SourceRule::s0, SourceRule::s1, SourceRule::s2},          \
+#define MOTE_ISA_INFO(name, code, mnemonic, cls, width, s0, s1, s2, doc) \
+  OpInfo{Opcode::name,                                                   \
+         mnemonic,                                                       \
+         OpClass::cls,                                                   \
+         WidthRule::width,                                               \
+         {SourceRule::s0, SourceRule::s1, SourceRule::s2},               \
          doc},
     MOTE_ISA_OPCODES(MOTE_ISA_INFO)
 #undef MOTE_ISA_INFO
@@ -167,6 +212,27 @@ constexpr const OpInfo* opInfo(std::uint32_t code) {
 }
 constexpr const OpInfo& opInfo(Opcode op) {
   return kOpInfos[static_cast<std::uint32_t>(op)];
+}
+
+/// The class of `op`. O(1).
+constexpr OpClass opClass(Opcode op) {
+  return opInfo(op).opClass;
+}
+/// Whether lane c of `op`'s result reads lane c of its sources alone (OpClass::Elementwise).
+constexpr bool isElementwise(Opcode op) {
+  return opClass(op) == OpClass::Elementwise;
+}
+/// Whether `op` draws from the particle's random stream: its Index operand is the draw, below
+/// kMaxRandomDraws of program.h (OpClass::Random and OpClass::RandomShape).
+constexpr bool isRandom(Opcode op) {
+  return opClass(op) == OpClass::Random || opClass(op) == OpClass::RandomShape;
+}
+/// `op` where it is of class `c`; otherwise not a constant expression. For the case labels of a
+/// dispatch switch that handles one class: `case ofClass(OpClass::RandomShape, Opcode::RandDisk):`
+/// stops compiling if RAND_DISK is ever given another class.
+consteval Opcode ofClass(OpClass c, Opcode op) {
+  if (opClass(op) != c) throw "the opcode is not of the class its case claims";
+  return op;
 }
 
 /// The width a source slot reads for an instruction of width `width` (0: not a value).
