@@ -5,6 +5,7 @@
 // inputs — on every SIMD target this CPU has, and with stream operands (fields read in place,
 // results written straight into streams) in the orders where they would be wrong.
 #include "support/isa_widths.h"
+#include "vm_detail.h"
 
 #include <mote/bytecode/assembler.h>
 #include <mote/bytecode/reference.h>
@@ -681,8 +682,7 @@ TEST(VmParity, UniformOpsAreMarkedOnlyWhereEveryParticleSharesTheInputs) {
   const PreparedProgram& prepared = *program;
   std::vector<std::uint32_t> marks;
   for (const PreparedProgram::Op& op : prepared.section(Section::Init)) {
-    if (op.op == Opcode::Cross || op.op == Opcode::QuatMul || op.op == Opcode::QuatRotate)
-      marks.push_back(op.uniformUnless);
+    if (vm_detail::tracksUniformSources(op.op)) marks.push_back(op.uniformUnless);
   }
   constexpr std::uint32_t kRotation = 1u << static_cast<std::uint32_t>(Builtin::EmitterRotation);
   constexpr std::uint32_t kPosition = 1u << static_cast<std::uint32_t>(Builtin::EmitterPosition);
