@@ -1171,9 +1171,7 @@ void EmitterCompiler::lowerGraph(Builder& b, const NodeGraph& graph, const std::
     } else if (const std::optional<Opcode> isa = bytecode::opcodeFromMnemonic(op)) {
       // Any ISA value instruction by its mnemonic: inputs a, b, c; random draws get fresh indices.
       const bytecode::OpInfo& info = bytecode::opInfo(*isa);
-      if (info.width == bytecode::WidthRule::NoDst || *isa == Opcode::LoadConst ||
-          *isa == Opcode::LoadField || *isa == Opcode::LoadBuiltin || *isa == Opcode::LoadEmitter ||
-          *isa == Opcode::LoadGlobal) {
+      if (info.width == bytecode::WidthRule::NoDst || info.opClass == bytecode::OpClass::Load) {
         error(where + "/op", "\"" + op +
                                  "\" is not a graph node (use particle_field_get, a builtin, "
                                  "emitter_field_get, global_field_get, particle_field_set or "
