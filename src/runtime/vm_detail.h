@@ -47,7 +47,8 @@ struct BatchState {
   const float** rowSources;
 };
 
-// The ops that mix lanes (quaternions, noise, wind, spawn), one particle at a time.
+// The lane-mixing ops and the host calls (runsPerParticle: cross, quaternions, noise, wind, spawn),
+// one particle at a time.
 // Compiled once, for the baseline target like the reference executor, not per SIMD target: GCC 12
 // turns the alternating +/- of a Hamilton product into vfmsubadd when FMA is available, despite
 // -ffp-contract=off, which breaks parity with the reference.
@@ -72,11 +73,9 @@ inline constexpr std::uint32_t kCurveRows = 9;
 
 // The VM's op groups, from the ISA's classes. Elementwise ops (bytecode::isElementwise) compute
 // lane c of dst from lane c of their sources, particle by particle: they may read streams in place
-// and write their result straight into a stream.
-
-// The ops runPerParticle computes (the lane-mixing ops and the host calls): on every target for
-// some, on the scalar target for all (the vector kernels of CROSS, QUAT_MUL, QUAT_ROTATE and CURL
-// need SSE4 or better).
+// and write their result straight into a stream. The ops runPerParticle computes (the lane-mixing
+// ops and the host calls): on every target for some, on the scalar target for all (the vector
+// kernels of CROSS, QUAT_MUL, QUAT_ROTATE and CURL need SSE4 or better).
 constexpr bool runsPerParticle(bytecode::Opcode op) {
   const bytecode::OpClass c = bytecode::opClass(op);
   return c == bytecode::OpClass::LaneMixing || c == bytecode::OpClass::Host;

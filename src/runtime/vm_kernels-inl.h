@@ -10,9 +10,7 @@
 #define MOTE_RUNTIME_VM_KERNELS_INL_H_
 #endif
 
-#include "vm_detail.h"
-
-#include <mote/bytecode/reference.h>
+#include <mote/bytecode/isa.h>
 #include <mote/bytecode/semantics.h>
 
 #include <hwy/highway.h>
@@ -28,12 +26,6 @@ namespace HWY_NAMESPACE {
 namespace {
 
 namespace hn = hwy::HWY_NAMESPACE;
-
-using bytecode::Builtin;
-using bytecode::Opcode;
-using bytecode::semantics::Lanes;
-using vm_detail::kScratchRows;
-using vm_detail::RunArgs;
 
 // Vector kernels on the x86 SIMD targets only (SSE4 and up: roundps gives an exact floor); the
 // scalar target (EMU128) runs the same formulas one lane at a time. Highway's MulAdd is two
