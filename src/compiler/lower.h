@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+// The compiler's private lowering of one emitter into its INIT and UPDATE programs
+// (docs/compiler.md).
+#pragma once
+
+#include "ir.h"
+
+#include <mote/authoring/diagnostic.h>
+#include <mote/authoring/effect.h>
+#include <mote/bytecode/compiled_effect.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mote::compiler {
+
+inline constexpr float kDegrees = 3.14159265358979323846f / 180.0f;
+
+// The particle layout, allocated on demand: only fields some section touches exist.
+class Layout {
+ public:
+  std::uint32_t field(const std::string& name, std::uint32_t width) {
+    const auto it = offsets_.find(name);
+    if (it != offsets_.end()) return it->second;
+    const std::uint32_t offset = words_;
+    offsets_[name] = offset;
+    slots_.push_back(bytecode::FieldSlot{name, offset, width});
+    words_ += width;
+    return offset;
+  }
+  std::int32_t find(const std::string& name) const {
+    const auto it = offsets_.find(name);
+    return it == offsets_.end() ? -1 : static_cast<std::int32_t>(it->second);
+  }
+  std::uint32_t words() const { return words_; }
+  const std::vector<bytecode::FieldSlot>& slots() const { return slots_; }
+
+ private:
+  std::map<std::string, std::uint32_t> offsets_;
+  std::vector<bytecode::FieldSlot> slots_;
+  std::uint32_t words_ = 0;
+};
+
+// One emitter's compilation: its modules and graphs lowered through two builders (INIT, UPDATE),
+// optimised, emitted and verified into a CompiledEmitter. The member functions live in
+// lower.cpp (the driver and the shared values), lower_init.cpp (INIT), lower_update.cpp (UPDATE
+// modules) and lower_graph.cpp (node graphs).
+class EmitterCompiler {
+ public:
+  EmitterCompiler(const authoring::EffectDesc& effect, const authoring::Emitter& emitter,
+                  std::size_t index, std::vector<authoring::Diagnostic>& diagnostics)
+      : effect_(effect), e_(emitter), index_(index), diagnostics_(diagnostics) {}
+
+  // Lowers, optimises and verifies the emitter into `out`; false after an error (reported into
+  // the diagnostics given to the constructor).
+  bool compile(bytecode::CompiledEmitter& out);
+
+ private:
+  // The emitter's frame for INIT: newborns of world-space emitters are placed and aimed through
+  // the emitter's transform; local-space ones stay in its frame.
+  struct InitFrame {
+    Value rotation;
+    Value origin;
+    bool world = false;
+  };
+
+  // The running state of one UPDATE section: this tick's age, normalised age and dt, and the
+  // particle values the modules carry in registers between their loads and the final stores.
+  struct Running {
+    Value dt, age, t;
+    Value p, v, color, size, spin;
+    bool colorChanged = false;
+    bool sizeChanged = false;
+    bool positionSet = false;
+  };
+
+  static std::uint32_t widthOf(authoring::FieldType t) { return static_cast<std::uint32_t>(t) + 1; }
+  static bool isZero(const authoring::ScalarParam& p) {
+    return p.range.min == 0.0f && p.range.max == 0.0f && p.overEmitterTime.keys.empty();
+  }
+
+  // --- lower.cpp: diagnostics, fields, curves, spawn-time values
+  std::string pointer(std::string_view suffix) const;
+  void error(std::string_view at, std::string message);
+  void emitterFields();
+  Value namedField(Builder& b, const std::string& name, std::uint32_t width,
+                   bool globalOnly = false);
+  Value load(Builder& b, const std::string& name, std::uint32_t width);
+  void store(Builder& b, const std::string& name, Value v);
+  Value evalKeys(Builder& b, authoring::Interp interp,
+                 const std::vector<std::pair<float, Lanes>>& keys, std::uint32_t width, Value x);
+  Value evalCurve(Builder& b, const authoring::Curve& c, Value x);
+  Value evalGradient(Builder& b, const authoring::Gradient& g, Value x);
+  static float largest(const authoring::ScalarParam& p);
+  Value sample(Builder& b, const authoring::ScalarParam& p, float scale = 1.0f);
+  Value sampleColor(Builder& b, const authoring::ColorParam& p);
+  const authoring::SpriteSheet* animatedSheet() const;
+  static float framesPlayed(const authoring::SpriteSheet& s);
+
+  // --- lower_init.cpp: INIT
+  Value spawnPoint(Builder& b, const authoring::SpawnShape& s);
+  Value radius(Builder& b, const authoring::SpawnShape& s, int dims);
+  Lanes quatFromY(const authoring::Vec3& dir);
+  InitFrame initFrame(Builder& b) const;
+  void lowerInit();
+  void lowerInitModule(Builder& b, const authoring::InitModule& m);
+  void initLifetime(Builder& b, const authoring::ScalarParam& lifetime);
+  Value initPosition(Builder& b, const authoring::SpawnShape& shape, const InitFrame& frame);
+  void initVelocity(Builder& b, const authoring::InitVelocity& v, Value local,
+                    const InitFrame& frame);
+  void initSize(Builder& b, const authoring::ScalarParam& x, const authoring::ScalarParam* y);
+  void initColor(Builder& b, const authoring::ColorParam& c);
+  void initRotation(Builder& b, const authoring::ScalarParam& degrees);
+  void initSpin(Builder& b, const authoring::ScalarParam& degreesPerSecond);
+  void initMass(Builder& b, const authoring::ScalarParam& mass);
+  void initOrientation(Builder& b, const authoring::Vec3& axis, const authoring::ScalarParam& angle,
+                       bool random);
+  void initField(Builder& b, const authoring::FieldInit& f);
+  void frameInit(Builder& b);
+
+  // --- lower_update.cpp: UPDATE modules
+  void scanNeeds();
+  Value targetPoint(Builder& b, const authoring::Vec3& local, const std::string& field);
+  void lowerUpdate();
+  void flushRunning(Builder& b);
+  void reloadRunning(Builder& b);
+  void lowerModuleNode(Builder& b, const std::vector<authoring::NodeModule>& modules);
+  void lowerModule(Builder& b, const authoring::UpdateModule& m);
+  void collide(Builder& b, const authoring::CollisionModule& c, Value& p, Value& v);
+  void killIf(Builder& b, const authoring::KillModule& k, Value age, Value p, Value v);
+  void frameUpdate(Builder& b, Value age, Value t);
+
+  // --- lower_graph.cpp: node graphs
+  void lowerGraph(Builder& b, const authoring::NodeGraph& graph, const std::string& at);
+  void lowerModulesNode(Builder& b, const authoring::GraphNode& node, const std::string& where);
+
+  const authoring::EffectDesc& effect_;
+  const authoring::Emitter& e_;
+  std::size_t index_;
+  std::vector<authoring::Diagnostic>& diagnostics_;
+  Builder init_;
+  Builder update_;
+  Layout layout_;
+  std::vector<bytecode::FieldSlot> emitterFieldSlots_;
+  std::vector<float> emitterFieldValues_;
+  std::uint32_t emitterWords_ = 0;
+  std::vector<bytecode::GlobalImport> globals_;
+  Running run_;
+  float maxSize_ = 0.0f;
+  bool failed_ = false;
+  bool needsColor0_ = false;
+  bool needsSize0_ = false;
+  bool needsSpin_ = false;
+  bool needsMass_ = false;
+  bool needsOrigin_ = false;
+};
+
+}  // namespace mote::compiler
