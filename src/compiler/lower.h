@@ -18,6 +18,8 @@
 
 namespace mote::compiler {
 
+struct NodeLowering;
+
 inline constexpr float kDegrees = 3.14159265358979323846f / 180.0f;
 
 // The particle layout, allocated on demand: only fields some section touches exist.
@@ -59,7 +61,24 @@ class EmitterCompiler {
   // the diagnostics given to the constructor).
   bool compile(bytecode::CompiledEmitter& out);
 
+  // --- lower_graph.cpp: the lowering functions of the node table's rows (node_table.cpp)
+  void lowerModulesNode(NodeLowering& n);
+  void lowerConstantNode(NodeLowering& n);
+  void lowerCurveNode(NodeLowering& n);
+  void lowerGradientNode(NodeLowering& n);
+  void lowerFieldGetNode(NodeLowering& n);
+  void lowerFieldSetNode(NodeLowering& n);
+  void lowerEmitterFieldNode(NodeLowering& n);
+  void lowerGlobalFieldNode(NodeLowering& n);
+  void lowerBuiltinNode(NodeLowering& n);
+  void lowerNamedBuiltinNode(NodeLowering& n);
+  void lowerNormalizedAgeNode(NodeLowering& n);
+  void lowerKillNode(NodeLowering& n);
+  void lowerIsaNode(NodeLowering& n);
+
  private:
+  friend struct NodeLowering;
+
   // The emitter's frame for INIT: newborns of world-space emitters are placed and aimed through
   // the emitter's transform; local-space ones stay in its frame.
   struct InitFrame {
@@ -136,7 +155,11 @@ class EmitterCompiler {
 
   // --- lower_graph.cpp: node graphs
   void lowerGraph(Builder& b, const authoring::NodeGraph& graph, const std::string& at);
-  void lowerModulesNode(Builder& b, const authoring::GraphNode& node, const std::string& where);
+  void unknownNode(const std::string& op, const std::string& where);
+  std::uint32_t particleFieldWidth(NodeLowering& n, const std::string& field, std::string& storage);
+  Value curveInput(NodeLowering& n);
+  void lowerFieldDeclNode(NodeLowering& n, const std::vector<authoring::FieldDecl>& fields,
+                          std::string_view kind, bool global);
 
   const authoring::EffectDesc& effect_;
   const authoring::Emitter& e_;

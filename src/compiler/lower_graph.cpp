@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Node-graph lowering: a graph's nodes in dependency order through the section's builder.
 #include "lower.h"
+#include "node_table.h"
 
 #include <array>
 #include <map>
@@ -11,54 +12,6 @@ namespace mote::compiler {
 
 using namespace authoring;
 using bytecode::Builtin;
-
-// A "modules" node (docs/node-library.md, "modules (module nodes)"). The validator has checked
-// that it holds at least one module, INIT modules in the INIT graph and update modules (no graph
-// module) in UPDATE graphs, and that no other node holds modules; ports are the compiler's to
-// check.
-void EmitterCompiler::lowerModulesNode(Builder& b, const GraphNode& node,
-                                       const std::string& where) {
-  if (!node.inputs.empty()) {
-    error(where + "/inputs",
-          "a modules node has no input ports (it runs at its place in the "
-          "node list)");
-    return;
-  }
-  if (&b == &update_) {
-    lowerModuleNode(b, node.modules);
-    return;
-  }
-  InitModule storage;
-  for (const NodeModule& m : node.modules)
-    if (const InitModule* init = moduleAs(m, storage)) lowerInitModule(b, *init);
-}
-
-namespace {
-
-// Node graphs: each node is a builder call; its output is "out" (or one lane: "x", "y", "z", "w").
-
-// Standard particle fields by name, with their widths.
-constexpr std::pair<std::string_view, std::uint32_t> kStandardFields[] = {
-    {"position", 3}, {"velocity", 3}, {"age", 1},  {"lifetime", 1}, {"size", 2},
-    {"color", 4},    {"rotation", 1}, {"spin", 1}, {"mass", 1},     {"orientation", 4}};
-
-// One lane of a standard field, addressable by itself in graphs.
-struct PseudoField {
-  std::string_view name;
-  std::string_view field;
-  std::uint32_t width;
-  std::uint32_t lane;
-};
-constexpr PseudoField kPseudoFields[] = {
-    {"alpha", "color", 4, 3}, {"size_x", "size", 2, 0}, {"size_y", "size", 2, 1}};
-
-const PseudoField* pseudoField(const std::string& name) {
-  for (const PseudoField& f : kPseudoFields)
-    if (f.name == name) return &f;
-  return nullptr;
-}
-
-}  // namespace
 
 void EmitterCompiler::lowerGraph(Builder& b, const NodeGraph& graph, const std::string& at) {
   const std::size_t n = graph.nodes.size();
@@ -95,242 +48,228 @@ void EmitterCompiler::lowerGraph(Builder& b, const NodeGraph& graph, const std::
     if (diagnostics_.size() > diagnosticsBefore) return;
     const GraphNode& node = graph.nodes[i];
     const std::string where = at + "/nodes/" + std::to_string(i);
-    const auto input = [&](const std::string& port) -> Value {
-      const auto it = node.inputs.find(port);
-      if (it == node.inputs.end()) {
-        error(where + "/inputs",
-              "node \"" + node.id + "\" (" + node.op + ") needs input \"" + port + "\"");
-        return b.scalar(0.0f);
-      }
-      const std::size_t dot = it->second.find('.');
-      const Value v = outputs[byId.at(it->second.substr(0, dot))];
-      if (!v.valid()) {
-        error(where + "/inputs/" + port, "\"" + it->second + "\" has no output");
-        return b.scalar(0.0f);
-      }
-      if (dot == std::string::npos) return v;
-      const std::string lane = it->second.substr(dot + 1);
-      if (lane == "out") return v;
-      const std::size_t l = std::string_view("xyzw").find(lane);
-      if (lane.size() != 1 || l == std::string_view::npos || l >= v.width) {
-        error(where + "/inputs/" + port,
-              "no output \"" + lane + "\" (use out, or one lane x, y, z, w)");
-        return b.scalar(0.0f);
-      }
-      return b.lane(v, static_cast<std::uint32_t>(l));
-    };
-    const auto name = [&](const std::string& key) -> std::string {
-      const auto it = node.names.find(key);
-      if (it == node.names.end()) {
-        error(where + "/names",
-              "node \"" + node.id + "\" (" + node.op + ") needs name \"" + key + "\"");
-        return {};
-      }
-      return it->second;
-    };
-    // The width of a named particle field: a standard one or a declared custom one.
-    const auto particleField = [&](const std::string& field,
-                                   std::string& storage) -> std::uint32_t {
-      for (const auto& [std_name, width] : kStandardFields) {
-        if (std_name == field) {
-          storage = field;
-          return width;
-        }
-      }
-      for (const FieldDecl& f : e_.particleFields) {
-        if (f.name == field) {
-          storage = "field." + field;
-          return widthOf(f.type);
-        }
-      }
-      error(where + "/names/field", "no particle field named \"" + field + "\"");
-      return 0;
-    };
-    // Aliases: meep's legacy attribute nodes and descriptive names of ISA operations.
-    static constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
-        {"attribute_get", "particle_field_get"},
-        {"attribute_set", "particle_field_set"},
-        {"emitter_time", "emitter_age"},
-        {"mul_add", "fma"},
-        {"length", "len"},
-        {"normalize", "norm"},
-        {"saturate", "sat"},
-        {"select", "sel"},
-        {"smoothstep", "smooth"},
-        {"random", "rand"},
-        {"random_range", "randr"},
-        {"curl_noise", "curl"},
-        {"less", "lt"},
-        {"less_equal", "le"},
-        {"equal", "eq"},
-        {"not_equal", "ne"}};
-    std::string op = node.op;
-    for (const auto& [alias, canonical] : kAliases)
-      if (op == alias) op = std::string(canonical);
-    // An input port left unconnected may be given as a constant parameter of the same name.
-    const auto inputOrParam = [&](const std::string& port) -> Value {
-      if (node.inputs.find(port) == node.inputs.end()) {
-        const auto it = node.params.find(port);
-        if (it != node.params.end() && !it->second.empty() && it->second.size() <= 4) {
-          Lanes lanes{};
-          for (std::size_t l = 0; l < it->second.size(); ++l)
-            lanes[l] = it->second[l];
-          return b.constant(lanes, static_cast<std::uint32_t>(it->second.size()));
-        }
-      }
-      return input(port);
-    };
-    const bytecode::BuiltinInfo* builtinOp = nullptr;
-    for (const bytecode::BuiltinInfo& info : bytecode::kBuiltinInfos)
-      if (info.name == op) builtinOp = &info;
-    if (op == "modules") {
-      lowerModulesNode(b, node, where);
-    } else if (builtinOp != nullptr) {
-      outputs[i] = b.builtin(builtinOp->builtin);
-    } else if (op == "curve" || op == "gradient") {
-      // The keys on the CURVE opcode (a single key: a constant), at t clamped to the end keys.
-      const Value t = inputOrParam("t");
-      if (t.width != 1) {
-        error(where + "/inputs/t",
-              "a " + std::to_string(t.width) + "-wide input where 1 lane is needed");
-        continue;
-      }
-      outputs[i] = op == "curve" ? evalCurve(b, node.curve, t) : evalGradient(b, node.gradient, t);
-    } else if (op == "constant") {
-      const auto it = node.params.find("value");
-      if (it == node.params.end() || it->second.empty() || it->second.size() > 4) {
-        error(where + "/params", "a constant needs \"value\": 1 to 4 numbers");
-        continue;
-      }
-      Lanes lanes{};
-      for (std::size_t l = 0; l < it->second.size(); ++l)
-        lanes[l] = it->second[l];
-      outputs[i] = b.constant(lanes, static_cast<std::uint32_t>(it->second.size()));
-    } else if (op == "particle_field_get") {
-      const std::string field = name("field");
-      if (const PseudoField* pf = pseudoField(field)) {
-        outputs[i] = b.lane(load(b, std::string(pf->field), pf->width), pf->lane);
-        continue;
-      }
-      std::string storage;
-      const std::uint32_t w = particleField(field, storage);
-      if (w > 0) outputs[i] = load(b, storage, w);
-    } else if (op == "particle_field_set") {
-      const std::string field = name("field");
-      if (const PseudoField* pf = pseudoField(field)) {
-        const Value v = inputOrParam("value");
-        if (diagnostics_.size() > diagnosticsBefore) return;
-        if (v.width != 1) {
-          error(where + "/inputs/value",
-                "\"" + field + "\" is one lane; the value is " + std::to_string(v.width) + " wide");
-          continue;
-        }
-        b.storeField(layout_.field(std::string(pf->field), pf->width) + pf->lane, v);
-        continue;
-      }
-      std::string storage;
-      const std::uint32_t w = particleField(field, storage);
-      const Value v = inputOrParam("value");
-      if (w == 0 || diagnostics_.size() > diagnosticsBefore) return;
-      if (v.width != w && v.width != 1) {
-        error(where + "/inputs/value", "a " + std::to_string(v.width) + "-wide value for a " +
-                                           std::to_string(w) + "-wide field");
-        continue;
-      }
-      store(b, storage, v.width == w ? v : b.emit(Opcode::Mov, w, b.broadcast(v)));
-    } else if (op == "emitter_field_get" || op == "global_field_get") {
-      const std::string field = name("field");
-      std::uint32_t w = 0;
-      if (op == "emitter_field_get") {
-        for (const FieldDecl& f : e_.emitterFields)
-          if (f.name == field) w = widthOf(f.type);
-      } else {
-        for (const FieldDecl& f : effect_.globalFields)
-          if (f.name == field) w = widthOf(f.type);
-      }
-      if (w == 0) {
-        error(where + "/names/field",
-              "no " + std::string(op == "emitter_field_get" ? "emitter" : "global") +
-                  " field named \"" + field + "\"");
-        continue;
-      }
-      outputs[i] = namedField(b, field, w, op == "global_field_get");
-    } else if (op == "builtin") {
-      const std::string builtin = name("builtin");
-      bool found = false;
-      for (const bytecode::BuiltinInfo& info : bytecode::kBuiltinInfos) {
-        if (info.name == builtin) {
-          outputs[i] = b.builtin(info.builtin);
-          found = true;
-        }
-      }
-      if (!found && !builtin.empty())
-        error(where + "/names/builtin", "no builtin named \"" + builtin + "\"");
-    } else if (op == "normalized_age") {
-      outputs[i] = b.saturate(b.div(load(b, "age", 1), load(b, "lifetime", 1)));
-    } else if (op == "kill") {
-      b.kill(b.lane(inputOrParam("condition"), 0));
-    } else if (const std::optional<Opcode> isa = bytecode::opcodeFromMnemonic(op)) {
-      // Any ISA value instruction by its mnemonic: inputs a, b, c; random draws get fresh indices.
-      const bytecode::OpInfo& info = bytecode::opInfo(*isa);
-      if (info.width == bytecode::WidthRule::NoDst || *isa == Opcode::LoadConst ||
-          *isa == Opcode::LoadField || *isa == Opcode::LoadBuiltin || *isa == Opcode::LoadEmitter ||
-          *isa == Opcode::LoadGlobal) {
-        error(where + "/op", "\"" + op +
-                                 "\" is not a graph node (use particle_field_get, a builtin, "
-                                 "emitter_field_get, global_field_get, particle_field_set or "
-                                 "kill)");
-        continue;
-      }
-      static constexpr const char* kPorts[] = {"a", "b", "c"};
-      std::array<Value, 3> in{};
-      std::uint32_t width = 1;
-      for (std::uint32_t slot = 0; slot < 3; ++slot) {
-        const bytecode::SourceRule rule = info.sources[slot];
-        if (rule == bytecode::SourceRule::Unused || rule == bytecode::SourceRule::Index) continue;
-        in[slot] = inputOrParam(kPorts[slot]);
-        if (rule == bytecode::SourceRule::Value) width = std::max(width, in[slot].width);
-      }
-      if (diagnostics_.size() > diagnosticsBefore) return;
-      switch (info.width) {
-        case bytecode::WidthRule::Fixed1:
-          width = 1;
-          break;
-        case bytecode::WidthRule::Fixed3:
-          width = 3;
-          break;
-        case bytecode::WidthRule::Fixed4:
-          width = 4;
-          break;
-        default:
-          break;
-      }
-      std::array<Operand, 3> operands{};
-      bool ok = true;
-      for (std::uint32_t slot = 0; slot < 3 && ok; ++slot) {
-        const bytecode::SourceRule rule = info.sources[slot];
-        if (rule == bytecode::SourceRule::Unused) continue;
-        if (rule == bytecode::SourceRule::Index) {
-          operands[slot] = Builder::index(b.nextDraw());
-          continue;
-        }
-        const std::uint32_t want = bytecode::sourceWidth(rule, width);
-        if (in[slot].width == want) {
-          operands[slot] = b.use(in[slot]);
-        } else if (in[slot].width == 1) {
-          operands[slot] = b.broadcast(in[slot]);
-        } else {
-          error(where + "/inputs/" + kPorts[slot], "a " + std::to_string(in[slot].width) +
-                                                       "-wide input where " + std::to_string(want) +
-                                                       " lanes are needed");
-          ok = false;
-        }
-      }
-      if (ok) outputs[i] = b.emit(*isa, width, operands[0], operands[1], operands[2]);
-    } else {
-      error(where + "/op", "unknown node type \"" + op + "\" (docs/node-library.md lists them)");
+    const NodeType* type = findNodeType(node.op);
+    if (type == nullptr) {
+      unknownNode(node.op, where);
+      continue;
+    }
+    NodeLowering lowering{*this, b, node, *type, where, byId, outputs, diagnostics_.size(), {}};
+    (this->*type->lower)(lowering);
+    outputs[i] = lowering.out;
+  }
+}
+
+// An op that no row of the node table has: an instruction that is not a node, or a typo.
+void EmitterCompiler::unknownNode(const std::string& op, const std::string& where) {
+  if (bytecode::opcodeFromMnemonic(op)) {
+    error(where + "/op", "\"" + op +
+                             "\" is not a graph node (use particle_field_get, a builtin, "
+                             "emitter_field_get, global_field_get, particle_field_set or "
+                             "kill)");
+    return;
+  }
+  error(where + "/op", "unknown node type \"" + op + "\" (docs/node-library.md lists them)");
+}
+
+// -------------------------------------------------------------------------------------------------
+// The node types (the rows of node_table.cpp)
+
+// A "modules" node (docs/node-library.md, "modules (module nodes)"). The validator has checked
+// that it holds at least one module, INIT modules in the INIT graph and update modules (no graph
+// module) in UPDATE graphs, and that no other node holds modules; ports are the compiler's to
+// check.
+void EmitterCompiler::lowerModulesNode(NodeLowering& n) {
+  if (!n.node.inputs.empty()) {
+    error(n.where + "/inputs",
+          "a modules node has no input ports (it runs at its place in the "
+          "node list)");
+    return;
+  }
+  if (&n.b == &update_) {
+    lowerModuleNode(n.b, n.node.modules);
+    return;
+  }
+  InitModule storage;
+  for (const NodeModule& m : n.node.modules)
+    if (const InitModule* init = moduleAs(m, storage)) lowerInitModule(n.b, *init);
+}
+
+void EmitterCompiler::lowerConstantNode(NodeLowering& n) {
+  const std::optional<Value> value = n.param("value");
+  if (!value) {
+    error(n.where + "/params", "a constant needs \"value\": 1 to 4 numbers");
+    return;
+  }
+  n.out = *value;
+}
+
+// The keys on the CURVE opcode (a single key: a constant), at t clamped to the end keys.
+Value EmitterCompiler::curveInput(NodeLowering& n) {
+  const Value t = n.inputOrParam("t");
+  if (t.width != 1) {
+    error(n.where + "/inputs/t",
+          "a " + std::to_string(t.width) + "-wide input where 1 lane is needed");
+    return {};
+  }
+  return t;
+}
+
+void EmitterCompiler::lowerCurveNode(NodeLowering& n) {
+  if (const Value t = curveInput(n); t.valid()) n.out = evalCurve(n.b, n.node.curve, t);
+}
+
+void EmitterCompiler::lowerGradientNode(NodeLowering& n) {
+  if (const Value t = curveInput(n); t.valid()) n.out = evalGradient(n.b, n.node.gradient, t);
+}
+
+namespace {
+
+const PseudoField* pseudoField(const std::string& name) {
+  for (const PseudoField& f : kPseudoFields)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+}  // namespace
+
+// The width of a named particle field: a standard one or a declared custom one (0: an error).
+std::uint32_t EmitterCompiler::particleFieldWidth(NodeLowering& n, const std::string& field,
+                                                  std::string& storage) {
+  for (const StandardField& f : kStandardFields) {
+    if (f.name == field) {
+      storage = field;
+      return f.width;
     }
   }
+  for (const FieldDecl& f : e_.particleFields) {
+    if (f.name == field) {
+      storage = "field." + field;
+      return widthOf(f.type);
+    }
+  }
+  error(n.where + "/names/field", "no particle field named \"" + field + "\"");
+  return 0;
+}
+
+void EmitterCompiler::lowerFieldGetNode(NodeLowering& n) {
+  Builder& b = n.b;
+  const std::string field = n.name("field");
+  if (const PseudoField* pf = pseudoField(field)) {
+    n.out = b.lane(load(b, std::string(pf->field), pf->width), pf->lane);
+    return;
+  }
+  std::string storage;
+  const std::uint32_t w = particleFieldWidth(n, field, storage);
+  if (w > 0) n.out = load(b, storage, w);
+}
+
+void EmitterCompiler::lowerFieldSetNode(NodeLowering& n) {
+  Builder& b = n.b;
+  const std::string field = n.name("field");
+  if (const PseudoField* pf = pseudoField(field)) {
+    const Value v = n.inputOrParam("value");
+    if (n.failed()) return;
+    if (v.width != 1) {
+      error(n.where + "/inputs/value",
+            "\"" + field + "\" is one lane; the value is " + std::to_string(v.width) + " wide");
+      return;
+    }
+    b.storeField(layout_.field(std::string(pf->field), pf->width) + pf->lane, v);
+    return;
+  }
+  std::string storage;
+  const std::uint32_t w = particleFieldWidth(n, field, storage);
+  const Value v = n.inputOrParam("value");
+  if (w == 0 || n.failed()) return;
+  if (v.width != w && v.width != 1) {
+    error(n.where + "/inputs/value", "a " + std::to_string(v.width) + "-wide value for a " +
+                                         std::to_string(w) + "-wide field");
+    return;
+  }
+  store(b, storage, v.width == w ? v : b.emit(Opcode::Mov, w, b.broadcast(v)));
+}
+
+// An emitter or global field by name: `kind` names the list in the error.
+void EmitterCompiler::lowerFieldDeclNode(NodeLowering& n, const std::vector<FieldDecl>& fields,
+                                         std::string_view kind, bool global) {
+  const std::string field = n.name("field");
+  std::uint32_t w = 0;
+  for (const FieldDecl& f : fields)
+    if (f.name == field) w = widthOf(f.type);
+  if (w == 0) {
+    error(n.where + "/names/field", "no " + std::string(kind) + " field named \"" + field + "\"");
+    return;
+  }
+  n.out = namedField(n.b, field, w, global);
+}
+
+void EmitterCompiler::lowerEmitterFieldNode(NodeLowering& n) {
+  lowerFieldDeclNode(n, e_.emitterFields, "emitter", false);
+}
+
+void EmitterCompiler::lowerGlobalFieldNode(NodeLowering& n) {
+  lowerFieldDeclNode(n, effect_.globalFields, "global", true);
+}
+
+void EmitterCompiler::lowerBuiltinNode(NodeLowering& n) {
+  const std::string builtin = n.name("builtin");
+  bool found = false;
+  for (const bytecode::BuiltinInfo& info : bytecode::kBuiltinInfos) {
+    if (info.name == builtin) {
+      n.out = n.b.builtin(info.builtin);
+      found = true;
+    }
+  }
+  if (!found && !builtin.empty())
+    error(n.where + "/names/builtin", "no builtin named \"" + builtin + "\"");
+}
+
+void EmitterCompiler::lowerNamedBuiltinNode(NodeLowering& n) {
+  n.out = n.b.builtin(n.type.builtin->builtin);
+}
+
+void EmitterCompiler::lowerNormalizedAgeNode(NodeLowering& n) {
+  Builder& b = n.b;
+  n.out = b.saturate(b.div(load(b, "age", 1), load(b, "lifetime", 1)));
+}
+
+void EmitterCompiler::lowerKillNode(NodeLowering& n) {
+  n.b.kill(n.b.lane(n.inputOrParam("condition"), 0));
+}
+
+// Any ISA value instruction by its mnemonic: the row's ports a, b, c are its sources; random draws
+// get fresh indices.
+void EmitterCompiler::lowerIsaNode(NodeLowering& n) {
+  Builder& b = n.b;
+  const std::vector<NodePort>& ports = n.type.inputs;
+  std::array<Value, 3> in{};
+  std::uint32_t width = 1;
+  for (std::size_t slot = 0; slot < ports.size(); ++slot) {
+    if (ports[slot].width == PortWidth::Draw) continue;
+    in[slot] = n.inputOrParam(std::string(ports[slot].name));
+    if (ports[slot].width == PortWidth::Node) width = std::max(width, in[slot].width);
+  }
+  if (n.failed()) return;
+  if (isFixedWidth(n.type.isa->width)) width = bytecode::dstWidth(n.type.isa->width, width);
+  std::array<Operand, 3> operands{};
+  for (std::size_t slot = 0; slot < ports.size(); ++slot) {
+    if (ports[slot].width == PortWidth::Draw) {
+      operands[slot] = Builder::index(b.nextDraw());
+      continue;
+    }
+    const std::uint32_t want = ports[slot].width == PortWidth::Node ? width : ports[slot].lanes;
+    if (in[slot].width == want) {
+      operands[slot] = b.use(in[slot]);
+    } else if (in[slot].width == 1) {
+      operands[slot] = b.broadcast(in[slot]);
+    } else {
+      error(n.where + "/inputs/" + std::string(ports[slot].name),
+            "a " + std::to_string(in[slot].width) + "-wide input where " + std::to_string(want) +
+                " lanes are needed");
+      return;
+    }
+  }
+  n.out = b.emit(n.type.isa->opcode, width, operands[0], operands[1], operands[2]);
 }
 
 }  // namespace mote::compiler
