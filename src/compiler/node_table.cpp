@@ -34,9 +34,7 @@ constexpr std::pair<std::string_view, std::string_view> kIsaAliases[] = {
 // The instructions that load, store or have no destination are not graph nodes: the nodes of
 // the table stand for them (particle_field_get, a builtin, kill, …).
 constexpr bool isGraphInstruction(const bytecode::OpInfo& info) {
-  return info.width != bytecode::WidthRule::NoDst && info.opcode != Opcode::LoadConst &&
-         info.opcode != Opcode::LoadField && info.opcode != Opcode::LoadBuiltin &&
-         info.opcode != Opcode::LoadEmitter && info.opcode != Opcode::LoadGlobal;
+  return info.width != bytecode::WidthRule::NoDst && info.opClass != bytecode::OpClass::Load;
 }
 
 // An ISA operation's ports follow from its source rules: a value source is w wide, or as wide

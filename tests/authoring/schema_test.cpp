@@ -2,10 +2,10 @@
 // The checked-in JSON Schema and field reference are what the reader's field table generates (so
 // their names, enums, bounds and required lists agree with the loader), and the schema is sound.
 #include "json.h"
+#include "support/generated_docs.h"
 #include "support/source_dir.h"
 
 #include <mote/authoring/effect_json.h>
-#include <mote/core/file.h>
 
 #include <gtest/gtest.h>
 
@@ -15,13 +15,9 @@
 namespace mote::authoring {
 namespace {
 
-constexpr const char* kRegenerate = "; regenerate with scripts/update-effect-docs";
+using test::readText;
 
-std::string readText(const std::string& path) {
-  Result<std::vector<std::uint8_t>> bytes = readFile(path, std::size_t{16} << 20);
-  EXPECT_TRUE(bytes.ok()) << bytes.status().toString();
-  return bytes.ok() ? std::string(bytes->begin(), bytes->end()) : std::string();
-}
+constexpr const char* kRegenerate = "; regenerate with scripts/update-effect-docs";
 
 TEST(EffectSchema, CheckedInSchemaIsTheGeneratedOne) {
   EXPECT_EQ(readText(mote::test::sourcePath("docs/schema/mote.effect.schema.json")),
@@ -30,15 +26,8 @@ TEST(EffectSchema, CheckedInSchemaIsTheGeneratedOne) {
 }
 
 TEST(EffectSchema, DocsCarryTheGeneratedFieldReference) {
-  const std::string doc = readText(mote::test::sourcePath("docs/effect-format.md"));
-  const std::string begin =
-      "<!-- BEGIN GENERATED FIELD REFERENCE (scripts/update-effect-docs) -->\n";
-  const std::string end = "<!-- END GENERATED FIELD REFERENCE -->";
-  const std::size_t b = doc.find(begin);
-  const std::size_t e = doc.find(end);
-  ASSERT_NE(b, std::string::npos);
-  ASSERT_NE(e, std::string::npos);
-  EXPECT_EQ(doc.substr(b + begin.size(), e - b - begin.size()), "\n" + effectFieldReference())
+  EXPECT_EQ(test::generatedSection(mote::test::sourcePath("docs/effect-format.md"), "FIELD REFERENCE"),
+            "\n" + effectFieldReference())
       << "docs/effect-format.md's field reference is stale" << kRegenerate;
 }
 

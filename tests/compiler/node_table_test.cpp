@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The node table: one row per node type with unique names and aliases, every builtin and every
-// value instruction a graph may use among them, and ports that follow the ISA's source rules.
+// value instruction a graph may use among them, ports that follow the ISA's source rules, and the
+// node reference in docs/node-library.md printed from it.
 #include "node_table.h"
+
+#include "support/generated_docs.h"
+#include "support/source_dir.h"
+
+#include <mote/compiler/compiler.h>
 
 #include <gtest/gtest.h>
 
@@ -56,6 +62,13 @@ TEST(NodeTable, EveryBuiltinAndValueInstructionIsARow) {
       if (rule != bytecode::SourceRule::Unused) ++used;
     EXPECT_EQ(row->inputs.size(), used) << info.mnemonic;
   }
+}
+
+TEST(NodeLibrary, DocsCarryTheGeneratedNodeReference) {
+  EXPECT_EQ(test::generatedSection(mote::test::sourcePath("docs/node-library.md"), "NODE REFERENCE"),
+            "\n" + nodeLibraryReference())
+      << "docs/node-library.md's node reference is stale; regenerate with "
+         "scripts/update-effect-docs";
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "effect_commands.h"
 
 #include <mote/authoring/effect_json.h>
+#include <mote/compiler/compiler.h>
 #include <mote/core/file.h>
 #include <mote/core/job_system.h>
 #include <mote/runtime/world.h>
@@ -50,7 +51,11 @@ int runValidate(const std::vector<std::string>& files, bool warningsAreErrors) {
   return allValid ? 0 : 1;
 }
 
-int runSchema(bool reference) {
+int runSchema(bool reference, bool nodeReference) {
+  if (nodeReference) {
+    fmt::print("{}", compiler::nodeLibraryReference());
+    return 0;
+  }
   fmt::print("{}", reference ? authoring::effectFieldReference() : authoring::effectJsonSchema());
   return 0;
 }

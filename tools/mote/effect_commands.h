@@ -13,8 +13,9 @@ namespace mote::cli {
 /// Returns 0 when every file is valid (warnings allowed unless `warningsAreErrors`), else 1.
 int runValidate(const std::vector<std::string>& files, bool warningsAreErrors);
 
-/// `mote schema [--reference]`: the effect format's JSON Schema, or its Markdown field reference.
-int runSchema(bool reference);
+/// `mote schema [--reference | --node-reference]`: the effect format's JSON Schema, its Markdown
+/// field reference, or the node library's Markdown node reference.
+int runSchema(bool reference, bool nodeReference);
 
 /// `mote format FILE... [--check]`: rewrite each valid file in canonical form (or, with --check,
 /// report the files that are not canonical). Returns 1 on invalid or non-canonical files.

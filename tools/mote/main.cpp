@@ -220,6 +220,9 @@ int main(int argc, char** argv) {
       "schema", "Print the effect format's JSON Schema (docs/schema/mote.effect.schema.json)");
   schema->add_flag("--reference", schemaReference,
                    "Print the Markdown field reference instead (docs/effect-format.md)");
+  bool schemaNodeReference = false;
+  schema->add_flag("--node-reference", schemaNodeReference,
+                   "Print the Markdown node reference instead (docs/node-library.md)");
 
   std::vector<std::string> formatFiles;
   bool formatCheck = false;
@@ -339,7 +342,7 @@ int main(int argc, char** argv) {
     return mote::cli::runImportMdl(importInput, importOutput, importOptions, importList);
   if (*hash) return mote::cli::runSimulate(hashOptions);
   if (*validate) return mote::cli::runValidate(validateFiles, validateWerror);
-  if (*schema) return mote::cli::runSchema(schemaReference);
+  if (*schema) return mote::cli::runSchema(schemaReference, schemaNodeReference);
   if (*format) return mote::cli::runFormat(formatFiles, formatCheck);
   fmt::print("{}", app.help());
   return 0;

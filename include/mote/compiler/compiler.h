@@ -12,6 +12,7 @@
 #include <mote/authoring/effect.h>
 #include <mote/bytecode/compiled_effect.h>
 
+#include <string>
 #include <vector>
 
 namespace mote::compiler {
@@ -29,5 +30,11 @@ struct CompileResult {
 /// verifies and behaves the same. (No transcendental is constant-folded; the emitter quaternion's
 /// sine and cosine are bytecode::semantics::sinCos, the same bits everywhere.)
 [[nodiscard]] CompileResult compileEffect(const authoring::EffectDesc& effect);
+
+/// The node reference of docs/node-library.md (the part between its GENERATED NODE REFERENCE
+/// markers), printed as Markdown from the compiler's node table: every node type a graph may use
+/// with its aliases, ports and output width, the particle fields and the aliases. The same text
+/// every time.
+[[nodiscard]] std::string nodeLibraryReference();
 
 }  // namespace mote::compiler
