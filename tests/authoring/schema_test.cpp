@@ -26,8 +26,9 @@ TEST(EffectSchema, CheckedInSchemaIsTheGeneratedOne) {
 }
 
 TEST(EffectSchema, DocsCarryTheGeneratedFieldReference) {
-  EXPECT_EQ(test::generatedSection(mote::test::sourcePath("docs/effect-format.md"), "FIELD REFERENCE"),
-            "\n" + effectFieldReference())
+  EXPECT_EQ(
+      test::generatedSection(mote::test::sourcePath("docs/effect-format.md"), "FIELD REFERENCE"),
+      "\n" + effectFieldReference())
       << "docs/effect-format.md's field reference is stale" << kRegenerate;
 }
 

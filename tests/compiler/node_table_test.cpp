@@ -65,8 +65,9 @@ TEST(NodeTable, EveryBuiltinAndValueInstructionIsARow) {
 }
 
 TEST(NodeLibrary, DocsCarryTheGeneratedNodeReference) {
-  EXPECT_EQ(test::generatedSection(mote::test::sourcePath("docs/node-library.md"), "NODE REFERENCE"),
-            "\n" + nodeLibraryReference())
+  EXPECT_EQ(
+      test::generatedSection(mote::test::sourcePath("docs/node-library.md"), "NODE REFERENCE"),
+      "\n" + nodeLibraryReference())
       << "docs/node-library.md's node reference is stale; regenerate with "
          "scripts/update-effect-docs";
 }
