@@ -7,8 +7,8 @@ include(CMakePackageConfigHelpers)
 
 set(MOTE_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/mote")
 
-install(TARGETS mote_core mote_authoring mote_bytecode mote_compiler mote_runtime mote_render
-  mote_lockstep mote_nwn
+install(TARGETS mote_core mote_authoring mote_bytecode mote_compiler mote_runtime mote_sprite
+  mote_render mote_lockstep mote_nwn
   EXPORT moteTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

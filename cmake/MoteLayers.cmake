@@ -25,8 +25,12 @@ mote_layer_allow(mote_bytecode mote_core)
 mote_layer_allow(mote_compiler mote_core mote_authoring mote_bytecode)
 # The VM's SIMD kernels use Highway (ARCHITECTURE §13), linked privately.
 mote_layer_allow(mote_runtime mote_core mote_bytecode hwy::hwy)
-mote_layer_allow(mote_render mote_core mote_runtime glm::glm PNG::PNG GIF::GIF)
-mote_layer_allow(mote_lockstep mote_core mote_render)
+# The sprite layer: cameras, the billboard basis, depth keys, the sprite batcher, images and the
+# rasterizer, with no VM, so that the lockstep layer can draw without it.
+mote_layer_allow(mote_sprite mote_core glm::glm PNG::PNG GIF::GIF)
+mote_layer_allow(mote_render mote_core mote_runtime mote_sprite glm::glm PNG::PNG GIF::GIF)
+mote_layer_allow(mote_lockstep mote_core mote_sprite)
+mote_layer_forbid(mote_lockstep mote_runtime mote_render hwy::hwy)
 mote_layer_allow(mote_nwn mote_core mote_authoring)
 
 # The links of `target` as written (direct and interface), without generator-expression wrappers.

@@ -33,13 +33,13 @@ constexpr std::uint32_t isoDepthKey(Vec2<Backend> pos, std::int32_t z,
   std::int64_t xy16 = 0;
   if constexpr (std::is_same_v<Backend, Fpx16_16>) {
     // raw / 2^16 · 16 = raw / 2^12: exact in 64 bits.
-    xy16 = detail::roundShiftTiesEven(std::int64_t{pos.x.raw()} + pos.y.raw(), 12);
+    xy16 = ::mote::detail::roundShiftTiesEven(std::int64_t{pos.x.raw()} + pos.y.raw(), 12);
   } else {
     // toInt32 of the sum: NaN → 0, and beyond ±2^23 the field below clamps to its ends anyway
     // (|z·16| + 2^21 < 2^23), so clamping first gives the same key without the saturation checks.
     const float sum = ((pos.x + pos.y) * Backend::fromInt(16)).toFloat();
     const float clamped = sum < -0x1p23f ? -0x1p23f : (sum > 0x1p23f ? 0x1p23f : sum);
-    xy16 = sum == sum ? detail::roundSmallTiesEven(clamped) : 0;
+    xy16 = sum == sum ? ::mote::detail::roundSmallTiesEven(clamped) : 0;
   }
   const std::int64_t zc = z < -kIsoDepthMaxStepHeight  ? -kIsoDepthMaxStepHeight
                           : z > kIsoDepthMaxStepHeight ? kIsoDepthMaxStepHeight
