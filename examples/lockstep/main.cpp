@@ -8,7 +8,7 @@
 //   lockstep_example [-o courtyard.png] [--ticks N] [--seed S] [--size WxH]
 #include <mote/core/fnv1a.h>
 #include <mote/lockstep/particle_render.h>
-#include <mote/render/particle_renderer.h>
+#include <mote/render/sprite_renderer.h>
 
 #include <algorithm>
 #include <array>
@@ -230,12 +230,12 @@ int main(int argc, char** argv) {
   if (!check(batcherResult.status(), "batcher")) return 1;
   render::SpriteBatcher batcher = std::move(batcherResult).takeValue();
 
-  render::RendererOptions rendererOptions;
+  render::SpriteRendererOptions rendererOptions;
   rendererOptions.viewport = o.viewport;
   rendererOptions.background = {0.004f, 0.004f, 0.008f};
-  auto rendererResult = render::ParticleRenderer::create(rendererOptions);
+  auto rendererResult = render::SpriteRenderer::create(rendererOptions);
   if (!check(rendererResult.status(), "renderer")) return 1;
-  render::ParticleRenderer renderer = std::move(rendererResult).takeValue();
+  render::SpriteRenderer renderer = std::move(rendererResult).takeValue();
   if (!check(renderer.setAtlas(1, {"builtin:soft_circle", 1, 1}), "atlas") ||
       !check(renderer.setAtlas(2, {"builtin:smoke", 1, 1}), "atlas") ||
       !check(renderer.setAtlas(3, {"builtin:star", 1, 1}), "atlas") ||

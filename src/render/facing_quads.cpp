@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The facing-quad fast path (facing_quads.h): the reference projection, the bounds, and the kernel
+// The facing-quad fast path (facing_quads.h): the reference projection and the kernel
 // on 4 lanes, or on 8 (facing_quads_avx2.cpp) where the CPU has AVX2.
 #include "facing_quads.h"
 
@@ -13,14 +13,6 @@
 #include <cmath>
 
 namespace mote::render {
-
-bool boundOnScreen(ScreenQuad& quad, float width, float height) noexcept {
-  quad.minX = std::min({quad.x[0], quad.x[1], quad.x[2], quad.x[3]});
-  quad.maxX = std::max({quad.x[0], quad.x[1], quad.x[2], quad.x[3]});
-  quad.minY = std::min({quad.y[0], quad.y[1], quad.y[2], quad.y[3]});
-  quad.maxY = std::max({quad.y[0], quad.y[1], quad.y[2], quad.y[3]});
-  return !(quad.maxX < 0.0f || quad.minX >= width || quad.maxY < 0.0f || quad.minY >= height);
-}
 
 ScreenPoint projectCorner(const glm::mat4& viewProjection, glm::vec3 p, float width, float height,
                           float minW) noexcept {

@@ -2,11 +2,12 @@
 // Screen corners of camera-facing quads whose basis is the same for every particle of an emitter
 // (billboard.h's frames that do not depend on the particle, with no per-particle turn): the
 // renderer's fast path, four or eight particles per vector, bit-identical to billboardCorners()
-// followed by projectCorner() (facing_quads_test checks it); and the renderer's quad record, which
-// the fast path writes in place.
+// followed by projectCorner() (facing_quads_test checks it), writing the rasterizer's quad records
+// (screen_quad.h) in place.
 #pragma once
 
 #include "draw_order.h"
+#include "screen_quad.h"  // ScreenQuad, Quad
 
 #include <glm/mat4x4.hpp>
 #include <glm/vec3.hpp>
@@ -30,25 +31,6 @@ struct ScreenPoint {
 /// · height). Pure; O(1). Allocates: never.
 ScreenPoint projectCorner(const glm::mat4& viewProjection, glm::vec3 p, float width, float height,
                           float minW) noexcept;
-
-/// A quad on the screen: its corners in billboard order (pixels, y down) and their bounds.
-struct ScreenQuad {
-  std::array<float, 4> x{};
-  std::array<float, 4> y{};
-  float minX = 0.0f, maxX = 0.0f, minY = 0.0f, maxY = 0.0f;
-};
-
-/// Sets the quad's bounds from its corners (std::min / std::max of the four); false when they
-/// miss a width × height screen. Pure; O(1). Allocates: never.
-bool boundOnScreen(ScreenQuad& quad, float width, float height) noexcept;
-
-/// A drawn quad as the renderer stores it, what varies per particle: one 64-byte cache line (its
-/// style, an index into the renderer's quad styles, lives in an array beside the quads, so that a
-/// record is a line and the fast path writes four stores a quad, not five).
-struct alignas(64) Quad : ScreenQuad {
-  std::array<float, 4> color{};  ///< premultiplied linear; alpha 0 for additive
-};
-static_assert(sizeof(Quad) == 64);
 
 /// A block of facing quads as the fast path writes them, particle i at index i.
 struct FacingBlock {

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: MIT
 // ParticleRenderer's private state, shared by the files that implement it: particle_renderer.cpp
-// (the API, textures, sprite frames), particle_renderer_packets.cpp (walking a frame's render
-// packets), particle_renderer_quads.cpp (quads per billboard mode), particle_renderer_ribbons.cpp
-// (linked chains and beams) and particle_renderer_raster.cpp (bands, rasterization, resolve).
+// (the API, material textures, the sprite forwards), particle_renderer_packets.cpp (walking a
+// frame's render packets), particle_renderer_quads.cpp (quads per billboard mode) and
+// particle_renderer_ribbons.cpp (linked chains and beams). The quads are drawn by the sprite
+// layer's rasterizer, which it embeds (sprite_renderer_impl.h: bands, rasterization, resolve).
 #pragma once
 
 #include "draw_order.h"
 #include "facing_quads.h"
+#include "sprite_renderer_impl.h"  // the rasterizer: quads, styles, draw keys, textures, finish()
 
 #include <mote/core/assert.h>
 #include <mote/render/billboard.h>
-// Before sprite_batcher.h (through particle_renderer.h): depth_key.h names mote::detail as
-// `detail::`, which mote::render::detail there would hide.
 #include <mote/render/depth_key.h>
 #include <mote/render/particle_renderer.h>
 #include <mote/render/render_packet.h>
@@ -30,60 +30,6 @@
 #include <vector>
 
 namespace mote::render {
-
-enum class Blend : std::uint8_t { Over, Additive, Cutout };
-
-// How a quad's pixels come out, besides its colour: one per packet (or sprite, or ribbon), or one
-// per quad where a particle has its own flipbook frame or soft depth.
-struct QuadStyle {
-  float cutoff = 0.0f;
-  // Soft particles: the fade against the scene depth, (sceneDepth − depth) · invSoft clamped to
-  // [0, 1]; invSoft 0 draws hard.
-  float depth = 0.0f;
-  float invSoft = 0.0f;
-  // Flipbook cells (texture UV origin) and the cell size; blend weight toward cell b.
-  float ua = 0.0f, va = 0.0f, ub = 0.0f, vb = 0.0f, du = 1.0f, dv = 1.0f, frameBlend = 0.0f;
-  std::uint32_t texture = 0;
-  Blend blend = Blend::Over;
-};
-
-// The frame's quads (Quad: facing_quads.h) and each one's style (into Impl::styles), room for
-// maxQuads allocated once at create: a vector that never grows, so that the facing fast path can
-// write records in place past size() and then take the ones it keeps (commit).
-class QuadList {
- public:
-  void allocate(std::size_t capacity) {
-    quads_ = std::make_unique<Quad[]>(capacity);
-    styles_ = std::make_unique<std::uint32_t[]>(capacity);
-    capacity_ = capacity;
-    size_ = 0;
-  }
-  std::size_t size() const noexcept { return size_; }
-  std::size_t capacity() const noexcept { return capacity_; }
-  bool empty() const noexcept { return size_ == 0; }
-  void clear() noexcept { size_ = 0; }
-  // The caller checks the room (size() < capacity()).
-  void push_back(const Quad& quad, std::uint32_t style) noexcept {
-    MOTE_ASSERT(size_ < capacity_);
-    styles_[size_] = style;
-    quads_[size_++] = quad;
-  }
-  // Takes the records written in place up to `size` (at most capacity()), their styles set.
-  void commit(std::size_t size) noexcept {
-    MOTE_ASSERT(size <= capacity_);
-    size_ = size;
-  }
-  Quad* data() noexcept { return quads_.get(); }
-  std::uint32_t* styles() noexcept { return styles_.get(); }
-  const Quad& operator[](std::size_t i) const noexcept { return quads_[i]; }
-  std::uint32_t style(std::size_t i) const noexcept { return styles_[i]; }
-
- private:
-  std::unique_ptr<Quad[]> quads_;
-  std::unique_ptr<std::uint32_t[]> styles_;
-  std::size_t size_ = 0;
-  std::size_t capacity_ = 0;
-};
 
 // The premultiplied colour of a particle of straight-alpha `color` (alpha clamped to [0, 1]):
 // rgb (negatives as 0) times alpha, and alpha — 0 for additive.
@@ -104,16 +50,12 @@ inline glm::vec3 emitterPositionOf(const RenderPacket& p) {
 
 struct ParticleRenderer::Impl {
   RendererOptions options;
-  JobSystem* jobs = nullptr;
-  InlineJobSystem inlineJobs;
-  std::vector<Texture> textures;
-  std::vector<std::string> textureNames;
-  QuadList quads;
+  // The sprite layer's rasterizer: the frame's quads, styles and draw keys, the textures (material
+  // and atlas ones alike), the stats, and the draw (finish). Its jobs run this renderer's ranges.
+  SpriteRenderer::Impl raster;
   // Quad styles: at most one per quad plus one per packet (reserved for maxQuads + kMaxPackets).
   static constexpr std::uint32_t kMaxPackets = 4096;
   static constexpr std::uint32_t kNoStyle = ~0u;
-  std::vector<QuadStyle> styles;
-  std::vector<DrawKey> keys;
   std::vector<DrawKey> scratch;
   // The split sort's counters (sortDrawKeys on jobs): kDrawKeyBuckets for each range of keys (one
   // per thread, at most kPrepRanges).
@@ -121,46 +63,16 @@ struct ParticleRenderer::Impl {
   std::vector<std::uint32_t> sortCounts;
   // The fast path's ranges when one emitter's quads are made on several threads.
   std::array<FacingTally, kPrepRanges> rangeTallies{};
-  std::vector<std::array<float, 4>> accum;  // premultiplied linear, viewport-sized
-  // View depth of the opaque scene (the ground plane) at each pixel centre, +inf where the view
-  // ray misses it; written by clearBand when the ground is drawn. Viewport-sized when ground is on.
-  std::vector<float> sceneDepth;
   RenderPacketBuilder packets;
-  std::array<std::uint8_t, 4096> srgbLut{};
-  RenderStats stats;
-  // Per-frame view.
+  // Per-frame view (the camera itself is raster.camera, which the ground grid reads too).
   glm::mat4 viewProjection{1.0f};
-  Camera camera;
-
-  // Sprite atlases bound by setAtlas: atlasId → texture and flipbook grid.
-  struct AtlasBinding {
-    std::uint32_t atlasId = 0;
-    std::uint32_t texture = 0;
-    std::uint32_t columns = 1;
-    std::uint32_t rows = 1;
-  };
-  std::vector<AtlasBinding> atlases;
-  bool prepared = false;  // a draw list is ready for rasterize()
-  // Per 16-row band, the draw positions (into keys) of the quads that touch it, in draw order:
-  // band b's are bandQuads[bandStart[b], bandStart[b + 1]). `binned` false when the frame's
-  // entries did not fit bandQuads: every band then scans every quad.
-  static constexpr std::uint32_t kBand = 16;
-  std::vector<std::uint32_t> bandStart;
-  std::vector<std::uint32_t> bandCursor;
-  std::vector<std::uint32_t> bandQuads;
-  bool binned = false;
-  bool drawGround = false;  // this frame: the 3D ground grid (render(), not renderSprites())
-  KeyRange packetKeys;      // the range of the keys of the packet being emitted
-  FacingBlock facing;       // the fast path's corners, one block at a time
+  KeyRange packetKeys;  // the range of the keys of the packet being emitted
+  FacingBlock facing;   // the fast path's corners, one block at a time
   std::array<std::array<float, FacingBlock::kSize>, 3> worldCentres{};  // a block's local → world
   std::vector<glm::vec3> bolt;  // a beam's points (reserved at create: 2^10 + 1)
 
-  // particle_renderer.cpp: textures and sprite frames.
+  // particle_renderer.cpp: a material's texture (loaded once, by name, into raster.textures).
   Result<std::uint32_t> texture(const bytecode::CompiledMaterial* material);
-  Result<std::uint32_t> textureNamed(std::string_view name);
-  Status bindAtlas(std::uint32_t atlasId, std::uint32_t texture, std::uint32_t columns,
-                   std::uint32_t rows);
-  void emitSprites(const SpriteBatcher& batcher, const SpriteView& view);
 
   // particle_renderer_packets.cpp: a packet's quads, by its render mode.
   void emitQuads(const RenderPacket& p, const BillboardView& view, std::uint32_t texture);
@@ -201,13 +113,6 @@ struct ParticleRenderer::Impl {
                  const std::array<float, 4>& color, Blend blend, std::uint32_t texture);
   void emitChain(const RenderPacket& p, Blend blend, std::uint32_t texture);
   void emitBeams(const RenderPacket& p, Blend blend, std::uint32_t texture);
-
-  // particle_renderer_raster.cpp: draw submission.
-  // Rasterizes the frame's quads in key order in parallel bands and resolves them into `out`.
-  Status finish(Image& out);
-  void binQuads();
-  void clearBand(std::uint32_t y0, std::uint32_t y1);
-  void rasterizeBand(std::uint32_t y0, std::uint32_t y1);
 };
 
 }  // namespace mote::render

@@ -73,12 +73,12 @@ ParticleRenderer::Impl::PacketStyle ParticleRenderer::Impl::beginPacket(const Re
                                                                         Blend blend,
                                                                         std::uint32_t texture) {
   PacketStyle ps;
-  ps.style = packetStyle(p, blend, texture, drawGround);
+  ps.style = packetStyle(p, blend, texture, raster.drawGround);
   ps.perQuad =
       ps.style.invSoft != 0.0f || (p.sheet.columns * p.sheet.rows > 1 && p.frame.present());
   if (!ps.perQuad) {
-    ps.shared = static_cast<std::uint32_t>(styles.size());
-    styles.push_back(ps.style);
+    ps.shared = static_cast<std::uint32_t>(raster.styles.size());
+    raster.styles.push_back(ps.style);
   }
   return ps;
 }
@@ -89,15 +89,16 @@ void ParticleRenderer::Impl::pushParticleQuad(const PacketStyle& ps, const Rende
                                               float centreW) {
   std::uint32_t style = ps.shared;
   if (ps.perQuad) {
-    style = static_cast<std::uint32_t>(styles.size());
-    QuadStyle& own = styles.emplace_back(ps.style);
-    if (own.invSoft != 0.0f) own.depth = glm::dot(centre - camera.position, camera.forward);
+    style = static_cast<std::uint32_t>(raster.styles.size());
+    QuadStyle& own = raster.styles.emplace_back(ps.style);
+    if (own.invSoft != 0.0f)
+      own.depth = glm::dot(centre - raster.camera.position, raster.camera.forward);
     setFrameCells(own, p, i);
   }
-  const auto index = static_cast<std::uint32_t>(quads.size());
-  quads.push_back(Quad{screen, color}, style);
+  const auto index = static_cast<std::uint32_t>(raster.quads.size());
+  raster.quads.push_back(Quad{screen, color}, style);
   const std::uint32_t key = particleKey(p.sort, centreW, p.ids[i]);
-  keys[index] = {key, index};
+  raster.keys[index] = {key, index};
   packetKeys.add(key);
 }
 
@@ -121,14 +122,15 @@ void ParticleRenderer::Impl::emitQuads(const RenderPacket& p, const BillboardVie
       static_cast<BillboardMode>(std::min<int>(static_cast<int>(p.mode), kBillboardModeCount - 1));
   BillboardView bv = view;
   bv.stretchScaleSeconds = p.description->render.stretchScale;
-  const std::uint32_t first = static_cast<std::uint32_t>(quads.size());
+  const std::uint32_t first = static_cast<std::uint32_t>(raster.quads.size());
   const PacketStyle style = beginPacket(p, blend, textureIndex);
   packetKeys = {};
   if (!emitFacingQuads(p, bv, mode, style)) emitBillboards(p, bv, mode, style);
   // Order within the emitter (slot order needs no sort).
-  const std::uint32_t count = static_cast<std::uint32_t>(quads.size()) - first;
+  const std::uint32_t count = static_cast<std::uint32_t>(raster.quads.size()) - first;
   if (p.sort != bytecode::ParticleSort::None)
-    sortDrawKeys(*jobs, keys.data() + first, scratch.data(), count, packetKeys, sortCounts);
+    sortDrawKeys(*raster.jobs, raster.keys.data() + first, scratch.data(), count, packetKeys,
+                 sortCounts);
 }
 
 }  // namespace mote::render

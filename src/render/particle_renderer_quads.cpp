@@ -128,7 +128,7 @@ bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const Billbo
   const FacingParticles whole = facingParticles(p);
   for (std::uint32_t begin = 0, n = 0; begin < p.count; begin += n) {
     n = std::min(p.count - begin, FacingBlock::kSize);
-    const std::size_t room = quads.capacity() - quads.size();
+    const std::size_t room = raster.quads.capacity() - raster.quads.size();
     const bool direct = !style.perQuad && room > n;
     // Particles in world space need no block of world centres: the rest in one call.
     if (direct && !p.local && room > p.count - begin) n = p.count - begin;
@@ -153,7 +153,7 @@ FacingSetup ParticleRenderer::Impl::facingSetup(const BillboardView& view, Billb
   setup.viewProjection = viewProjection;
   setup.width = static_cast<float>(options.viewport.width);
   setup.height = static_cast<float>(options.viewport.height);
-  setup.minW = camera.nearZ * 0.5f;
+  setup.minW = raster.camera.nearZ * 0.5f;
   setup.right = basis[0];
   setup.up = basis[1];
   return setup;
@@ -185,12 +185,12 @@ void ParticleRenderer::Impl::appendFacingDirect(const FacingSetup& setup,
                                                 const FacingAppend& append,
                                                 const FacingParticles& in, std::uint32_t style) {
   FacingTally tally;
-  tally.next = static_cast<std::uint32_t>(quads.size());
+  tally.next = static_cast<std::uint32_t>(raster.quads.size());
   tally.keys = packetKeys;
   appendFacingInRanges(setup, append, in, tally);
-  std::fill(quads.styles() + quads.size(), quads.styles() + tally.next, style);
-  quads.commit(tally.next);
-  stats.culled += tally.culled;
+  std::fill(raster.quads.styles() + raster.quads.size(), raster.quads.styles() + tally.next, style);
+  raster.quads.commit(tally.next);
+  raster.stats.culled += tally.culled;
   packetKeys = tally.keys;
 }
 
@@ -205,8 +205,8 @@ void ParticleRenderer::Impl::pushFacingBlock(const RenderPacket& p, const Facing
   const Blend blend = style.style.blend;
   projectFacingBlock(setup, in.x, in.y, in.z, in.sizeX, in.sizeY, n, facing);
   // Locals, so the loop's stores cannot make the compiler reload them.
-  auto next = static_cast<std::uint32_t>(quads.size());
-  const auto capacity = static_cast<std::uint32_t>(quads.capacity());
+  auto next = static_cast<std::uint32_t>(raster.quads.size());
+  const auto capacity = static_cast<std::uint32_t>(raster.quads.capacity());
   const bool colorUniform = p.color.uniform;
   for (std::uint32_t k = 0; k < n; ++k) {
     const std::uint32_t i = begin + k;
@@ -218,11 +218,11 @@ void ParticleRenderer::Impl::pushFacingBlock(const RenderPacket& p, const Facing
     }
     if (facing.sized[k] == 0) continue;
     if (facing.visible[k] == 0) {
-      ++stats.culled;
+      ++raster.stats.culled;
       continue;
     }
     if (next == capacity) {
-      ++stats.dropped;
+      ++raster.stats.dropped;
       continue;
     }
     pushParticleQuad(style, p, i, facing.quads[k], color, glm::vec3(in.x[k], in.y[k], in.z[k]),
@@ -241,21 +241,22 @@ void ParticleRenderer::Impl::appendFacingInRanges(const FacingSetup& setup,
   // Ranges of at least 16 blocks (1,024 particles, ~4 µs of work): a hand-off to a thread costs
   // a few microseconds.
   constexpr std::uint32_t kMinRange = 16 * FacingBlock::kSize;
-  const std::uint32_t ranges = std::min({jobs->concurrency(), kPrepRanges, in.count / kMinRange});
+  const std::uint32_t ranges =
+      std::min({raster.jobs->concurrency(), kPrepRanges, in.count / kMinRange});
   if (ranges < 2) {
-    appendFacingQuads(setup, append, in, quads.data(), keys.data(), tally);
+    appendFacingQuads(setup, append, in, raster.quads.data(), raster.keys.data(), tally);
     return;
   }
   const std::uint32_t blocks = (in.count + FacingBlock::kSize - 1) / FacingBlock::kSize;
   const std::uint32_t step = (blocks + ranges - 1) / ranges * FacingBlock::kSize;
   const std::uint32_t base = tally.next;
-  parallelFor(*jobs, in.count, step, [&](std::size_t begin, std::size_t end) {
+  parallelFor(*raster.jobs, in.count, step, [&](std::size_t begin, std::size_t end) {
     const auto first = static_cast<std::uint32_t>(begin);
     const FacingParticles part = facingSlice(in, first, static_cast<std::uint32_t>(end - begin));
     FacingTally& t = rangeTallies[begin / step];
     t = FacingTally{};
     t.next = base + first;
-    appendFacingQuads(setup, append, part, quads.data(), keys.data(), t);
+    appendFacingQuads(setup, append, part, raster.quads.data(), raster.keys.data(), t);
   });
   std::uint32_t next = base;
   for (std::uint32_t r = 0; r * step < in.count; ++r) {
@@ -263,9 +264,10 @@ void ParticleRenderer::Impl::appendFacingInRanges(const FacingSetup& setup,
     const std::uint32_t from = base + r * step;
     const std::uint32_t drawn = t.next - from;
     if (from != next) {
-      std::memmove(quads.data() + next, quads.data() + from, std::size_t{drawn} * sizeof(Quad));
+      std::memmove(raster.quads.data() + next, raster.quads.data() + from,
+                   std::size_t{drawn} * sizeof(Quad));
       for (std::uint32_t k = 0; k < drawn; ++k)
-        keys[next + k] = {keys[from + k].key, next + k};
+        raster.keys[next + k] = {raster.keys[from + k].key, next + k};
     }
     next += drawn;
     tally.culled += t.culled;
@@ -292,7 +294,7 @@ void ParticleRenderer::Impl::emitBillboards(const RenderPacket& p, BillboardView
     in.orientation = particleOrientation(p, i);
     in.emitterRotation = emitterRotation;
     if (mode == BillboardMode::Stretched)
-      view.stretchScaleSeconds = stretchSeconds(camera, stretchScale, in);
+      view.stretchScaleSeconds = stretchSeconds(raster.camera, stretchScale, in);
     const std::array<glm::vec3, 4> corners = billboardCorners(view, mode, in);
     ScreenQuad quad;
     if (!project(corners, quad)) continue;
@@ -308,9 +310,9 @@ bool ParticleRenderer::Impl::project(const std::array<glm::vec3, 4>& corners, Sc
   const float height = static_cast<float>(options.viewport.height);
   for (std::size_t c = 0; c < 4; ++c) {
     const ScreenPoint at =
-        projectCorner(viewProjection, corners[c], width, height, camera.nearZ * 0.5f);
+        projectCorner(viewProjection, corners[c], width, height, raster.camera.nearZ * 0.5f);
     if (!at.ok) {
-      ++stats.culled;
+      ++raster.stats.culled;
       return false;
     }
     quad.x[c] = at.x;
@@ -323,11 +325,11 @@ bool ParticleRenderer::Impl::project(const std::array<glm::vec3, 4>& corners, Sc
 bool ParticleRenderer::Impl::placeQuad(ScreenQuad& quad) {
   if (!boundOnScreen(quad, static_cast<float>(options.viewport.width),
                      static_cast<float>(options.viewport.height))) {
-    ++stats.culled;
+    ++raster.stats.culled;
     return false;
   }
-  if (quads.size() == quads.capacity()) {
-    ++stats.dropped;
+  if (raster.quads.size() == raster.quads.capacity()) {
+    ++raster.stats.dropped;
     return false;
   }
   return true;

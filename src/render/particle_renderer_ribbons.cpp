@@ -22,12 +22,12 @@ void ParticleRenderer::Impl::pushStrip(std::span<const glm::vec3> points, float 
   const auto side = [&](std::size_t i) {
     const glm::vec3 tangent =
         points[std::min(i + 1, points.size() - 1)] - points[i > 0 ? i - 1 : 0];
-    const glm::vec3 toEye = camera.projection == Projection::Perspective
-                                ? camera.position - points[i]
-                                : -camera.forward;
+    const glm::vec3 toEye = raster.camera.projection == Projection::Perspective
+                                ? raster.camera.position - points[i]
+                                : -raster.camera.forward;
     glm::vec3 n = glm::cross(tangent, toEye);
     const float len = glm::length(n);
-    n = len > 1e-12f && std::isfinite(len) ? n / len : camera.up;
+    n = len > 1e-12f && std::isfinite(len) ? n / len : raster.camera.up;
     return n * halfWidth;
   };
   glm::vec3 sideA = side(0);
@@ -39,16 +39,16 @@ void ParticleRenderer::Impl::pushStrip(std::span<const glm::vec3> points, float 
             {points[i] - sideA, points[i + 1] - sideB, points[i + 1] + sideB, points[i] + sideA},
             quad)) {
       if (style == kNoStyle) {
-        style = static_cast<std::uint32_t>(styles.size());
-        QuadStyle& st = styles.emplace_back();
+        style = static_cast<std::uint32_t>(raster.styles.size());
+        QuadStyle& st = raster.styles.emplace_back();
         st.blend = blend;
         st.texture = texture;
         st.ua = 0.5f;  // the middle column, all along the segment
         st.du = 0.0f;
       }
-      const auto index = static_cast<std::uint32_t>(quads.size());
-      quads.push_back(Quad{quad, premultiplied(color, blend)}, style);
-      keys[index] = {index, index};
+      const auto index = static_cast<std::uint32_t>(raster.quads.size());
+      raster.quads.push_back(Quad{quad, premultiplied(color, blend)}, style);
+      raster.keys[index] = {index, index};
     }
     sideA = sideB;
   }

@@ -3,10 +3,10 @@
 // it for 4 lanes (the baseline build) and holds the scalar reference, raster_span_avx2.cpp
 // instantiates it for 8 lanes under -mavx2. Everything here has internal linkage, so the two
 // builds of it never meet at link time (an AVX2 copy picked for a baseline caller would fault on
-// older CPUs). Private to those files and particle_renderer_raster.cpp.
+// older CPUs). Private to those files and sprite_renderer_raster.cpp.
 #pragma once
 
-#include "facing_kernel.h"  // the lane vocabulary: F4, F8, MaskOf, kLanesOf
+#include "lanes.h"  // F4, F8, MaskOf, kLanesOf
 #include "raster_span.h"
 
 #include <algorithm>

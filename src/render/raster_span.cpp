@@ -1,12 +1,22 @@
 // SPDX-License-Identifier: MIT
-// The rasterizer's span loop (raster_span.h): quad setup, the row spans, the scalar reference and
-// its 4-lane build, and the choice of kernel.
+// The rasterizer's span loop (raster_span.h): quad bounds and setup, the row spans, the scalar
+// reference and its 4-lane build, and the choice of kernel.
 #include "raster_kernel.h"
+
+#include <mote/core/cpu_features.h>
 
 #include <algorithm>
 #include <cmath>
 
 namespace mote::render {
+
+bool boundOnScreen(ScreenQuad& quad, float width, float height) noexcept {
+  quad.minX = std::min({quad.x[0], quad.x[1], quad.x[2], quad.x[3]});
+  quad.maxX = std::max({quad.x[0], quad.x[1], quad.x[2], quad.x[3]});
+  quad.minY = std::min({quad.y[0], quad.y[1], quad.y[2], quad.y[3]});
+  quad.maxY = std::max({quad.y[0], quad.y[1], quad.y[2], quad.y[3]});
+  return !(quad.maxX < 0.0f || quad.minX >= width || quad.maxY < 0.0f || quad.minY >= height);
+}
 
 bool setupSpanQuad(const ScreenQuad& q, SpanQuad& out) noexcept {
   // Edges, oriented so the inside is positive.
@@ -157,7 +167,7 @@ void rasterizeSpan8(const SpanQuad& q, float py, RowSpan span, std::array<float,
 
 bool rasterAvx2Available() noexcept {
 #if MOTE_RASTER_AVX2
-  return facingAvx2Available();  // the same CPU check: both 8-lane builds come with -mavx2
+  return cpuFeatures().avx2;  // the build's -mavx2 file, on a CPU that runs it
 #else
   return false;
 #endif

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The rasterizer's per-pixel loop (particle_renderer_raster.cpp draws a quad row by row through
+// The rasterizer's per-pixel loop (sprite_renderer_raster.cpp draws a quad row by row through
 // it): a scalar reference, and the same formulas across 4 lanes (any x86-64) and 8 (AVX2,
 // raster_span_avx2.cpp), all three giving the same bits. Private to the renderer and its tests.
 #pragma once
 
-#include "facing_quads.h"
+#include "screen_quad.h"
 
 #include <array>
 #include <cstdint>

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-// ParticleRenderer::renderSprites: SpriteBatcher frames through the software rasterizer. Hand-made
+// SpriteRenderer: SpriteBatcher frames through the sprite layer's software rasterizer. Hand-made
 // solid textures make the expected pixels computable by hand (a covered pixel is exactly the
 // tint, resolved through the sRGB table); one golden pins a mixed scene.
 #include "support/golden_image.h"
 
 #include <mote/core/alloc_watch.h>
 #include <mote/core/job_system.h>
-#include <mote/render/particle_renderer.h>
+#include <mote/render/sprite_renderer.h>
 
 #include <gtest/gtest.h>
 
@@ -35,13 +35,13 @@ Image solid(std::uint32_t width, std::uint32_t height, bool split = false) {
   return image;
 }
 
-ParticleRenderer blackRenderer(Viewport viewport, JobSystem* jobs = nullptr) {
-  RendererOptions options;
+SpriteRenderer blackRenderer(Viewport viewport, JobSystem* jobs = nullptr) {
+  SpriteRendererOptions options;
   options.viewport = viewport;
   options.background = {0.0f, 0.0f, 0.0f};
   options.builtinSpriteSize = 32;
   options.jobs = jobs;
-  return ParticleRenderer::create(options).takeValue();
+  return SpriteRenderer::create(options).takeValue();
 }
 
 SpriteItem sprite(float x, float y, float size, SpriteColor tint, BlendMode blend,
@@ -68,7 +68,7 @@ constexpr std::uint8_t kSrgbHalf = 188;
 constexpr std::uint8_t kSrgbQuarter = 137;
 
 TEST(SpriteRenderer, AnAdditiveSquareCoversExactlyItsPixelsWithItsTint) {
-  ParticleRenderer renderer = blackRenderer({64, 64});
+  SpriteRenderer renderer = blackRenderer({64, 64});
   ASSERT_TRUE(renderer.setAtlasImage(1, solid(4, 4)).ok());
   // 16 px per unit, a 2-unit sprite at the centre: pixels [16, 48) on both axes.
   const SpriteView view = SpriteView::orthographic({64, 64}, {0.0f, 0.0f}, 16.0f);
@@ -101,7 +101,7 @@ TEST(SpriteRenderer, TheIsometricViewPlacesWorldAxesOnTheTileDiamond) {
   const SpriteView moved = SpriteView::isometric(viewport, {1.0f, 1.0f}, 64.0f);
   EXPECT_EQ(moved.origin, (std::array<float, 2>{100.0f, 18.0f}));
 
-  ParticleRenderer renderer = blackRenderer(viewport);
+  SpriteRenderer renderer = blackRenderer(viewport);
   ASSERT_TRUE(renderer.setAtlasImage(1, solid(4, 4)).ok());
   // World (1, 0) is at screen (132, 66); an 0.25-unit sprite covers [128, 136) × [62, 70).
   const SpriteBatcher batcher =
@@ -121,7 +121,7 @@ TEST(SpriteRenderer, TheIsometricViewPlacesWorldAxesOnTheTileDiamond) {
 TEST(SpriteRenderer, BlendModesFollowThePremultipliedEquation) {
   const SpriteView view = SpriteView::orthographic({16, 16}, {0.0f, 0.0f}, 4.0f);
   const auto render = [&](const SpriteItem& item) {
-    ParticleRenderer renderer = blackRenderer({16, 16});
+    SpriteRenderer renderer = blackRenderer({16, 16});
     EXPECT_TRUE(renderer.setAtlasImage(1, solid(2, 2)).ok());
     Image image;
     EXPECT_TRUE(renderer.renderSprites(built({item}), view, image).ok());
@@ -144,7 +144,7 @@ TEST(SpriteRenderer, BlendModesFollowThePremultipliedEquation) {
 }
 
 TEST(SpriteRenderer, DepthKeysOrderTheDrawNotDeclarationOrder) {
-  ParticleRenderer renderer = blackRenderer({16, 16});
+  SpriteRenderer renderer = blackRenderer({16, 16});
   ASSERT_TRUE(renderer.setAtlasImage(1, solid(2, 2)).ok());
   const SpriteView view = SpriteView::orthographic({16, 16}, {0.0f, 0.0f}, 4.0f);
   SpriteItem front = sprite(0, 0, 2, {0.0f, 1.0f, 0.0f, 1.0f}, BlendMode::Alpha);
@@ -157,7 +157,7 @@ TEST(SpriteRenderer, DepthKeysOrderTheDrawNotDeclarationOrder) {
 }
 
 TEST(SpriteRenderer, RotationTurnsARectangleAndFrameIndexPicksTheCell) {
-  ParticleRenderer renderer = blackRenderer({32, 32});
+  SpriteRenderer renderer = blackRenderer({32, 32});
   ASSERT_TRUE(renderer.setAtlasImage(1, solid(64, 4, /*split=*/true), 2, 1).ok());
   const SpriteView view = SpriteView::orthographic({32, 32}, {0.0f, 0.0f}, 4.0f);
   // 4 × 1 units (16 × 4 px), turned a quarter: 4 px wide, 16 px tall.
@@ -202,7 +202,7 @@ SpriteBatcher mixedScene() {
 
 Image renderMixed(JobSystem* jobs) {
   const Viewport viewport{96, 64};
-  ParticleRenderer renderer = blackRenderer(viewport, jobs);
+  SpriteRenderer renderer = blackRenderer(viewport, jobs);
   EXPECT_TRUE(renderer.setAtlas(1, {"builtin:star", 1, 1}).ok());
   EXPECT_TRUE(renderer.setAtlas(2, {"builtin:spark", 1, 1}).ok());
   Image image;
@@ -224,7 +224,7 @@ TEST(SpriteRenderer, DrawingAFrameAllocatesNothingOnceAtlasesAreBound) {
   GTEST_SKIP() << "the allocation watch is not linked in sanitizer builds";
 #else
   const Viewport viewport{96, 64};
-  ParticleRenderer renderer = blackRenderer(viewport);
+  SpriteRenderer renderer = blackRenderer(viewport);
   ASSERT_TRUE(renderer.setAtlas(1, {"builtin:star", 1, 1}).ok());
   ASSERT_TRUE(renderer.setAtlas(2, {"builtin:spark", 1, 1}).ok());
   const SpriteBatcher batcher = mixedScene();
@@ -240,17 +240,17 @@ TEST(SpriteRenderer, DrawingAFrameAllocatesNothingOnceAtlasesAreBound) {
 }
 
 TEST(SpriteRenderer, ABandListTooSmallForTheFrameFallsBackToTheSameImage) {
-  // One sprite over the whole 64-row view touches 4 bands; a renderer with maxQuads 1 keeps band
+  // One sprite over the whole 64-row view touches 4 bands; a renderer with maxSprites 1 keeps band
   // lists for 2 entries, so it draws every band from the full quad list instead.
   const SpriteView view = SpriteView::orthographic({32, 64}, {0.0f, 0.0f}, 4.0f);
   SpriteItem item = sprite(0, 0, 20, {0.8f, 0.4f, 0.2f, 0.7f}, BlendMode::Alpha, 0);
   item.rotation = 0.3f;
-  const auto draw = [&](std::uint32_t maxQuads) {
-    RendererOptions options;
+  const auto draw = [&](std::uint32_t maxSprites) {
+    SpriteRendererOptions options;
     options.viewport = {32, 64};
-    options.maxQuads = maxQuads;
+    options.maxSprites = maxSprites;
     options.builtinSpriteSize = 32;
-    ParticleRenderer renderer = ParticleRenderer::create(options).takeValue();
+    SpriteRenderer renderer = SpriteRenderer::create(options).takeValue();
     Image image;
     EXPECT_TRUE(renderer.renderSprites(built({item}), view, image).ok());
     EXPECT_EQ(renderer.stats().quads, 1u);
@@ -267,7 +267,7 @@ Image filled(Rgba8 color) {
 }
 
 TEST(SpriteRenderer, RebindingAtlasImagesKeepsEveryOtherAtlasIntact) {
-  ParticleRenderer renderer = blackRenderer({16, 16});
+  SpriteRenderer renderer = blackRenderer({16, 16});
   const SpriteView view = SpriteView::orthographic({16, 16}, {0.0f, 0.0f}, 4.0f);
   const auto centre = [&](std::uint32_t atlas) {
     Image image;
@@ -302,7 +302,7 @@ TEST(SpriteRenderer, RebindingAtlasImagesKeepsEveryOtherAtlasIntact) {
 TEST(SpriteRenderer, ANaNTintChannelResolvesToBlackNotOutOfTheTable) {
   // Additive keeps a NaN red channel (max(NaN, 0) is NaN) all the way to the accumulator; the
   // resolve reads it as 0, and the other channels are unaffected.
-  ParticleRenderer renderer = blackRenderer({16, 16});
+  SpriteRenderer renderer = blackRenderer({16, 16});
   ASSERT_TRUE(renderer.setAtlasImage(1, solid(2, 2)).ok());
   const SpriteView view = SpriteView::orthographic({16, 16}, {0.0f, 0.0f}, 4.0f);
   Image image;
@@ -316,8 +316,31 @@ TEST(SpriteRenderer, ANaNTintChannelResolvesToBlackNotOutOfTheTable) {
   EXPECT_EQ(image.pixel(8, 8), (Rgba8{0, kSrgbHalf, 0, 255}));
 }
 
+TEST(SpriteRenderer, BadOptionsAreRefusedNamingTheField) {
+  SpriteRendererOptions bad;
+  bad.maxSprites = 0;
+  const Result<SpriteRenderer> none = SpriteRenderer::create(bad);
+  EXPECT_EQ(none.status().code(), StatusCode::InvalidArgument);
+  EXPECT_NE(none.status().message().find("maxSprites"), std::string::npos)
+      << none.status().message();
+  bad = {};
+  bad.maxSprites = (1u << 24) + 1;
+  EXPECT_EQ(SpriteRenderer::create(bad).status().code(), StatusCode::InvalidArgument);
+  bad = {};
+  bad.viewport = {0, 10};
+  EXPECT_FALSE(SpriteRenderer::create(bad).ok());
+  bad = {};
+  bad.builtinSpriteSize = 0;
+  EXPECT_EQ(SpriteRenderer::create(bad).status().code(), StatusCode::InvalidArgument);
+  // A good renderer has drawn nothing yet.
+  const SpriteRenderer renderer = blackRenderer({16, 16});
+  EXPECT_EQ(renderer.stats().quads, 0u);
+  EXPECT_EQ(renderer.stats().culled, 0u);
+  EXPECT_EQ(renderer.stats().dropped, 0u);
+}
+
 TEST(SpriteRenderer, MisuseIsANamedError) {
-  ParticleRenderer renderer = blackRenderer({16, 16});
+  SpriteRenderer renderer = blackRenderer({16, 16});
   const SpriteView view = SpriteView::orthographic({16, 16}, {0.0f, 0.0f}, 4.0f);
   Image image;
   // A frame still open.

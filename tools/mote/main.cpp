@@ -44,8 +44,8 @@ int runInfo() {
   // Every layer this tool links (ARCHITECTURE.md §2; tools/mote/CMakeLists.txt).
   fmt::print(
       "  layers            core, authoring (effect format), bytecode (ISA, verifier, .motefx), "
-      "compiler, runtime (VM, ParticleWorld), render (software renderer, sprite batcher), "
-      "nwn (MDL import)\n");
+      "compiler, runtime (VM, ParticleWorld), sprite (cameras, images, sprite batcher, "
+      "rasterizer), render (particle renderer), nwn (MDL import)\n");
   return 0;
 }
 

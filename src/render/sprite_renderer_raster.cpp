@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// ParticleRenderer's draw submission (docs/rendering.md): the frame's quads binned to bands of
-// rows, the bands cleared (with the ground grid) and rasterized in parallel in draw-key order, and
-// the sRGB resolve.
-#include "particle_renderer_impl.h"
+// The sprite layer's draw submission (docs/rendering.md), for SpriteRenderer's frames and
+// ParticleRenderer's alike: the frame's quads binned to bands of rows, the bands cleared (with the
+// 3D ground grid where asked) and rasterized in parallel in draw-key order, and the sRGB resolve.
 #include "raster_kernel.h"
+#include "sprite_renderer_impl.h"
 
 #include <glm/geometric.hpp>
 
@@ -18,7 +18,7 @@ namespace mote::render {
 namespace {
 
 // The ground grid's arithmetic on one pixel (T = float) or four (T = F4), the same IEEE
-// operations in the same order either way, so both give the same bits (F4: facing_kernel.h).
+// operations in the same order either way, so both give the same bits (F4: lanes.h).
 using I4 = std::int32_t __attribute__((vector_size(16)));
 
 float laneAbs(float x) {
@@ -181,7 +181,7 @@ SpanQuad spanQuadOf(const Quad& q, const QuadStyle& st, const Texture& tex) {
 
 }  // namespace
 
-void ParticleRenderer::Impl::clearBand(std::uint32_t y0, std::uint32_t y1) {
+void SpriteRenderer::Impl::clearBand(std::uint32_t y0, std::uint32_t y1) {
   const std::uint32_t w = options.viewport.width;
   const std::array<float, 4> bg{options.background[0], options.background[1], options.background[2],
                                 1.0f};
@@ -206,7 +206,7 @@ void ParticleRenderer::Impl::clearBand(std::uint32_t y0, std::uint32_t y1) {
   }
 }
 
-void ParticleRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
+void SpriteRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
   const std::uint32_t w = options.viewport.width;
   // finish() cuts bands at multiples of kBand, so [y0, y1) is one band.
   const std::uint32_t band = y0 / kBand;
@@ -254,7 +254,7 @@ static std::array<std::uint32_t, 2> bandRange(float minY, float maxY, std::uint3
   return {first, last};
 }
 
-void ParticleRenderer::Impl::binQuads() {
+void SpriteRenderer::Impl::binQuads() {
   const std::uint32_t height = options.viewport.height;
   const std::size_t bands = bandCursor.size();
   std::fill(bandStart.begin(), bandStart.end(), 0u);
@@ -280,7 +280,7 @@ void ParticleRenderer::Impl::binQuads() {
   }
 }
 
-Status ParticleRenderer::Impl::finish(Image& out) {
+Status SpriteRenderer::Impl::finish(Image& out) {
   // Bands of kBand rows, in parallel, each drawing only the quads binned to it.
   binQuads();
   const std::uint32_t height = options.viewport.height;

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+// The sprite layer's software rasterizer: draws a built SpriteBatcher frame into an Image — upright
+// textured quads from bound atlases, rasterized in horizontal bands in parallel into a linear
+// float buffer with one premultiplied blend equation (alpha, premultiplied, additive — alpha 0 —
+// and cutout), resolved to 8-bit sRGB. Needs mote_core only: no VM, no ParticleWorld (the lockstep
+// layer draws through it; ParticleRenderer draws its 3D quads through the same rasterizer).
+// docs/rendering.md has the details.
+#pragma once
+
+#include <mote/core/job_system.h>
+#include <mote/core/status.h>
+#include <mote/render/camera.h>
+#include <mote/render/image.h>
+#include <mote/render/sprite_batcher.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mote::render {
+
+/// A texture as the rasterizer samples it: premultiplied linear RGBA, bilinear, clamped.
+struct Texture {
+  std::uint32_t width = 0;
+  std::uint32_t height = 0;
+  std::vector<std::array<float, 4>> texels;
+};
+
+/// The sRGB transfer function and its inverse, for channel values in [0, 1] (IEC 61966-2-1).
+/// Pure; thread-safe.
+float srgbToLinear(float c) noexcept;
+float linearToSrgb(float c) noexcept;
+
+/// Converts an 8-bit sRGB image with straight alpha (PNG files, built-in sprites) to a Texture.
+/// Thread-safe. O(pixels). Allocates: the texels.
+Texture textureFromImage(const Image& image);
+
+/// How SpriteBatcher positions (world units on a 2D plane) land on the screen, in pixels:
+///   screen = origin + pos.x · axisX + pos.y · axisY
+/// and a sprite's scale (world units) is drawn at pixelsPerUnit pixels per unit, upright on screen
+/// (sprites are billboards: the axes place their centres, they do not shear them). Screen y runs
+/// down. A plain value.
+struct SpriteView {
+  std::array<float, 2> origin{0.0f, 0.0f};
+  std::array<float, 2> axisX{1.0f, 0.0f};
+  std::array<float, 2> axisY{0.0f, 1.0f};
+  float pixelsPerUnit = 1.0f;
+
+  /// A top-down 2D view: `centre` (world) at the viewport's centre, x right, y up,
+  /// `pixelsPerUnit` pixels per world unit.
+  static SpriteView orthographic(Viewport viewport, std::array<float, 2> centre,
+                                 float pixelsPerUnit) noexcept;
+  /// The classic 2:1 isometric view of a tile grid (laige's iso plane): world x runs right-down,
+  /// world y left-down, a unit tile is a diamond `tileWidthPixels` wide and half as tall, `centre`
+  /// (world) at the viewport's centre. Depth along the view is x + y, as isoDepthKey orders it.
+  /// Sprites are drawn at tileWidthPixels / √2 pixels per unit (a tile's edge length).
+  static SpriteView isometric(Viewport viewport, std::array<float, 2> centre,
+                              float tileWidthPixels) noexcept;
+
+  /// InvalidArgument naming the field when a value is not finite, pixelsPerUnit is not > 0, or
+  /// the axes are degenerate.
+  Status validate() const;
+};
+
+/// A sprite atlas as renderSprites samples it: a texture (a PNG, TGA or DDS path, relative to the
+/// renderer's textureDirectory, or `builtin:NAME`) divided into columns × rows flipbook cells; a
+/// SpriteItem's uv rect is divided into the same grid and frameIndex picks the cell (row-major from
+/// the top left, clamped to the last cell).
+struct SpriteAtlas {
+  std::string texture = "builtin:soft_circle";
+  std::uint32_t columns = 1;
+  std::uint32_t rows = 1;
+};
+
+/// What the last frame drew.
+struct RenderStats {
+  std::uint32_t quads = 0;    ///< drawn
+  std::uint32_t culled = 0;   ///< off screen, without size, invisible, or (3D) behind the camera
+  std::uint32_t dropped = 0;  ///< past the renderer's capacity
+};
+
+struct SpriteRendererOptions {
+  Viewport viewport{640, 360};
+  std::uint32_t maxSprites = 1u << 20;  ///< sprites drawn per frame; the rest are counted
+  /// Linear RGB behind the sprites.
+  std::array<float, 3> background{0.012f, 0.012f, 0.018f};
+  /// Where relative atlas texture paths are looked up.
+  std::string textureDirectory;
+  /// Built-in sprites are made at this size, px.
+  std::uint32_t builtinSpriteSize = 128;
+  /// Borrowed; null: the calling thread. Runs the raster bands — the same image, bit for bit, on
+  /// any thread count.
+  JobSystem* jobs = nullptr;
+};
+
+/// Draws SpriteBatcher frames. A move-only handle.
+///
+/// Thread safety: one thread uses a renderer; renderSprites() fans bands out to the JobSystem.
+/// Output is deterministic: every pixel is written by one band in the same quad order, whatever the
+/// threads. Allocation: create(), setAtlas() and setAtlasImage() allocate (buffers sized by the
+/// options; textures); renderSprites() allocates only to bind atlas 0's default texture the first
+/// time a frame uses it unbound, and to size `out` when it is not the viewport's size.
+class SpriteRenderer {
+ public:
+  /// InvalidArgument for a bad viewport, maxSprites 0 (or above 2^24), or builtinSpriteSize out of
+  /// range. Allocates: the frame buffers (O(viewport pixels + maxSprites)).
+  static Result<SpriteRenderer> create(const SpriteRendererOptions& options);
+  SpriteRenderer(SpriteRenderer&&) noexcept;
+  SpriteRenderer& operator=(SpriteRenderer&&) noexcept;
+  ~SpriteRenderer();
+
+  /// Binds atlasId to a texture for renderSprites, loading it now (IoError / ParseError naming the
+  /// file; NotFound for an unknown builtin sprite; InvalidArgument for an empty name or a zero or
+  /// above-256 column/row count). A texture already loaded under the same name is shared.
+  /// Rebinding an id replaces it. Atlas 0 is bound to builtin:soft_circle until set.
+  /// Allocates: the texture.
+  Status setAtlas(std::uint32_t atlasId, const SpriteAtlas& atlas);
+  /// setAtlas with an image made by the caller (8-bit sRGB, straight alpha), copied. Rebinding an
+  /// id reuses its image's texture slot, so the renderer's memory does not grow with rebinds.
+  /// InvalidArgument for an empty image or a bad grid (nothing changes then).
+  /// Allocates: the texture. O(image pixels).
+  Status setAtlasImage(std::uint32_t atlasId, const Image& image, std::uint32_t columns = 1,
+                       std::uint32_t rows = 1);
+
+  /// Draws a built SpriteBatcher frame into `out` (made viewport-sized): batch by batch in
+  /// batches() order (one draw call each, as a GPU would), each batch's sprites in its depth
+  /// order, as upright quads of size scale (world units), rotated by `rotation` radians
+  /// counter-clockwise on screen, tinted (linear, straight alpha) and blended by the batch's
+  /// BlendMode (cutout at alpha 0.5), over the background. An atlasId with no atlas bound →
+  /// NotFound naming it; a frame still open → InvalidArgument; a bad view → InvalidArgument (out
+  /// is left alone on every error). A stopped (default-constructed) batcher draws the background.
+  /// Complexity: O(sprites + covered pixels + viewport pixels). Allocates: see the class.
+  Status renderSprites(const SpriteBatcher& batcher, const SpriteView& view, Image& out);
+
+  /// The last renderSprites() frame's counts (zero before the first).
+  const RenderStats& stats() const noexcept;
+
+  /// The rasterizer's state, private to the library (src/render/sprite_renderer_impl.h);
+  /// ParticleRenderer embeds one to draw its quads.
+  struct Impl;
+
+ private:
+  explicit SpriteRenderer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mote::render
