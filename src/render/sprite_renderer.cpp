@@ -229,25 +229,24 @@ Status SpriteRenderer::Impl::setAtlasImage(std::uint32_t atlasId, const Image& i
   if (image.width() == 0 || image.height() == 0)
     return invalidArgument("SpriteAtlas " + std::to_string(atlasId) + ": the image is empty");
   if (Status s = validateAtlasGrid(atlasId, columns, rows); !s.ok()) return s;
-  Impl& r = *this;
   // Caller images are never shared by name: each gets a slot of its own. A slot no other atlas
   // uses (this id's previous image, or one orphaned by a rebinding) is reused, so rebinding an id
   // every frame does not grow the texture list.
-  std::size_t slot = r.textures.size();
-  for (std::size_t i = 0; i < r.textures.size() && slot == r.textures.size(); ++i) {
-    if (!r.textureNames[i].empty()) continue;
+  std::size_t slot = textures.size();
+  for (std::size_t i = 0; i < textures.size() && slot == textures.size(); ++i) {
+    if (!textureNames[i].empty()) continue;
     bool used = false;
-    for (const AtlasBinding& a : r.atlases)
+    for (const AtlasBinding& a : atlases)
       used = used || (a.texture == i && a.atlasId != atlasId);
     if (!used) slot = i;
   }
-  if (slot == r.textures.size()) {
-    r.textures.push_back(textureFromImage(image));
-    r.textureNames.emplace_back();
+  if (slot == textures.size()) {
+    textures.push_back(textureFromImage(image));
+    textureNames.emplace_back();
   } else {
-    r.textures[slot] = textureFromImage(image);
+    textures[slot] = textureFromImage(image);
   }
-  return r.bindAtlas(atlasId, static_cast<std::uint32_t>(slot), columns, rows);
+  return bindAtlas(atlasId, static_cast<std::uint32_t>(slot), columns, rows);
 }
 
 namespace {
@@ -338,8 +337,7 @@ void SpriteRenderer::Impl::emitSprites(const SpriteBatcher& batcher, const Sprit
 
 Status SpriteRenderer::Impl::renderSprites(const SpriteBatcher& batcher, const SpriteView& view,
                                            Image& out) {
-  Impl& r = *this;
-  r.prepared = false;
+  prepared = false;
   if (Status s = view.validate(); !s.ok()) return s;
   if (batcher.valid() && batcher.frameOpen()) {
     return invalidArgument("renderSprites: the batcher's frame is still open (call build() first)");
@@ -347,23 +345,23 @@ Status SpriteRenderer::Impl::renderSprites(const SpriteBatcher& batcher, const S
   // Every batch needs an atlas; atlas 0 defaults to the soft circle.
   for (const SpriteBatch& batch : batcher.batches()) {
     bool bound = false;
-    for (const AtlasBinding& a : r.atlases)
+    for (const AtlasBinding& a : atlases)
       bound = bound || a.atlasId == batch.atlasId;
     if (bound) continue;
     if (batch.atlasId != 0) {
       return notFound("renderSprites: atlas " + std::to_string(batch.atlasId) +
                       " has no texture (bind it with setAtlas)");
     }
-    if (Status s = r.setAtlas(0, SpriteAtlas{}); !s.ok()) return s;
+    if (Status s = setAtlas(0, SpriteAtlas{}); !s.ok()) return s;
   }
-  r.stats = {};
-  r.quads.clear();
-  r.styles.clear();
-  r.emitSprites(batcher, view);
-  r.stats.quads = static_cast<std::uint32_t>(r.quads.size());
-  r.drawGround = false;
-  r.prepared = true;
-  return r.finish(out);
+  stats = {};
+  quads.clear();
+  styles.clear();
+  emitSprites(batcher, view);
+  stats.quads = static_cast<std::uint32_t>(quads.size());
+  drawGround = false;
+  prepared = true;
+  return finish(out);
 }
 
 }  // namespace mote::render
