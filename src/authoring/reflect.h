@@ -60,18 +60,29 @@ struct EnumTraits;
     static constexpr auto kValues = std::to_array<EnumName<Type>>({__VA_ARGS__}); \
   }
 
-MOTE_ENUM_TRAITS(Interp, "Interp", {"linear", Interp::Linear}, {"step", Interp::Step},
-                 {"smooth", Interp::Smooth});
-MOTE_ENUM_TRAITS(BlendMode, "BlendMode", {"alpha", BlendMode::Alpha}, {"cutout", BlendMode::Cutout},
-                 {"additive", BlendMode::Additive}, {"premultiplied", BlendMode::Premultiplied});
+// The enums shared with the compiled form: their spellings from mote/core/effect_enums.h.
+#define MOTE_ENUM_NAME_(name, number, spelling) EnumName<E>{spelling, E::name},
+#define MOTE_SHARED_ENUM_TRAITS(Type, schemaName, LIST)                                  \
+  template <>                                                                            \
+  struct EnumTraits<Type> {                                                              \
+    using E = Type;                                                                      \
+    static constexpr std::string_view kName = schemaName;                                \
+    static constexpr auto kValues = std::to_array<EnumName<E>>({LIST(MOTE_ENUM_NAME_)}); \
+  }
+
+MOTE_SHARED_ENUM_TRAITS(Interp, "Interp", MOTE_CURVE_INTERP_LIST);
+MOTE_SHARED_ENUM_TRAITS(BlendMode, "BlendMode", MOTE_BLEND_MODE_LIST);
+MOTE_SHARED_ENUM_TRAITS(EmissionMode, "EmissionMode", MOTE_EMISSION_MODE_LIST);
+MOTE_SHARED_ENUM_TRAITS(SpawnMetric, "SpawnMetric", MOTE_SPAWN_METRIC_LIST);
+MOTE_SHARED_ENUM_TRAITS(RenderMode, "RenderMode", MOTE_RENDER_MODE_LIST);
+MOTE_SHARED_ENUM_TRAITS(ParticleSort, "ParticleSort", MOTE_PARTICLE_SORT_LIST);
+MOTE_SHARED_ENUM_TRAITS(SimulationSpace, "SimulationSpace", MOTE_SIMULATION_SPACE_LIST);
+
+#undef MOTE_SHARED_ENUM_TRAITS
+#undef MOTE_ENUM_NAME_
+
 MOTE_ENUM_TRAITS(SheetPlayback, "SheetPlayback", {"fps", SheetPlayback::Fps},
                  {"over_life", SheetPlayback::OverLife});
-MOTE_ENUM_TRAITS(EmissionMode, "EmissionMode", {"continuous", EmissionMode::Continuous},
-                 {"single_shot", EmissionMode::SingleShot},
-                 {"event_burst", EmissionMode::EventBurst},
-                 {"beam_continuous", EmissionMode::BeamContinuous});
-MOTE_ENUM_TRAITS(SpawnMetric, "SpawnMetric", {"per_second", SpawnMetric::PerSecond},
-                 {"per_distance", SpawnMetric::PerDistance});
 MOTE_ENUM_TRAITS(ShapeKind, "ShapeKind", {"point", ShapeKind::Point}, {"rect", ShapeKind::Rect},
                  {"box", ShapeKind::Box}, {"sphere", ShapeKind::Sphere},
                  {"hemisphere", ShapeKind::Hemisphere}, {"disk", ShapeKind::Disk},
@@ -92,24 +103,6 @@ MOTE_ENUM_TRAITS(CollisionResponse, "CollisionResponse", {"bounce", CollisionRes
 MOTE_ENUM_TRAITS(KillCondition, "KillCondition", {"age", KillCondition::Age},
                  {"plane", KillCondition::Plane}, {"sphere", KillCondition::Sphere},
                  {"box", KillCondition::Box}, {"speed_below", KillCondition::SpeedBelow});
-MOTE_ENUM_TRAITS(RenderMode, "RenderMode", {"billboard", RenderMode::Billboard},
-                 {"stretched", RenderMode::Stretched}, {"vertical", RenderMode::Vertical},
-                 {"horizontal", RenderMode::Horizontal}, {"facing_world", RenderMode::FacingWorld},
-                 {"billboard_local_z", RenderMode::BillboardLocalZ},
-                 {"billboard_world_z", RenderMode::BillboardWorldZ},
-                 {"aligned_world_z", RenderMode::AlignedWorldZ},
-                 {"velocity_aligned", RenderMode::VelocityAligned},
-                 {"linked_chain", RenderMode::LinkedChain}, {"beam", RenderMode::Beam},
-                 {"mesh", RenderMode::Mesh});
-MOTE_ENUM_TRAITS(ParticleSort, "ParticleSort", {"auto", ParticleSort::Auto},
-                 {"none", ParticleSort::None}, {"back_to_front", ParticleSort::BackToFront},
-                 {"front_to_back", ParticleSort::FrontToBack},
-                 {"newest_first", ParticleSort::NewestFirst},
-                 {"oldest_first", ParticleSort::OldestFirst});
-MOTE_ENUM_TRAITS(SimulationSpace, "SimulationSpace", {"world", SimulationSpace::World},
-                 {"local", SimulationSpace::Local},
-                 {"emitter_attached", SimulationSpace::EmitterAttached},
-                 {"spawn_attached", SimulationSpace::SpawnAttached});
 
 #undef MOTE_ENUM_TRAITS
 

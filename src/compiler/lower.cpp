@@ -19,6 +19,34 @@ using bytecode::Builtin;
 using bytecode::CompiledEffect;
 using bytecode::CompiledEmitter;
 
+namespace {
+
+// The authoring enums to the compiled ones, enumerator by enumerator from the one list of
+// mote/core/effect_enums.h that both layers' types come from: -Wswitch flags a missing case.
+#define MOTE_MIRROR_CASE_(name, number, spelling) \
+  case From::name:                                \
+    return To::name;
+#define MOTE_MIRROR(Type, CompiledType, LIST)                  \
+  constexpr bytecode::CompiledType mirror(authoring::Type e) { \
+    using From = authoring::Type;                              \
+    using To = bytecode::CompiledType;                         \
+    switch (e) { LIST(MOTE_MIRROR_CASE_) }                     \
+    return To{};                                               \
+  }
+
+MOTE_MIRROR(BlendMode, BlendMode, MOTE_BLEND_MODE_LIST)
+MOTE_MIRROR(EmissionMode, EmissionMode, MOTE_EMISSION_MODE_LIST)
+MOTE_MIRROR(SpawnMetric, SpawnMetric, MOTE_SPAWN_METRIC_LIST)
+MOTE_MIRROR(SimulationSpace, SimulationSpace, MOTE_SIMULATION_SPACE_LIST)
+MOTE_MIRROR(RenderMode, RenderMode, MOTE_RENDER_MODE_LIST)
+MOTE_MIRROR(ParticleSort, ParticleSort, MOTE_PARTICLE_SORT_LIST)
+MOTE_MIRROR(Interp, CurveInterp, MOTE_CURVE_INTERP_LIST)
+
+#undef MOTE_MIRROR
+#undef MOTE_MIRROR_CASE_
+
+}  // namespace
+
 bool EmitterCompiler::compile(CompiledEmitter& out) {
   scanNeeds();
   emitterFields();
@@ -107,7 +135,7 @@ Value EmitterCompiler::evalKeys(Builder& b, Interp interp,
                                 const std::vector<std::pair<float, Lanes>>& keys,
                                 std::uint32_t width, Value x) {
   if (keys.size() == 1) return b.constant(keys[0].second, width);
-  return b.curve(keys, static_cast<bytecode::CurveTableInterp>(interp), width, x);
+  return b.curve(keys, mirror(interp), width, x);
 }
 
 Value EmitterCompiler::evalCurve(Builder& b, const Curve& c, Value x) {
@@ -179,29 +207,6 @@ float EmitterCompiler::framesPlayed(const SpriteSheet& s) {
 
 namespace {
 
-template <class To, class From>
-To mirror(From e) {
-  return static_cast<To>(static_cast<std::uint8_t>(e));
-}
-
-static_assert(static_cast<int>(authoring::RenderMode::Mesh) ==
-              static_cast<int>(bytecode::RenderMode::Mesh));
-static_assert(static_cast<int>(authoring::ParticleSort::OldestFirst) ==
-              static_cast<int>(bytecode::ParticleSort::OldestFirst));
-static_assert(static_cast<int>(authoring::BlendMode::Premultiplied) ==
-              static_cast<int>(bytecode::BlendMode::Premultiplied));
-static_assert(static_cast<int>(authoring::EmissionMode::BeamContinuous) ==
-              static_cast<int>(bytecode::EmissionMode::BeamContinuous));
-static_assert(static_cast<int>(authoring::SimulationSpace::SpawnAttached) ==
-              static_cast<int>(bytecode::SimulationSpace::SpawnAttached));
-static_assert(static_cast<int>(authoring::Interp::Smooth) ==
-              static_cast<int>(bytecode::CurveInterp::Smooth));
-static_assert(static_cast<int>(authoring::Interp::Linear) ==
-                  static_cast<int>(bytecode::CurveTableInterp::Linear) &&
-              static_cast<int>(authoring::Interp::Step) ==
-                  static_cast<int>(bytecode::CurveTableInterp::Step) &&
-              static_cast<int>(authoring::Interp::Smooth) ==
-                  static_cast<int>(bytecode::CurveTableInterp::Smooth));
 static_assert(authoring::kMaxCurveKeys <= bytecode::kMaxCurveTableKeys,
               "every valid curve fits one CURVE");
 
@@ -245,7 +250,7 @@ CompileResult compileEffect(const EffectDesc& effect) {
     bytecode::CompiledMaterial c;
     c.name = m.name;
     c.texture = m.texture;
-    c.blend = mirror<bytecode::BlendMode>(m.blend);
+    c.blend = mirror(m.blend);
     c.alphaCutoff = m.alphaCutoff;
     c.columns = m.sheet.columns;
     c.rows = m.sheet.rows;
@@ -270,7 +275,7 @@ CompileResult compileEffect(const EffectDesc& effect) {
       if (effect.materials[m].name == e.material) c.material = static_cast<std::int32_t>(m);
     c.maxParticles = e.maxParticles;
     c.seed = e.seed;
-    c.space = mirror<bytecode::SimulationSpace>(e.space);
+    c.space = mirror(e.space);
     c.velocityInheritance = e.velocityInheritance;
     c.prewarm = e.prewarm;
     c.cull = e.culling.enabled;
@@ -278,10 +283,10 @@ CompileResult compileEffect(const EffectDesc& effect) {
     c.position = e.position;
     c.rotation = eulerQuat(e.rotation);
     bytecode::CompiledEmission& s = c.emission;
-    s.mode = mirror<bytecode::EmissionMode>(e.spawn.mode);
-    s.metric = mirror<bytecode::SpawnMetric>(e.spawn.metric);
+    s.mode = mirror(e.spawn.mode);
+    s.metric = mirror(e.spawn.metric);
     s.rate = e.spawn.rate;
-    s.rateInterp = mirror<bytecode::CurveInterp>(e.spawn.rateOverTime.interp);
+    s.rateInterp = mirror(e.spawn.rateOverTime.interp);
     for (const CurveKey& k : e.spawn.rateOverTime.keys)
       s.rateKeys.push_back({k.time, k.value});
     for (const Burst& bu : e.spawn.bursts)
@@ -292,9 +297,9 @@ CompileResult compileEffect(const EffectDesc& effect) {
     s.eventName = e.spawn.eventName;
     s.eventTimes = e.spawn.eventTimes;
     bytecode::CompiledRender& r = c.render;
-    r.mode = mirror<bytecode::RenderMode>(e.render.mode);
+    r.mode = mirror(e.render.mode);
     r.sortOrder = e.render.sortOrder;
-    r.sort = mirror<bytecode::ParticleSort>(e.render.sort);
+    r.sort = mirror(e.render.sort);
     r.stretchScale = e.render.stretchScale;
     r.deadspace = e.render.deadspace * kDegrees;
     r.beamTarget = e.render.beam.target;

@@ -14,6 +14,8 @@
 // and strings own heap memory; an EffectDesc is authoring data and never reaches the runtime.
 #pragma once
 
+#include <mote/core/effect_enums.h>
+
 #include <array>
 #include <cstdint>
 #include <map>
@@ -50,11 +52,8 @@ using Rgba = std::array<float, 4>;
 
 /// How a keyed curve moves between keys. Before the first key and after the last it holds the end
 /// value (curves clamp when evaluated; keys are never clamped).
-enum class Interp : std::uint8_t {
-  Linear,  ///< straight line between keys
-  Step,    ///< holds each key's value until the next key
-  Smooth,  ///< smoothstep between keys (zero slope at every key)
-};
+/// Linear, Step, Smooth (mote/core/effect_enums.h says what each does).
+MOTE_DEFINE_EFFECT_ENUM(Interp, MOTE_CURVE_INTERP_LIST);
 
 struct CurveKey {
   float time = 0.0f;
@@ -117,7 +116,8 @@ struct ColorParam {
 // -------------------------------------------------------------------------------------------------
 // Materials
 
-enum class BlendMode : std::uint8_t { Alpha, Cutout, Additive, Premultiplied };
+/// The enumerations shared with the compiled form come from mote/core/effect_enums.h.
+MOTE_DEFINE_EFFECT_ENUM(BlendMode, MOTE_BLEND_MODE_LIST);
 
 enum class SheetPlayback : std::uint8_t {
   Fps,      ///< advance at `fps` frames per second from the start frame (fps 0: a still frame)
@@ -155,8 +155,8 @@ struct Material {
 // -------------------------------------------------------------------------------------------------
 // Emission and spawn shape
 
-enum class EmissionMode : std::uint8_t { Continuous, SingleShot, EventBurst, BeamContinuous };
-enum class SpawnMetric : std::uint8_t { PerSecond, PerDistance };
+MOTE_DEFINE_EFFECT_ENUM(EmissionMode, MOTE_EMISSION_MODE_LIST);
+MOTE_DEFINE_EFFECT_ENUM(SpawnMetric, MOTE_SPAWN_METRIC_LIST);
 
 /// A burst scheduled on the emitter's clock.
 struct Burst {
@@ -599,29 +599,9 @@ void forEachUpdateModule(const std::vector<UpdateModule>& update, F&& f) {
 // -------------------------------------------------------------------------------------------------
 // Render
 
-enum class RenderMode : std::uint8_t {
-  Billboard,
-  Stretched,
-  Vertical,
-  Horizontal,
-  FacingWorld,
-  BillboardLocalZ,
-  BillboardWorldZ,
-  AlignedWorldZ,
-  VelocityAligned,
-  LinkedChain,
-  Beam,
-  Mesh,
-};
-
-enum class ParticleSort : std::uint8_t {
-  Auto,  ///< back to front for alpha blending, none for additive
-  None,
-  BackToFront,
-  FrontToBack,
-  NewestFirst,
-  OldestFirst,
-};
+MOTE_DEFINE_EFFECT_ENUM(RenderMode, MOTE_RENDER_MODE_LIST);
+/// Auto: back to front for alpha blending, none for additive.
+MOTE_DEFINE_EFFECT_ENUM(ParticleSort, MOTE_PARTICLE_SORT_LIST);
 
 struct BeamParams {
   Vec3 target{0.0f, 1.0f, 0.0f};   ///< emitter-local end, m
@@ -649,7 +629,7 @@ struct RenderDesc {
 // -------------------------------------------------------------------------------------------------
 // Emitter and effect
 
-enum class SimulationSpace : std::uint8_t { World, Local, EmitterAttached, SpawnAttached };
+MOTE_DEFINE_EFFECT_ENUM(SimulationSpace, MOTE_SIMULATION_SPACE_LIST);
 
 struct Culling {
   bool enabled = true;             ///< a culled emitter spawns nothing and sleeps

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <mote/bytecode/program.h>
+#include <mote/core/effect_enums.h>
 #include <mote/core/status.h>
 
 #include <array>
@@ -28,40 +29,23 @@ inline constexpr std::uint32_t kMotefxVersion = 2;
 inline constexpr std::uint32_t kMotefxOldestVersion = 1;
 inline constexpr std::size_t kMaxMotefxBytes = std::size_t{64} << 20;
 
-// Enumerations mirror the authoring model's numbering (the compiler static_asserts it).
-enum class BlendMode : std::uint8_t { Alpha, Cutout, Additive, Premultiplied };
-enum class EmissionMode : std::uint8_t { Continuous, SingleShot, EventBurst, BeamContinuous };
-enum class SpawnMetric : std::uint8_t { PerSecond, PerDistance };
-enum class SimulationSpace : std::uint8_t { World, Local, EmitterAttached, SpawnAttached };
+// The enumerations the authoring model shares, generated from the lists of
+// mote/core/effect_enums.h (which say what each enumerator means): the same numbers in both
+// layers by construction. The numbers are stored in .motefx files.
+MOTE_DEFINE_EFFECT_ENUM(BlendMode, MOTE_BLEND_MODE_LIST);
+MOTE_DEFINE_EFFECT_ENUM(EmissionMode, MOTE_EMISSION_MODE_LIST);
+MOTE_DEFINE_EFFECT_ENUM(SpawnMetric, MOTE_SPAWN_METRIC_LIST);
+MOTE_DEFINE_EFFECT_ENUM(SimulationSpace, MOTE_SIMULATION_SPACE_LIST);
 /// Local and emitter-attached particles keep emitter-space positions (the emitter's transform
 /// carries them to the world); world and spawn-attached ones keep world positions.
 constexpr bool movesWithEmitter(SimulationSpace space) noexcept {
   return space == SimulationSpace::Local || space == SimulationSpace::EmitterAttached;
 }
 
-enum class RenderMode : std::uint8_t {
-  Billboard,
-  Stretched,
-  Vertical,
-  Horizontal,
-  FacingWorld,
-  BillboardLocalZ,
-  BillboardWorldZ,
-  AlignedWorldZ,
-  VelocityAligned,
-  LinkedChain,
-  Beam,
-  Mesh,
-};
-enum class ParticleSort : std::uint8_t {
-  Auto,
-  None,
-  BackToFront,
-  FrontToBack,
-  NewestFirst,
-  OldestFirst
-};
-enum class CurveInterp : std::uint8_t { Linear, Step, Smooth };
+MOTE_DEFINE_EFFECT_ENUM(RenderMode, MOTE_RENDER_MODE_LIST);
+MOTE_DEFINE_EFFECT_ENUM(ParticleSort, MOTE_PARTICLE_SORT_LIST);
+/// The rate curve's interpolation; the CURVE instruction's is the same type (CurveTableInterp).
+using CurveInterp = CurveTableInterp;
 
 struct CompiledMaterial {
   std::string name;

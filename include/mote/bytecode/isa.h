@@ -19,6 +19,8 @@
 // Thread safety: constant data only.
 #pragma once
 
+#include <mote/core/effect_enums.h>
+
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -368,8 +370,8 @@ constexpr Instruction decodeRaw(const std::uint32_t* words, std::uint32_t& opcod
 //           docs/compiler.md);
 //   deltas  k - 1 segment deltas d_j = v_{j+1} - v_j (f32).
 
-/// CURVE's interpolation between keys (the authoring CurveInterp's numbering).
-enum class CurveTableInterp : std::uint8_t { Linear = 0, Step = 1, Smooth = 2 };
+/// CURVE's interpolation between keys: the list the authoring model's Interp comes from too.
+MOTE_DEFINE_EFFECT_ENUM(CurveTableInterp, MOTE_CURVE_INTERP_LIST);
 
 inline constexpr std::uint32_t kMaxCurveTableKeys = 256;  ///< keys of one CURVE, 1 at least
 inline constexpr std::uint32_t kCurveInterpShift = 16;
