@@ -223,14 +223,15 @@ void writeEffect(Writer& w, const CompiledEffect& e) {
     w.f32(m.alphaCutoff);
     w.u32(m.columns);
     w.u32(m.rows);
-    w.boolean(m.playOverLife);
-    w.f32(m.fps);
+    w.boolean(
+        false);  // sheet playback, fps: compiled into the program; the next version drops them
+    w.f32(0.0f);
     w.u32(m.frameBegin);
-    w.i32(m.frameEnd);
-    w.boolean(m.randomStart);
-    w.boolean(m.loop);
+    w.i32(-1);  // frame end, random start, sheet loop: likewise
+    w.boolean(false);
+    w.boolean(true);
     w.boolean(m.frameBlend);
-    w.f32(m.softDistance);
+    w.f32(m.softDistanceMeters);
     w.boolean(m.lit);
     w.boolean(m.doubleSided);
     w.boolean(m.ambientTint);
@@ -242,12 +243,12 @@ void writeEffect(Writer& w, const CompiledEffect& e) {
     w.u32(em.maxParticles);
     w.u64(em.seed);
     w.enumeration(em.space);
-    w.f32(em.velocityInheritance);
-    w.f32(em.prewarm);
+    w.f32(0.0f);  // velocity inheritance: compiled into INIT
+    w.f32(em.prewarmSeconds);
     w.boolean(em.cull);
     w.f32(em.maxCatchupSeconds);
-    w.floats(em.position);
-    w.floats(em.rotation);
+    w.floats(em.positionMeters);
+    w.floats(em.rotationQuaternion);
     const CompiledEmission& s = em.emission;
     w.enumeration(s.mode);
     w.enumeration(s.metric);
@@ -258,34 +259,36 @@ void writeEffect(Writer& w, const CompiledEffect& e) {
       w.floats(k);
     w.u32(static_cast<std::uint32_t>(s.bursts.size()));
     for (const CompiledBurst& b : s.bursts) {
-      w.f32(b.time);
+      w.f32(b.timeSeconds);
       w.u32(b.count);
-      w.f32(b.repeatInterval);
+      w.f32(b.repeatIntervalSeconds);
       w.u32(b.repeatCount);
     }
-    w.f32(s.delay);
-    w.f32(s.duration);
+    w.f32(s.delaySeconds);
+    w.f32(s.durationSeconds);
     w.boolean(s.loop);
     w.string(s.eventName);
-    w.u32(static_cast<std::uint32_t>(s.eventTimes.size()));
-    for (const float t : s.eventTimes)
+    w.u32(static_cast<std::uint32_t>(s.eventTimesSeconds.size()));
+    for (const float t : s.eventTimesSeconds)
       w.f32(t);
     const CompiledRender& r = em.render;
     w.enumeration(r.mode);
     w.i32(r.sortOrder);
     w.enumeration(r.sort);
-    w.f32(r.stretchScale);
-    w.f32(r.deadspace);
-    w.floats(r.beamTarget);
-    w.i32(r.beamTargetField);
+    w.f32(r.stretchScaleSeconds);
+    w.f32(r.deadspaceRadians);
+    w.floats(r.beamTargetMeters);
+    w.i32(r.beamTargetFieldWord);
     w.u32(r.beamSubdivisions);
-    w.f32(r.beamRadius);
+    w.f32(r.beamRadiusMeters);
     w.f32(r.beamRoughness);
-    w.f32(r.beamUpdateInterval);
-    w.f32(r.beamWidth);
+    w.f32(r.beamUpdateIntervalSeconds);
+    w.f32(r.beamWidthMeters);
     w.string(r.mesh);
-    w.f32(r.chainWidth);
-    w.floats(em.forceEvent);
+    w.f32(r.chainWidthMeters);
+    w.f32(em.forceEvent.radiusMeters);
+    w.f32(em.forceEvent.durationSeconds);
+    w.f32(em.forceEvent.strengthMetersPerSecond);
     w.u32(static_cast<std::uint32_t>(em.emitterFields.size()));
     for (const FieldSlot& f : em.emitterFields) {
       w.string(f.name);
@@ -299,7 +302,7 @@ void writeEffect(Writer& w, const CompiledEffect& e) {
     for (const std::int32_t v : {c.position, c.velocity, c.age, c.lifetime, c.size, c.color,
                                  c.rotation, c.orientation, c.frame})
       w.i32(v);
-    w.f32(em.maxSize);
+    w.f32(0.0f);  // max size: nothing reads it
     writeProgram(w, em.program);
   }
 }
@@ -324,14 +327,14 @@ CompiledEffect readEffect(Reader& r) {
     m.alphaCutoff = r.f32("alpha cutoff");
     m.columns = r.u32("sheet columns");
     m.rows = r.u32("sheet rows");
-    m.playOverLife = r.boolean("sheet playback");
-    m.fps = r.f32("sheet fps");
+    r.boolean("sheet playback");
+    r.f32("sheet fps");
     m.frameBegin = r.u32("frame begin");
-    m.frameEnd = r.i32("frame end");
-    m.randomStart = r.boolean("random start");
-    m.loop = r.boolean("sheet loop");
+    r.i32("frame end");
+    r.boolean("random start");
+    r.boolean("sheet loop");
     m.frameBlend = r.boolean("frame blend");
-    m.softDistance = r.f32("soft distance");
+    m.softDistanceMeters = r.f32("soft distance");
     m.lit = r.boolean("lit");
     m.doubleSided = r.boolean("double sided");
     m.ambientTint = r.boolean("ambient tint");
@@ -345,12 +348,12 @@ CompiledEffect readEffect(Reader& r) {
     em.maxParticles = r.u32("max particles");
     em.seed = r.u64("seed");
     em.space = r.enumeration<SimulationSpace>("space", 4);
-    em.velocityInheritance = r.f32("velocity inheritance");
-    em.prewarm = r.f32("prewarm");
+    r.f32("velocity inheritance");
+    em.prewarmSeconds = r.f32("prewarm");
     em.cull = r.boolean("cull");
     em.maxCatchupSeconds = r.f32("max catch-up");
-    em.position = r.floats<3>("position");
-    em.rotation = r.floats<4>("rotation");
+    em.positionMeters = r.floats<3>("position");
+    em.rotationQuaternion = r.floats<4>("rotation");
     CompiledEmission& s = em.emission;
     s.mode = r.enumeration<EmissionMode>("emission mode", 4);
     s.metric = r.enumeration<SpawnMetric>("spawn metric", 2);
@@ -362,35 +365,37 @@ CompiledEffect readEffect(Reader& r) {
     const std::uint32_t bursts = r.count("bursts", kMaxListItems, 16);
     for (std::uint32_t b = 0; b < bursts && r.ok(); ++b) {
       CompiledBurst burst;
-      burst.time = r.f32("burst time");
+      burst.timeSeconds = r.f32("burst time");
       burst.count = r.u32("burst count");
-      burst.repeatInterval = r.f32("burst interval");
+      burst.repeatIntervalSeconds = r.f32("burst interval");
       burst.repeatCount = r.u32("burst repeats");
       s.bursts.push_back(burst);
     }
-    s.delay = r.f32("delay");
-    s.duration = r.f32("duration");
+    s.delaySeconds = r.f32("delay");
+    s.durationSeconds = r.f32("duration");
     s.loop = r.boolean("loop");
     s.eventName = r.string("event name");
     const std::uint32_t events = r.count("event times", kMaxListItems, 4);
     for (std::uint32_t t = 0; t < events && r.ok(); ++t)
-      s.eventTimes.push_back(r.f32("event time"));
+      s.eventTimesSeconds.push_back(r.f32("event time"));
     CompiledRender& rd = em.render;
     rd.mode = r.enumeration<RenderMode>("render mode", 12);
     rd.sortOrder = r.i32("sort order");
     rd.sort = r.enumeration<ParticleSort>("sort", 6);
-    rd.stretchScale = r.f32("stretch scale");
-    rd.deadspace = r.f32("deadspace");
-    rd.beamTarget = r.floats<3>("beam target");
-    rd.beamTargetField = r.i32("beam target field");
+    rd.stretchScaleSeconds = r.f32("stretch scale");
+    rd.deadspaceRadians = r.f32("deadspace");
+    rd.beamTargetMeters = r.floats<3>("beam target");
+    rd.beamTargetFieldWord = r.i32("beam target field");
     rd.beamSubdivisions = r.u32("beam subdivisions");
-    rd.beamRadius = r.f32("beam radius");
+    rd.beamRadiusMeters = r.f32("beam radius");
     rd.beamRoughness = r.f32("beam roughness");
-    rd.beamUpdateInterval = r.f32("beam interval");
-    rd.beamWidth = r.f32("beam width");
+    rd.beamUpdateIntervalSeconds = r.f32("beam interval");
+    rd.beamWidthMeters = r.f32("beam width");
     rd.mesh = r.string("mesh");
-    rd.chainWidth = r.f32("chain width");
-    em.forceEvent = r.floats<3>("force event");
+    rd.chainWidthMeters = r.f32("chain width");
+    em.forceEvent.radiusMeters = r.f32("force event");
+    em.forceEvent.durationSeconds = r.f32("force event");
+    em.forceEvent.strengthMetersPerSecond = r.f32("force event");
     const std::uint32_t fields = r.count("emitter fields", kMaxEmitterWords, 12);
     for (std::uint32_t f = 0; f < fields && r.ok(); ++f) {
       FieldSlot slot;
@@ -406,7 +411,7 @@ CompiledEffect readEffect(Reader& r) {
     for (std::int32_t* channel : {&c.position, &c.velocity, &c.age, &c.lifetime, &c.size, &c.color,
                                   &c.rotation, &c.orientation, &c.frame})
       *channel = r.i32("channel");
-    em.maxSize = r.f32("max size");
+    r.f32("max size");
     em.program = readProgram(r);
     e.emitters.push_back(std::move(em));
   }
@@ -429,11 +434,11 @@ Status checkEffect(const CompiledEffect& e) {
   }
   for (const CompiledEmitter& em : e.emitters) {
     const std::string where = "emitter " + em.name + ": ";
-    if (em.render.beamTargetField < -1 ||
-        (em.render.beamTargetField >= 0 &&
-         static_cast<std::uint64_t>(em.render.beamTargetField) + 3 > em.program.emitterWords)) {
+    if (em.render.beamTargetFieldWord < -1 ||
+        (em.render.beamTargetFieldWord >= 0 &&
+         static_cast<std::uint64_t>(em.render.beamTargetFieldWord) + 3 > em.program.emitterWords)) {
       return parseError(where + "the beam target field at word " +
-                        std::to_string(em.render.beamTargetField) +
+                        std::to_string(em.render.beamTargetFieldWord) +
                         " is outside the emitter words");
     }
     if (em.material < -1 || em.material >= static_cast<std::int32_t>(e.materials.size())) {

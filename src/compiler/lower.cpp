@@ -80,7 +80,6 @@ bool EmitterCompiler::compile(CompiledEmitter& out) {
   out.channels.rotation = layout_.find("rotation");
   out.channels.orientation = layout_.find("orientation");
   out.channels.frame = layout_.find("frame");
-  out.maxSize = maxSize_;
   Result<bytecode::VerifiedProgram> verified = bytecode::verify(p);
   if (!verified.ok()) {
     error("", "internal compiler error: the program failed verification: " +
@@ -150,14 +149,6 @@ Value EmitterCompiler::evalGradient(Builder& b, const Gradient& g, Value x) {
   for (const GradientKey& k : g.keys)
     keys.push_back({k.time, k.color});
   return evalKeys(b, g.interp, keys, 4, x);
-}
-
-// The largest value a spawn-time parameter can take.
-float EmitterCompiler::largest(const ScalarParam& p) {
-  float curve = 0.0f;
-  for (const CurveKey& k : p.overEmitterTime.keys)
-    curve = std::max(curve, k.value);
-  return p.range.max + curve;
 }
 
 Value EmitterCompiler::sample(Builder& b, const ScalarParam& p, float scale) {
@@ -254,14 +245,9 @@ CompileResult compileEffect(const EffectDesc& effect) {
     c.alphaCutoff = m.alphaCutoff;
     c.columns = m.sheet.columns;
     c.rows = m.sheet.rows;
-    c.playOverLife = m.sheet.playback == SheetPlayback::OverLife;
-    c.fps = m.sheet.fps;
     c.frameBegin = m.sheet.frameBegin;
-    c.frameEnd = m.sheet.frameEnd;
-    c.randomStart = m.sheet.randomStart;
-    c.loop = m.sheet.loop;
     c.frameBlend = m.sheet.frameBlend;
-    c.softDistance = m.softDistance;
+    c.softDistanceMeters = m.softDistance;
     c.lit = m.lit;
     c.doubleSided = m.doubleSided;
     c.ambientTint = m.ambientTint;
@@ -276,12 +262,11 @@ CompileResult compileEffect(const EffectDesc& effect) {
     c.maxParticles = e.maxParticles;
     c.seed = e.seed;
     c.space = mirror(e.space);
-    c.velocityInheritance = e.velocityInheritance;
-    c.prewarm = e.prewarm;
+    c.prewarmSeconds = e.prewarm;
     c.cull = e.culling.enabled;
     c.maxCatchupSeconds = e.culling.maxCatchupSeconds;
-    c.position = e.position;
-    c.rotation = eulerQuat(e.rotation);
+    c.positionMeters = e.position;
+    c.rotationQuaternion = eulerQuat(e.rotation);
     bytecode::CompiledEmission& s = c.emission;
     s.mode = mirror(e.spawn.mode);
     s.metric = mirror(e.spawn.metric);
@@ -290,34 +275,39 @@ CompileResult compileEffect(const EffectDesc& effect) {
     for (const CurveKey& k : e.spawn.rateOverTime.keys)
       s.rateKeys.push_back({k.time, k.value});
     for (const Burst& bu : e.spawn.bursts)
-      s.bursts.push_back({bu.time, bu.count, bu.repeatInterval, bu.repeatCount});
-    s.delay = e.spawn.delay;
-    s.duration = e.spawn.duration;
+      s.bursts.push_back({.timeSeconds = bu.time,
+                          .count = bu.count,
+                          .repeatIntervalSeconds = bu.repeatInterval,
+                          .repeatCount = bu.repeatCount});
+    s.delaySeconds = e.spawn.delay;
+    s.durationSeconds = e.spawn.duration;
     s.loop = e.spawn.loop;
     s.eventName = e.spawn.eventName;
-    s.eventTimes = e.spawn.eventTimes;
+    s.eventTimesSeconds = e.spawn.eventTimes;
     bytecode::CompiledRender& r = c.render;
     r.mode = mirror(e.render.mode);
     r.sortOrder = e.render.sortOrder;
     r.sort = mirror(e.render.sort);
-    r.stretchScale = e.render.stretchScale;
-    r.deadspace = e.render.deadspace * kDegrees;
-    r.beamTarget = e.render.beam.target;
+    r.stretchScaleSeconds = e.render.stretchScale;
+    r.deadspaceRadians = e.render.deadspace * kDegrees;
+    r.beamTargetMeters = e.render.beam.target;
     r.beamSubdivisions = e.render.beam.subdivisions;
-    r.beamRadius = e.render.beam.radius;
+    r.beamRadiusMeters = e.render.beam.radius;
     r.beamRoughness = e.render.beam.roughness;
-    r.beamUpdateInterval = e.render.beam.updateInterval;
-    r.beamWidth = e.render.beam.width;
+    r.beamUpdateIntervalSeconds = e.render.beam.updateInterval;
+    r.beamWidthMeters = e.render.beam.width;
     r.mesh = e.render.mesh;
-    r.chainWidth = e.render.chainWidth;
-    c.forceEvent = {e.forceEvent.radius, e.forceEvent.duration, e.forceEvent.strength};
+    r.chainWidthMeters = e.render.chainWidth;
+    c.forceEvent = {.radiusMeters = e.forceEvent.radius,
+                    .durationSeconds = e.forceEvent.duration,
+                    .strengthMetersPerSecond = e.forceEvent.strength};
     EmitterCompiler compiler(effect, e, i, result.diagnostics);
     if (!compiler.compile(c)) continue;
     if (!e.render.beam.targetField.empty()) {
       for (const bytecode::FieldSlot& f : c.emitterFields)
         if (f.name == e.render.beam.targetField)
-          c.render.beamTargetField = static_cast<std::int32_t>(f.offset);
-      if (c.render.beamTargetField < 0) {
+          c.render.beamTargetFieldWord = static_cast<std::int32_t>(f.offset);
+      if (c.render.beamTargetFieldWord < 0) {
         result.diagnostics.push_back(
             Diagnostic{Severity::Warning,
                        "/emitters/" + std::to_string(i) + "/render/beam/target_field",

@@ -114,7 +114,6 @@ class EmitterCompiler {
                  const std::vector<std::pair<float, Lanes>>& keys, std::uint32_t width, Value x);
   Value evalCurve(Builder& b, const authoring::Curve& c, Value x);
   Value evalGradient(Builder& b, const authoring::Gradient& g, Value x);
-  static float largest(const authoring::ScalarParam& p);
   Value sample(Builder& b, const authoring::ScalarParam& p, float scale = 1.0f);
   Value sampleColor(Builder& b, const authoring::ColorParam& p);
   const authoring::SpriteSheet* animatedSheet() const;
@@ -173,7 +172,6 @@ class EmitterCompiler {
   std::uint32_t emitterWords_ = 0;
   std::vector<bytecode::GlobalImport> globals_;
   Running run_;
-  float maxSize_ = 0.0f;
   bool failed_ = false;
   bool needsColor0_ = false;
   bool needsSize0_ = false;

@@ -216,7 +216,6 @@ void EmitterCompiler::initSize(Builder& b, const ScalarParam& x, const ScalarPar
   const Value size = b.compose({width, height});
   store(b, "size", size);
   if (needsSize0_) store(b, "size0", size);
-  maxSize_ = std::max({largest(x), y != nullptr ? largest(*y) : 0.0f, maxSize_});
 }
 
 void EmitterCompiler::initColor(Builder& b, const ColorParam& c) {

@@ -219,13 +219,6 @@ void EmitterCompiler::lowerModule(Builder& b, const UpdateModule& m) {
     const Value f = b.compose({x, y});
     size = sz->mode == CurveMode::Set ? f : b.mul(size.valid() ? size : load(b, "size", 2), f);
     state.sizeChanged = true;
-    float peak = 0.0f;
-    for (const CurveKey& key : sz->x.keys)
-      peak = std::max(peak, key.value);
-    for (const CurveKey& key : sz->y.keys)
-      peak = std::max(peak, key.value);
-    maxSize_ =
-        sz->mode == CurveMode::Set ? std::max(maxSize_, peak) : maxSize_ * std::max(1.0f, peak);
   } else if (const auto* sp = std::get_if<SpinOverLifeModule>(&m)) {
     const Value f = evalCurve(b, sp->curve, state.t);
     spin = sp->mode == CurveMode::Set ? b.mul(f, b.scalar(kDegrees)) : b.mul(spin, f);

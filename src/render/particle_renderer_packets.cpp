@@ -34,7 +34,8 @@ QuadStyle packetStyle(const RenderPacket& p, Blend blend, std::uint32_t texture,
   const bytecode::CompiledMaterial* m = p.material;
   QuadStyle style;
   style.cutoff = m != nullptr ? m->alphaCutoff : 0.5f;
-  if (soft && m != nullptr && m->softDistance > 0.0f) style.invSoft = 1.0f / m->softDistance;
+  if (soft && m != nullptr && m->softDistanceMeters > 0.0f)
+    style.invSoft = 1.0f / m->softDistanceMeters;
   style.blend = blend;
   style.texture = texture;
   style.du = 1.0f / static_cast<float>(p.sheet.columns);
@@ -121,7 +122,7 @@ void ParticleRenderer::Impl::emitQuads(const RenderPacket& p, const BillboardVie
   const auto mode =
       static_cast<BillboardMode>(std::min<int>(static_cast<int>(p.mode), kBillboardModeCount - 1));
   BillboardView bv = view;
-  bv.stretchScaleSeconds = p.description->render.stretchScale;
+  bv.stretchScaleSeconds = p.description->render.stretchScaleSeconds;
   const std::uint32_t first = static_cast<std::uint32_t>(raster.quads.size());
   const PacketStyle style = beginPacket(p, blend, textureIndex);
   packetKeys = {};

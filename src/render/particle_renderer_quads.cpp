@@ -285,7 +285,7 @@ void ParticleRenderer::Impl::emitBillboards(const RenderPacket& p, BillboardView
   const Blend blend = style.style.blend;
   const glm::quat emitterRotation = emitterRotationOf(p);
   const glm::vec3 emitterPosition = emitterPositionOf(p);
-  const float stretchScale = p.description->render.stretchScale;
+  const float stretchScale = p.description->render.stretchScaleSeconds;
   for (std::uint32_t i = 0; i < p.count; ++i) {
     const std::array<float, 4> color = particleColor(p, i);
     if (!shows(color[3], blend)) continue;

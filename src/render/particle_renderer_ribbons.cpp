@@ -67,7 +67,7 @@ void ParticleRenderer::Impl::emitChain(const RenderPacket& p, Blend blend, std::
     return std::array<float, 4>{p.color.at(0, i), p.color.at(1, i), p.color.at(2, i),
                                 p.color.at(3, i)};
   };
-  const float halfWidth = p.description->render.chainWidth * 0.5f;
+  const float halfWidth = p.description->render.chainWidthMeters * 0.5f;
   for (std::uint32_t i = 0; i + 1 < p.count; ++i) {
     const std::array<glm::vec3, 2> segment{point(i), point(i + 1)};
     pushStrip(segment, halfWidth, colorOf(i), blend, texture);
@@ -82,10 +82,10 @@ void ParticleRenderer::Impl::emitBeams(const RenderPacket& p, Blend blend, std::
   const bytecode::CompiledRender& rd = p.description->render;
   const glm::quat rotation = emitterRotationOf(p);
   const glm::vec3 start = emitterPositionOf(p);
-  glm::vec3 target(rd.beamTarget[0], rd.beamTarget[1], rd.beamTarget[2]);
-  if (rd.beamTargetField >= 0 &&
-      static_cast<std::size_t>(rd.beamTargetField) + 3 <= p.emitterWords.size()) {
-    const auto f = static_cast<std::size_t>(rd.beamTargetField);
+  glm::vec3 target(rd.beamTargetMeters[0], rd.beamTargetMeters[1], rd.beamTargetMeters[2]);
+  if (rd.beamTargetFieldWord >= 0 &&
+      static_cast<std::size_t>(rd.beamTargetFieldWord) + 3 <= p.emitterWords.size()) {
+    const auto f = static_cast<std::size_t>(rd.beamTargetFieldWord);
     target = glm::vec3(p.emitterWords[f], p.emitterWords[f + 1], p.emitterWords[f + 2]);
   }
   const glm::vec3 end = start + rotation * target;
@@ -99,13 +99,14 @@ void ParticleRenderer::Impl::emitBeams(const RenderPacket& p, Blend blend, std::
   const std::uint32_t levels = std::min(rd.beamSubdivisions, 10u);
   const std::size_t segments = std::size_t{1} << levels;
   const auto shape = static_cast<std::uint64_t>(
-      rd.beamUpdateInterval > 0.0f ? std::floor(std::max(p.time, 0.0f) / rd.beamUpdateInterval)
-                                   : std::floor(std::max(p.time, 0.0f) * 60.0f));
+      rd.beamUpdateIntervalSeconds > 0.0f
+          ? std::floor(std::max(p.time, 0.0f) / rd.beamUpdateIntervalSeconds)
+          : std::floor(std::max(p.time, 0.0f) * 60.0f));
   for (std::uint32_t i = 0; i < p.count; ++i) {
     bolt.assign(segments + 1, start);
     bolt[segments] = end;
     // Midpoint subdivision, level by level: spacing halves, displacement shrinks by roughness.
-    float scale = rd.beamRadius;
+    float scale = rd.beamRadiusMeters;
     std::uint32_t draw = 0;
     for (std::size_t step = segments; step > 1; step /= 2) {
       for (std::size_t at = step / 2; at < segments; at += step) {
@@ -119,7 +120,7 @@ void ParticleRenderer::Impl::emitBeams(const RenderPacket& p, Blend blend, std::
     }
     const std::array<float, 4> color{p.color.at(0, i), p.color.at(1, i), p.color.at(2, i),
                                      p.color.at(3, i)};
-    pushStrip(bolt, rd.beamWidth * 0.5f, color, blend, texture);
+    pushStrip(bolt, rd.beamWidthMeters * 0.5f, color, blend, texture);
   }
 }
 

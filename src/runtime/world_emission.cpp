@@ -83,7 +83,7 @@ EmissionWindow emissionWindow(const CompiledEmission& em, double t0, double dt, 
   const double t1 = t0 + dt;
   w.start = t0 - catchup;
   w.span = dt + catchup;
-  w.duration = static_cast<double>(em.duration);
+  w.duration = static_cast<double>(em.durationSeconds);
   w.looping = em.loop && w.duration > 0.0;
   w.lo = std::max(w.start, 0.0);
   w.hi = (w.duration > 0.0 && !w.looping) ? std::min(t1, w.duration) : t1;
@@ -131,20 +131,20 @@ namespace runtime_detail {
 // The emitter time after which it emits nothing more by itself (infinity: it may emit forever).
 double lastEmission(const CompiledEmission& e) {
   constexpr double kForever = std::numeric_limits<double>::infinity();
-  if (e.loop && e.duration > 0.0f) return kForever;
+  if (e.loop && e.durationSeconds > 0.0f) return kForever;
   double last = 0.0;
   const bool rated = e.rate > 0.0f || !e.rateKeys.empty();
   if ((e.mode == EmissionMode::Continuous || e.mode == EmissionMode::BeamContinuous) && rated) {
-    if (e.duration <= 0.0f) return kForever;
-    last = static_cast<double>(e.duration);
+    if (e.durationSeconds <= 0.0f) return kForever;
+    last = static_cast<double>(e.durationSeconds);
   }
   for (const bytecode::CompiledBurst& b : e.bursts) {
-    if (b.repeatInterval > 0.0f && b.repeatCount == 0) return kForever;
-    last = std::max(
-        last, static_cast<double>(b.time) + static_cast<double>(b.repeatInterval) * b.repeatCount);
+    if (b.repeatIntervalSeconds > 0.0f && b.repeatCount == 0) return kForever;
+    last = std::max(last, static_cast<double>(b.timeSeconds) +
+                              static_cast<double>(b.repeatIntervalSeconds) * b.repeatCount);
   }
-  for (const float t : e.eventTimes)
-    last = std::max(last, static_cast<double>(t) - static_cast<double>(e.delay));
+  for (const float t : e.eventTimesSeconds)
+    last = std::max(last, static_cast<double>(t) - static_cast<double>(e.delaySeconds));
   return last;
 }
 
@@ -211,8 +211,9 @@ void ParticleWorld::Impl::emitShots(EmitterRow& r, const EmissionWindow& w) {
                   [&](double t) { emitAt(r, w, cycleStart + t, count); });
     }
     for (const bytecode::CompiledBurst& b : em.bursts) {
-      occurrences(static_cast<double>(b.time), static_cast<double>(b.repeatInterval), b.repeatCount,
-                  l, h, budget, [&](double t) { emitAt(r, w, cycleStart + t, b.count); });
+      occurrences(static_cast<double>(b.timeSeconds), static_cast<double>(b.repeatIntervalSeconds),
+                  b.repeatCount, l, h, budget,
+                  [&](double t) { emitAt(r, w, cycleStart + t, b.count); });
     }
   };
   if (w.looping) {
@@ -235,10 +236,10 @@ void ParticleWorld::Impl::emitEvents(EmitterRow& r, const EmissionWindow& w) {
     emitAt(r, w, w.start, count);
     raiseBlast(r);
   }
-  for (const float e : em.eventTimes) {
+  for (const float e : em.eventTimesSeconds) {
     const auto at = static_cast<double>(e);
     if (at >= w.effect0 - w.catchup && at < w.effect0 + w.dt) {
-      emitAt(r, w, at - static_cast<double>(em.delay), count);
+      emitAt(r, w, at - static_cast<double>(em.delaySeconds), count);
       raiseBlast(r);
     }
   }
@@ -327,9 +328,10 @@ void ParticleWorld::Impl::fillSpawnLanes(EmitterRow& r, const SpawnRun& run, std
 
 // A force event of `r` starts now at the emitter's position (tick() only).
 void ParticleWorld::Impl::raiseBlast(const EmitterRow& r) {
-  const std::array<float, 3>& f = r.desc->forceEvent;  // radius, duration, strength
-  if (!raisingBlasts || !(f[0] > 0.0f) || !(f[1] > 0.0f)) return;
-  const Blast blast{r.world.position, f[0], f[2], time + static_cast<double>(f[1])};
+  const bytecode::CompiledForceEvent& f = r.desc->forceEvent;
+  if (!raisingBlasts || !(f.radiusMeters > 0.0f) || !(f.durationSeconds > 0.0f)) return;
+  const Blast blast{r.world.position, f.radiusMeters, f.strengthMetersPerSecond,
+                    time + static_cast<double>(f.durationSeconds)};
   if (blastCount < kMaxBlasts) {
     blasts[blastCount++] = blast;
     return;

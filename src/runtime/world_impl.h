@@ -168,7 +168,9 @@ struct EmitterRow {
   VmContext context;
 
   float* lane(LaneArray a) { return lanes.data() + std::size_t{a} * stride; }
-  double emitterTime() const { return effectTime - static_cast<double>(desc->emission.delay); }
+  double emitterTime() const {
+    return effectTime - static_cast<double>(desc->emission.delaySeconds);
+  }
 };
 
 struct EffectSlot {

@@ -135,7 +135,7 @@ void ParticleWorld::Impl::resetRow(EmitterRow& r) {
   for (ChunkOutput& s : r.segments)
     s = {};
   const EffectSlot& e = effects[r.effect];
-  r.world = compose(e.current, r.desc->position, r.desc->rotation);
+  r.world = compose(e.current, r.desc->positionMeters, r.desc->rotationQuaternion);
   r.previous = r.world;
 }
 

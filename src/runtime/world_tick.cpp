@@ -46,7 +46,7 @@ runtime_detail::BoundsInput boundsInput(const EmitterRow& r, std::uint32_t first
   if (ch.velocity >= 0 &&
       (mode == bytecode::RenderMode::Stretched || mode == bytecode::RenderMode::VelocityAligned)) {
     in.velocity = {stream(ch.velocity, 0), stream(ch.velocity, 1), stream(ch.velocity, 2)};
-    in.stretchFactor = 1.7320508f * std::fabs(r.desc->render.stretchScale);
+    in.stretchFactor = 1.7320508f * std::fabs(r.desc->render.stretchScaleSeconds);
   }
   in.skip = skip;
   in.count = count;
@@ -172,7 +172,8 @@ void ParticleWorld::tick(float dt, const VisibilityTest* view) {
 void ParticleWorld::Impl::prewarm(EffectSlot& e) {
   double longest = 0.0;
   for (const std::uint32_t row : e.rows)
-    if (row != kNone) longest = std::max(longest, static_cast<double>(rows[row].desc->prewarm));
+    if (row != kNone)
+      longest = std::max(longest, static_cast<double>(rows[row].desc->prewarmSeconds));
   if (!(longest > 0.0)) return;
   const auto steps = static_cast<std::uint32_t>(std::ceil(longest / kPrewarmStep));
   const double h = longest / steps;
@@ -181,7 +182,8 @@ void ParticleWorld::Impl::prewarm(EffectSlot& e) {
     const double remaining = (steps - k) * h;
     stepRows.clear();
     for (const std::uint32_t row : e.rows)
-      if (row != kNone && remaining <= static_cast<double>(rows[row].desc->prewarm) + h * 0.5)
+      if (row != kNone &&
+          remaining <= static_cast<double>(rows[row].desc->prewarmSeconds) + h * 0.5)
         stepRows.push_back(row);
     step(stepRows, h, nullptr, nullptr);
   }
@@ -218,7 +220,7 @@ void ParticleWorld::Impl::step(std::span<const std::uint32_t> stepRowList, doubl
 void ParticleWorld::Impl::followHost(EmitterRow& r, double dt) {
   const EffectSlot& e = effects[r.effect];
   r.previous = r.world;
-  r.world = compose(e.current, r.desc->position, r.desc->rotation);
+  r.world = compose(e.current, r.desc->positionMeters, r.desc->rotationQuaternion);
   for (std::size_t c = 0; c < 3; ++c) {
     r.velocity[c] =
         dt > 0.0 ? static_cast<float>(

@@ -395,7 +395,6 @@ TEST(Compiler, InitModulesNodesDoWhatTheInitMembersDo) {
   // The nodes draw the same random numbers in the same order (the defaults they override draw
   // none), so the particle is the same bit for bit.
   EXPECT_TRUE(bitEqual(trajectory(a), trajectory(b)));
-  EXPECT_EQ(a.emitters[0].maxSize, b.emitters[0].maxSize);  // bounds know the node's size
   // A random orientation, in a node as in the list.
   EXPECT_TRUE(
       bitEqual(trajectory(compileText(initEffect(R"("random_orientation": true)"))),

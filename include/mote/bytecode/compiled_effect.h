@@ -47,67 +47,83 @@ MOTE_DEFINE_EFFECT_ENUM(ParticleSort, MOTE_PARTICLE_SORT_LIST);
 /// The rate curve's interpolation; the CURVE instruction's is the same type (CurveTableInterp).
 using CurveInterp = CurveTableInterp;
 
+/// How a material draws. The sprite sheet's playback (fps, over-life spread, random start, loop)
+/// is compiled into the program, which writes the frame channel; the renderer reads only the
+/// grid, where a blended last frame wraps to, and whether frames blend.
 struct CompiledMaterial {
   std::string name;
-  std::string texture;
+  std::string texture;  ///< a file path or "builtin:<name>"
   BlendMode blend = BlendMode::Alpha;
-  float alphaCutoff = 0.5f;
-  std::uint32_t columns = 1;
-  std::uint32_t rows = 1;
-  bool playOverLife = false;
-  float fps = 0.0f;
-  std::uint32_t frameBegin = 0;
-  std::int32_t frameEnd = -1;
-  bool randomStart = false;
-  bool loop = true;
-  bool frameBlend = false;
-  float softDistance = 0.0f;
-  bool lit = false;
-  bool doubleSided = false;
-  bool ambientTint = false;
+  float alphaCutoff = 0.5f;      ///< Cutout: texels of lower alpha (0..1) are discarded
+  std::uint32_t columns = 1;     ///< sprite-sheet cells across, 1..256
+  std::uint32_t rows = 1;        ///< sprite-sheet cells down, 1..256
+  std::uint32_t frameBegin = 0;  ///< the sheet's first frame (cell index): a blended end wraps here
+  bool frameBlend = false;       ///< cross-fade between consecutive frames
+  float softDistanceMeters = 0.0f;  ///< soft particles fade over this depth distance; 0: hard
+  bool lit = false;                 ///< not drawn yet (the lighting issue reads it)
+  bool doubleSided = false;         ///< not drawn yet
+  bool ambientTint = false;         ///< not drawn yet: tint by the scene's ambient colour
   bool operator==(const CompiledMaterial&) const = default;
 };
 
+/// `count` particles at `timeSeconds` of emitter time, then `repeatCount` more times every
+/// `repeatIntervalSeconds` (0 repeats: once).
 struct CompiledBurst {
-  float time = 0.0f;
+  float timeSeconds = 0.0f;
   std::uint32_t count = 0;
-  float repeatInterval = 0.0f;
+  float repeatIntervalSeconds = 0.0f;
   std::uint32_t repeatCount = 0;
   bool operator==(const CompiledBurst&) const = default;
 };
 
 /// The emitter-side schedule the runtime evaluates every tick (spawn counts are the CPU's).
+/// Emitter time is effect time less `delaySeconds`.
 struct CompiledEmission {
   EmissionMode mode = EmissionMode::Continuous;
   SpawnMetric metric = SpawnMetric::PerSecond;
+  /// Particles per second of emitter time (PerSecond) or per metre the emitter moved
+  /// (PerDistance); SingleShot and EventBurst: particles per shot.
   float rate = 0.0f;
   CurveInterp rateInterp = CurveInterp::Linear;
-  std::vector<std::array<float, 2>> rateKeys;  ///< (emitter time, rate); empty: constant rate
+  /// (emitter time s, rate in `rate`'s unit) keys; empty: the constant `rate`.
+  std::vector<std::array<float, 2>> rateKeys;
   std::vector<CompiledBurst> bursts;
-  float delay = 0.0f;
-  float duration = 0.0f;
-  bool loop = false;
-  std::string eventName;
-  std::vector<float> eventTimes;
+  float delaySeconds = 0.0f;             ///< effect time before the emitter starts
+  float durationSeconds = 0.0f;          ///< emitter time it emits for; 0: forever
+  bool loop = false;                     ///< with a duration: start over at its end
+  std::string eventName;                 ///< EventBurst: the event that fires a burst
+  std::vector<float> eventTimesSeconds;  ///< effect times of scheduled events
   bool operator==(const CompiledEmission&) const = default;
 };
 
 struct CompiledRender {
   RenderMode mode = RenderMode::Billboard;
-  std::int32_t sortOrder = 0;
+  std::int32_t sortOrder = 0;  ///< among emitters: higher draws later (on top)
   ParticleSort sort = ParticleSort::Auto;
-  float stretchScale = 0.1f;
-  float deadspace = 0.0f;  ///< radians
-  std::array<float, 3> beamTarget{0.0f, 1.0f, 0.0f};
-  std::int32_t beamTargetField = -1;  ///< emitter-field word offset, or -1
-  std::uint32_t beamSubdivisions = 4;
-  float beamRadius = 0.1f;
-  float beamRoughness = 0.5f;
-  float beamUpdateInterval = 0.05f;
-  float beamWidth = 0.1f;
-  std::string mesh;
-  float chainWidth = 0.1f;
+  float stretchScaleSeconds = 0.1f;  ///< Stretched: length added per m/s of speed (blur length)
+  /// VelocityAligned: hide within this angle of the view axis; not drawn yet.
+  float deadspaceRadians = 0.0f;
+  std::array<float, 3> beamTargetMeters{0.0f, 1.0f, 0.0f};  ///< Beam: emitter-local end
+  /// Beam: the emitter-field word offset of a vec3 that overrides the target, or -1.
+  std::int32_t beamTargetFieldWord = -1;
+  std::uint32_t beamSubdivisions = 4;       ///< recursive midpoint subdivisions (2^n segments)
+  float beamRadiusMeters = 0.1f;            ///< largest sideways displacement of a midpoint
+  float beamRoughness = 0.5f;               ///< displacement falloff per subdivision, 0..1
+  float beamUpdateIntervalSeconds = 0.05f;  ///< between re-shapes; 0: every tick
+  float beamWidthMeters = 0.1f;
+  std::string mesh;               ///< Mesh: model name or path; not drawn yet
+  float chainWidthMeters = 0.1f;  ///< LinkedChain: ribbon width
   bool operator==(const CompiledRender&) const = default;
+};
+
+/// A wind burst fired with the emitter's events: `strengthMetersPerSecond` outward at the centre,
+/// falling linearly to nothing at `radiusMeters`, for `durationSeconds`. Radius or duration 0:
+/// none.
+struct CompiledForceEvent {
+  float radiusMeters = 0.0f;
+  float durationSeconds = 0.0f;
+  float strengthMetersPerSecond = 0.0f;
+  bool operator==(const CompiledForceEvent&) const = default;
 };
 
 /// Word offsets of the particle fields the runtime and renderer read by meaning (-1: absent —
@@ -125,6 +141,7 @@ struct ParticleChannels {
   bool operator==(const ParticleChannels&) const = default;
 };
 
+/// A global field the effect declares: `width` words (1..4), initially `value`'s first ones.
 struct GlobalFieldDecl {
   std::string name;
   std::uint32_t width = 1;
@@ -138,20 +155,18 @@ struct CompiledEmitter {
   std::uint32_t maxParticles = 1000;
   std::uint64_t seed = 0;
   SimulationSpace space = SimulationSpace::World;
-  float velocityInheritance = 0.0f;
-  float prewarm = 0.0f;
-  bool cull = true;
-  float maxCatchupSeconds = 1.0f;
-  std::array<float, 3> position{};                        ///< offset in the effect, m
-  std::array<float, 4> rotation{0.0f, 0.0f, 0.0f, 1.0f};  ///< quaternion
+  float prewarmSeconds = 0.0f;            ///< run forward this long before the first frame
+  bool cull = true;                       ///< a culled emitter spawns nothing and sleeps
+  float maxCatchupSeconds = 1.0f;         ///< on waking, at most this much emission is caught up
+  std::array<float, 3> positionMeters{};  ///< offset in the effect
+  std::array<float, 4> rotationQuaternion{0.0f, 0.0f, 0.0f, 1.0f};  ///< in the effect (x, y, z, w)
   CompiledEmission emission;
   CompiledRender render;
-  std::array<float, 3> forceEvent{};      ///< radius m, duration s, strength m/s
+  CompiledForceEvent forceEvent;
   std::vector<FieldSlot> emitterFields;   ///< names and words of emitter fields
   std::vector<float> emitterFieldValues;  ///< initial words (program.emitterWords of them)
   ParticleChannels channels;
-  float maxSize = 0.0f;  ///< largest particle size the program can produce, m (bounds dilation)
-  Program program;       ///< verified when loaded or compiled
+  Program program;  ///< verified when loaded or compiled
   bool operator==(const CompiledEmitter&) const = default;
 };
 
