@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: MIT
 // The .motefx binary format (docs/motefx.md): a 32-byte header — magic, version, flags, payload
-// size, XXH3-64 of the payload — then the payload, a fixed sequence of little-endian fields.
+// size, XXH3-64 of the payload — then the payload, a fixed sequence of little-endian fields. Each
+// struct's layout is written once, as a function that visits its fields in file order with a
+// visitor that writes them (Writer), reads them with bounds checks (Reader) or sums their smallest
+// encoded size (MinBytes); older layouts are read the same way and upgraded one step at a time.
 #include <mote/bytecode/compiled_effect.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include <bit>
+#include <concepts>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 namespace mote::bytecode {
 namespace {
@@ -19,11 +24,50 @@ constexpr std::uint32_t kMaxMaterialsInFile = 256;
 constexpr std::uint32_t kMaxListItems = 1u << 16;
 constexpr std::size_t kHeaderBytes = 32;
 
+// `M` is `T` or `const T` (the writer visits const values, the reader mutable ones).
+template <class M, class T>
+concept Of = std::same_as<std::remove_const_t<M>, T>;
+
+// -------------------------------------------------------------------------------------------------
+// The visitors. Each has field(value, what) for every scalar type of the format and
+// list(items, what, limit, visitItem) for a u32 count followed by the items; `what` names the
+// value in the reader's errors.
+
+/// The smallest number of bytes a value can take (strings and lists empty): with it, the reader
+/// refuses a count whose items cannot fit in the bytes left before it allocates anything.
+struct MinBytes {
+  std::size_t bytes = 0;
+  void field(const bool&, const char*) { bytes += 1; }
+  void field(const std::uint32_t&, const char*) { bytes += 4; }
+  void field(const std::int32_t&, const char*) { bytes += 4; }
+  void field(const std::uint64_t&, const char*) { bytes += 8; }
+  void field(const float&, const char*) { bytes += 4; }
+  void field(const std::string&, const char*) { bytes += 4; }
+  template <std::size_t N>
+  void field(const std::array<float, N>&, const char*) {
+    bytes += 4 * N;
+  }
+  template <class E>
+  requires std::is_enum_v<E>
+  void field(const E&, const char*) { bytes += 1; }
+  template <class T, class Fn>
+  void list(const std::vector<T>&, const char*, std::uint32_t, Fn&&) {
+    bytes += 4;
+  }
+};
+
+template <class T, class Fn>
+std::size_t minItemBytes(Fn& visitItem) {
+  MinBytes counter;
+  T item{};
+  visitItem(counter, item);
+  return counter.bytes;
+}
+
 class Writer {
  public:
   std::vector<std::uint8_t> bytes;
 
-  void u8(std::uint8_t v) { bytes.push_back(v); }
   void u32(std::uint32_t v) {
     for (int i = 0; i < 4; ++i)
       bytes.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
@@ -32,50 +76,31 @@ class Writer {
     u32(static_cast<std::uint32_t>(v));
     u32(static_cast<std::uint32_t>(v >> 32));
   }
-  void i32(std::int32_t v) { u32(static_cast<std::uint32_t>(v)); }
-  void f32(float v) { u32(std::bit_cast<std::uint32_t>(v)); }
-  void boolean(bool v) { u8(v ? 1 : 0); }
-  void string(const std::string& s) {
+
+  void field(const bool& v, const char*) { bytes.push_back(v ? 1 : 0); }
+  void field(const std::uint32_t& v, const char*) { u32(v); }
+  void field(const std::int32_t& v, const char*) { u32(static_cast<std::uint32_t>(v)); }
+  void field(const std::uint64_t& v, const char*) { u64(v); }
+  void field(const float& v, const char*) { u32(std::bit_cast<std::uint32_t>(v)); }
+  void field(const std::string& s, const char*) {
     u32(static_cast<std::uint32_t>(s.size()));
     bytes.insert(bytes.end(), s.begin(), s.end());
   }
-  template <class E>
-  void enumeration(E e) {
-    u8(static_cast<std::uint8_t>(e));
-  }
   template <std::size_t N>
-  void floats(const std::array<float, N>& a) {
-    for (const float v : a)
-      f32(v);
+  void field(const std::array<float, N>& a, const char* what) {
+    for (const float& v : a)
+      field(v, what);
   }
-  void words(const std::vector<std::uint32_t>& w) {
-    u32(static_cast<std::uint32_t>(w.size()));
-    for (const std::uint32_t v : w)
-      u32(v);
+  template <class E>
+  requires std::is_enum_v<E>
+  void field(const E& e, const char*) { bytes.push_back(static_cast<std::uint8_t>(e)); }
+  template <class T, class Fn>
+  void list(const std::vector<T>& items, const char*, std::uint32_t, Fn&& visitItem) {
+    u32(static_cast<std::uint32_t>(items.size()));
+    for (const T& item : items)
+      visitItem(*this, item);
   }
 };
-
-void writeProgram(Writer& w, const Program& p) {
-  w.words(p.init);
-  w.words(p.update);
-  w.u32(static_cast<std::uint32_t>(p.constants.size()));
-  for (const auto& c : p.constants)
-    w.floats(c);
-  w.u32(static_cast<std::uint32_t>(p.particleFields.size()));
-  for (const FieldSlot& f : p.particleFields) {
-    w.string(f.name);
-    w.u32(f.offset);
-    w.u32(f.width);
-  }
-  w.u32(p.particleWords);
-  w.u32(p.emitterWords);
-  w.u32(static_cast<std::uint32_t>(p.globals.size()));
-  for (const GlobalImport& g : p.globals) {
-    w.string(g.name);
-    w.u32(g.width);
-  }
-  w.u32(p.registerCount);
-}
 
 class Reader {
  public:
@@ -87,24 +112,6 @@ class Reader {
   bool atEnd() const { return at_ == bytes_.size(); }
   std::size_t offset() const { return base_ + at_; }
 
-  void fail(const std::string& what) { failAt(at_, what); }
-  void failAt(std::size_t at, const std::string& what) {
-    if (status_.ok()) status_ = parseError("offset " + std::to_string(base_ + at) + ": " + what);
-  }
-
-  bool need(std::size_t n, const char* what) {
-    if (!ok()) return false;
-    if (bytes_.size() - at_ < n) {
-      fail(std::string("truncated ") + what);
-      return false;
-    }
-    return true;
-  }
-
-  std::uint8_t u8(const char* what) {
-    if (!need(1, what)) return 0;
-    return bytes_[at_++];
-  }
   std::uint32_t u32(const char* what) {
     if (!need(4, what)) return 0;
     std::uint32_t v = 0;
@@ -117,21 +124,65 @@ class Reader {
     const std::uint64_t lo = u32(what);
     return lo | std::uint64_t{u32(what)} << 32;
   }
-  std::int32_t i32(const char* what) { return static_cast<std::int32_t>(u32(what)); }
-  float f32(const char* what) { return std::bit_cast<float>(u32(what)); }
-  bool boolean(const char* what) {
+
+  void field(bool& v, const char* what) {
     const std::size_t start = at_;
-    const std::uint8_t v = u8(what);
-    if (v > 1) failAt(start, std::string(what) + ": not a boolean (" + std::to_string(v) + ")");
-    return v == 1;
+    const std::uint8_t b = u8(what);
+    if (b > 1) failAt(start, std::string(what) + ": not a boolean (" + std::to_string(b) + ")");
+    v = b == 1;
   }
+  void field(std::uint32_t& v, const char* what) { v = u32(what); }
+  void field(std::int32_t& v, const char* what) { v = static_cast<std::int32_t>(u32(what)); }
+  void field(std::uint64_t& v, const char* what) { v = u64(what); }
+  void field(float& v, const char* what) { v = std::bit_cast<float>(u32(what)); }
+  void field(std::string& s, const char* what) {
+    const std::uint32_t n = count(what, kMaxNames, 1);
+    if (!ok()) return;
+    s.assign(reinterpret_cast<const char*>(bytes_.data() + at_), n);
+    at_ += n;
+  }
+  template <std::size_t N>
+  void field(std::array<float, N>& a, const char* what) {
+    for (float& v : a)
+      field(v, what);
+  }
+  /// Enumerators are numbered 0..enumeratorCount-1 (mote/core/effect_enums.h).
   template <class E>
-  E enumeration(const char* what, std::uint8_t count) {
+  requires std::is_enum_v<E>
+  void field(E& e, const char* what) {
+    const std::uint8_t count = enumeratorCount(E{});
     const std::size_t start = at_;
     const std::uint8_t v = u8(what);
     if (v >= count)
       failAt(start, std::string(what) + ": value " + std::to_string(v) + " out of range");
-    return static_cast<E>(v < count ? v : 0);
+    e = static_cast<E>(v < count ? v : 0);
+  }
+  template <class T, class Fn>
+  void list(std::vector<T>& items, const char* what, std::uint32_t limit, Fn&& visitItem) {
+    const std::uint32_t n = count(what, limit, minItemBytes<T>(visitItem));
+    items.reserve(n);  // count() bounds n by the bytes left
+    for (std::uint32_t i = 0; i < n && ok(); ++i) {
+      T item{};
+      visitItem(*this, item);
+      items.push_back(std::move(item));
+    }
+  }
+
+ private:
+  void failAt(std::size_t at, const std::string& what) {
+    if (status_.ok()) status_ = parseError("offset " + std::to_string(base_ + at) + ": " + what);
+  }
+  bool need(std::size_t n, const char* what) {
+    if (!ok()) return false;
+    if (bytes_.size() - at_ < n) {
+      failAt(at_, std::string("truncated ") + what);
+      return false;
+    }
+    return true;
+  }
+  std::uint8_t u8(const char* what) {
+    if (!need(1, what)) return 0;
+    return bytes_[at_++];
   }
   /// A count of items of at least `minItemBytes` each, bounded by `limit` and what is left.
   std::uint32_t count(const char* what, std::uint32_t limit, std::size_t minItemBytes) {
@@ -149,273 +200,228 @@ class Reader {
     }
     return n;
   }
-  std::string string(const char* what) {
-    const std::uint32_t n = count(what, kMaxNames, 1);
-    if (!ok()) return {};
-    std::string s(reinterpret_cast<const char*>(bytes_.data() + at_), n);
-    at_ += n;
-    return s;
-  }
-  template <std::size_t N>
-  std::array<float, N> floats(const char* what) {
-    std::array<float, N> a{};
-    for (float& v : a)
-      v = f32(what);
-    return a;
-  }
-  std::vector<std::uint32_t> words(const char* what) {
-    const std::uint32_t n = count(what, kMaxInstructionsPerSection * kWordsPerInstruction, 4);
-    std::vector<std::uint32_t> w;
-    w.reserve(n);
-    for (std::uint32_t i = 0; i < n && ok(); ++i)
-      w.push_back(u32(what));
-    return w;
-  }
 
- private:
   std::span<const std::uint8_t> bytes_;
   std::size_t base_;
   std::size_t at_ = 0;
   Status status_;
 };
 
-Program readProgram(Reader& r) {
-  Program p;
-  p.init = r.words("init section");
-  p.update = r.words("update section");
-  const std::uint32_t constants = r.count("constants", kMaxConstants, 16);
-  for (std::uint32_t i = 0; i < constants && r.ok(); ++i)
-    p.constants.push_back(r.floats<4>("constant"));
-  const std::uint32_t fields = r.count("particle fields", kMaxParticleWords, 12);
-  for (std::uint32_t i = 0; i < fields && r.ok(); ++i) {
-    FieldSlot f;
-    f.name = r.string("field name");
-    f.offset = r.u32("field offset");
-    f.width = r.u32("field width");
-    p.particleFields.push_back(std::move(f));
-  }
-  p.particleWords = r.u32("particle words");
-  p.emitterWords = r.u32("emitter words");
-  const std::uint32_t globals = r.count("global imports", kMaxGlobalImports, 8);
-  for (std::uint32_t i = 0; i < globals && r.ok(); ++i) {
-    GlobalImport g;
-    g.name = r.string("global name");
-    g.width = r.u32("global width");
-    p.globals.push_back(std::move(g));
-  }
-  p.registerCount = r.u32("register count");
-  return p;
+// -------------------------------------------------------------------------------------------------
+// The layout of version 3, the current one: one function per struct, its fields in file order.
+
+template <class V, class T>
+void visitWords(V& v, T& words, const char* what) {
+  v.list(words, what, kMaxInstructionsPerSection * kWordsPerInstruction,
+         [what](auto& w, auto& word) { w.field(word, what); });
 }
 
-void writeEffect(Writer& w, const CompiledEffect& e) {
-  w.string(e.name);
-  w.u32(static_cast<std::uint32_t>(e.globals.size()));
-  for (const GlobalFieldDecl& g : e.globals) {
-    w.string(g.name);
-    w.u32(g.width);
-    w.floats(g.value);
-  }
-  w.u32(static_cast<std::uint32_t>(e.materials.size()));
-  for (const CompiledMaterial& m : e.materials) {
-    w.string(m.name);
-    w.string(m.texture);
-    w.enumeration(m.blend);
-    w.f32(m.alphaCutoff);
-    w.u32(m.columns);
-    w.u32(m.rows);
-    w.boolean(
-        false);  // sheet playback, fps: compiled into the program; the next version drops them
-    w.f32(0.0f);
-    w.u32(m.frameBegin);
-    w.i32(-1);  // frame end, random start, sheet loop: likewise
-    w.boolean(false);
-    w.boolean(true);
-    w.boolean(m.frameBlend);
-    w.f32(m.softDistanceMeters);
-    w.boolean(m.lit);
-    w.boolean(m.doubleSided);
-    w.boolean(m.ambientTint);
-  }
-  w.u32(static_cast<std::uint32_t>(e.emitters.size()));
-  for (const CompiledEmitter& em : e.emitters) {
-    w.string(em.name);
-    w.i32(em.material);
-    w.u32(em.maxParticles);
-    w.u64(em.seed);
-    w.enumeration(em.space);
-    w.f32(0.0f);  // velocity inheritance: compiled into INIT
-    w.f32(em.prewarmSeconds);
-    w.boolean(em.cull);
-    w.f32(em.maxCatchupSeconds);
-    w.floats(em.positionMeters);
-    w.floats(em.rotationQuaternion);
-    const CompiledEmission& s = em.emission;
-    w.enumeration(s.mode);
-    w.enumeration(s.metric);
-    w.f32(s.rate);
-    w.enumeration(s.rateInterp);
-    w.u32(static_cast<std::uint32_t>(s.rateKeys.size()));
-    for (const auto& k : s.rateKeys)
-      w.floats(k);
-    w.u32(static_cast<std::uint32_t>(s.bursts.size()));
-    for (const CompiledBurst& b : s.bursts) {
-      w.f32(b.timeSeconds);
-      w.u32(b.count);
-      w.f32(b.repeatIntervalSeconds);
-      w.u32(b.repeatCount);
-    }
-    w.f32(s.delaySeconds);
-    w.f32(s.durationSeconds);
-    w.boolean(s.loop);
-    w.string(s.eventName);
-    w.u32(static_cast<std::uint32_t>(s.eventTimesSeconds.size()));
-    for (const float t : s.eventTimesSeconds)
-      w.f32(t);
-    const CompiledRender& r = em.render;
-    w.enumeration(r.mode);
-    w.i32(r.sortOrder);
-    w.enumeration(r.sort);
-    w.f32(r.stretchScaleSeconds);
-    w.f32(r.deadspaceRadians);
-    w.floats(r.beamTargetMeters);
-    w.i32(r.beamTargetFieldWord);
-    w.u32(r.beamSubdivisions);
-    w.f32(r.beamRadiusMeters);
-    w.f32(r.beamRoughness);
-    w.f32(r.beamUpdateIntervalSeconds);
-    w.f32(r.beamWidthMeters);
-    w.string(r.mesh);
-    w.f32(r.chainWidthMeters);
-    w.f32(em.forceEvent.radiusMeters);
-    w.f32(em.forceEvent.durationSeconds);
-    w.f32(em.forceEvent.strengthMetersPerSecond);
-    w.u32(static_cast<std::uint32_t>(em.emitterFields.size()));
-    for (const FieldSlot& f : em.emitterFields) {
-      w.string(f.name);
-      w.u32(f.offset);
-      w.u32(f.width);
-    }
-    w.u32(static_cast<std::uint32_t>(em.emitterFieldValues.size()));
-    for (const float v : em.emitterFieldValues)
-      w.f32(v);
-    const ParticleChannels& c = em.channels;
-    for (const std::int32_t v : {c.position, c.velocity, c.age, c.lifetime, c.size, c.color,
-                                 c.rotation, c.orientation, c.frame})
-      w.i32(v);
-    w.f32(0.0f);  // max size: nothing reads it
-    writeProgram(w, em.program);
-  }
+template <class V, Of<Program> P>
+void visitProgram(V& v, P& p) {
+  visitWords(v, p.init, "init section");
+  visitWords(v, p.update, "update section");
+  v.list(p.constants, "constants", kMaxConstants, [](auto& w, auto& c) { w.field(c, "constant"); });
+  v.list(p.particleFields, "particle fields", kMaxParticleWords, [](auto& w, auto& f) {
+    w.field(f.name, "field name");
+    w.field(f.offset, "field offset");
+    w.field(f.width, "field width");
+  });
+  v.field(p.particleWords, "particle words");
+  v.field(p.emitterWords, "emitter words");
+  v.list(p.globals, "global imports", kMaxGlobalImports, [](auto& w, auto& g) {
+    w.field(g.name, "global name");
+    w.field(g.width, "global width");
+  });
+  v.field(p.registerCount, "register count");
 }
 
-CompiledEffect readEffect(Reader& r) {
-  CompiledEffect e;
-  e.name = r.string("effect name");
-  const std::uint32_t globals = r.count("global fields", kMaxGlobalImports, 24);
-  for (std::uint32_t i = 0; i < globals && r.ok(); ++i) {
-    GlobalFieldDecl g;
-    g.name = r.string("global name");
-    g.width = r.u32("global width");
-    g.value = r.floats<4>("global value");
-    e.globals.push_back(std::move(g));
-  }
-  const std::uint32_t materials = r.count("materials", kMaxMaterialsInFile, 40);
-  for (std::uint32_t i = 0; i < materials && r.ok(); ++i) {
-    CompiledMaterial m;
-    m.name = r.string("material name");
-    m.texture = r.string("texture");
-    m.blend = r.enumeration<BlendMode>("blend", 4);
-    m.alphaCutoff = r.f32("alpha cutoff");
-    m.columns = r.u32("sheet columns");
-    m.rows = r.u32("sheet rows");
-    r.boolean("sheet playback");
-    r.f32("sheet fps");
-    m.frameBegin = r.u32("frame begin");
-    r.i32("frame end");
-    r.boolean("random start");
-    r.boolean("sheet loop");
-    m.frameBlend = r.boolean("frame blend");
-    m.softDistanceMeters = r.f32("soft distance");
-    m.lit = r.boolean("lit");
-    m.doubleSided = r.boolean("double sided");
-    m.ambientTint = r.boolean("ambient tint");
-    e.materials.push_back(std::move(m));
-  }
-  const std::uint32_t emitters = r.count("emitters", kMaxEmittersInFile, 64);
-  for (std::uint32_t i = 0; i < emitters && r.ok(); ++i) {
-    CompiledEmitter em;
-    em.name = r.string("emitter name");
-    em.material = r.i32("material");
-    em.maxParticles = r.u32("max particles");
-    em.seed = r.u64("seed");
-    em.space = r.enumeration<SimulationSpace>("space", 4);
-    r.f32("velocity inheritance");
-    em.prewarmSeconds = r.f32("prewarm");
-    em.cull = r.boolean("cull");
-    em.maxCatchupSeconds = r.f32("max catch-up");
-    em.positionMeters = r.floats<3>("position");
-    em.rotationQuaternion = r.floats<4>("rotation");
-    CompiledEmission& s = em.emission;
-    s.mode = r.enumeration<EmissionMode>("emission mode", 4);
-    s.metric = r.enumeration<SpawnMetric>("spawn metric", 2);
-    s.rate = r.f32("rate");
-    s.rateInterp = r.enumeration<CurveInterp>("rate interp", 3);
-    const std::uint32_t keys = r.count("rate keys", kMaxListItems, 8);
-    for (std::uint32_t k = 0; k < keys && r.ok(); ++k)
-      s.rateKeys.push_back(r.floats<2>("rate key"));
-    const std::uint32_t bursts = r.count("bursts", kMaxListItems, 16);
-    for (std::uint32_t b = 0; b < bursts && r.ok(); ++b) {
-      CompiledBurst burst;
-      burst.timeSeconds = r.f32("burst time");
-      burst.count = r.u32("burst count");
-      burst.repeatIntervalSeconds = r.f32("burst interval");
-      burst.repeatCount = r.u32("burst repeats");
-      s.bursts.push_back(burst);
-    }
-    s.delaySeconds = r.f32("delay");
-    s.durationSeconds = r.f32("duration");
-    s.loop = r.boolean("loop");
-    s.eventName = r.string("event name");
-    const std::uint32_t events = r.count("event times", kMaxListItems, 4);
-    for (std::uint32_t t = 0; t < events && r.ok(); ++t)
-      s.eventTimesSeconds.push_back(r.f32("event time"));
-    CompiledRender& rd = em.render;
-    rd.mode = r.enumeration<RenderMode>("render mode", 12);
-    rd.sortOrder = r.i32("sort order");
-    rd.sort = r.enumeration<ParticleSort>("sort", 6);
-    rd.stretchScaleSeconds = r.f32("stretch scale");
-    rd.deadspaceRadians = r.f32("deadspace");
-    rd.beamTargetMeters = r.floats<3>("beam target");
-    rd.beamTargetFieldWord = r.i32("beam target field");
-    rd.beamSubdivisions = r.u32("beam subdivisions");
-    rd.beamRadiusMeters = r.f32("beam radius");
-    rd.beamRoughness = r.f32("beam roughness");
-    rd.beamUpdateIntervalSeconds = r.f32("beam interval");
-    rd.beamWidthMeters = r.f32("beam width");
-    rd.mesh = r.string("mesh");
-    rd.chainWidthMeters = r.f32("chain width");
-    em.forceEvent.radiusMeters = r.f32("force event");
-    em.forceEvent.durationSeconds = r.f32("force event");
-    em.forceEvent.strengthMetersPerSecond = r.f32("force event");
-    const std::uint32_t fields = r.count("emitter fields", kMaxEmitterWords, 12);
-    for (std::uint32_t f = 0; f < fields && r.ok(); ++f) {
-      FieldSlot slot;
-      slot.name = r.string("emitter field name");
-      slot.offset = r.u32("emitter field offset");
-      slot.width = r.u32("emitter field width");
-      em.emitterFields.push_back(std::move(slot));
-    }
-    const std::uint32_t values = r.count("emitter field values", kMaxEmitterWords, 4);
-    for (std::uint32_t v = 0; v < values && r.ok(); ++v)
-      em.emitterFieldValues.push_back(r.f32("emitter field value"));
-    ParticleChannels& c = em.channels;
-    for (std::int32_t* channel : {&c.position, &c.velocity, &c.age, &c.lifetime, &c.size, &c.color,
-                                  &c.rotation, &c.orientation, &c.frame})
-      *channel = r.i32("channel");
-    r.f32("max size");
-    em.program = readProgram(r);
-    e.emitters.push_back(std::move(em));
-  }
-  return e;
+template <class V, Of<GlobalFieldDecl> G>
+void visitGlobalField(V& v, G& g) {
+  v.field(g.name, "global name");
+  v.field(g.width, "global width");
+  v.field(g.value, "global value");
+}
+
+// A material's fields before and after the ones version 3 dropped (visitMaterialV2).
+template <class V, Of<CompiledMaterial> M>
+void visitMaterialGrid(V& v, M& m) {
+  v.field(m.name, "material name");
+  v.field(m.texture, "texture");
+  v.field(m.blend, "blend");
+  v.field(m.alphaCutoff, "alpha cutoff");
+  v.field(m.columns, "sheet columns");
+  v.field(m.rows, "sheet rows");
+}
+template <class V, Of<CompiledMaterial> M>
+void visitMaterialLook(V& v, M& m) {
+  v.field(m.frameBlend, "frame blend");
+  v.field(m.softDistanceMeters, "soft distance");
+  v.field(m.lit, "lit");
+  v.field(m.doubleSided, "double sided");
+  v.field(m.ambientTint, "ambient tint");
+}
+template <class V, Of<CompiledMaterial> M>
+void visitMaterial(V& v, M& m) {
+  visitMaterialGrid(v, m);
+  v.field(m.frameBegin, "frame begin");
+  visitMaterialLook(v, m);
+}
+
+template <class V, Of<CompiledEmission> S>
+void visitEmission(V& v, S& s) {
+  v.field(s.mode, "emission mode");
+  v.field(s.metric, "spawn metric");
+  v.field(s.rate, "rate");
+  v.field(s.rateInterp, "rate interp");
+  v.list(s.rateKeys, "rate keys", kMaxListItems, [](auto& w, auto& k) { w.field(k, "rate key"); });
+  v.list(s.bursts, "bursts", kMaxListItems, [](auto& w, auto& b) {
+    w.field(b.timeSeconds, "burst time");
+    w.field(b.count, "burst count");
+    w.field(b.repeatIntervalSeconds, "burst interval");
+    w.field(b.repeatCount, "burst repeats");
+  });
+  v.field(s.delaySeconds, "delay");
+  v.field(s.durationSeconds, "duration");
+  v.field(s.loop, "loop");
+  v.field(s.eventName, "event name");
+  v.list(s.eventTimesSeconds, "event times", kMaxListItems,
+         [](auto& w, auto& t) { w.field(t, "event time"); });
+}
+
+template <class V, Of<CompiledRender> R>
+void visitRender(V& v, R& r) {
+  v.field(r.mode, "render mode");
+  v.field(r.sortOrder, "sort order");
+  v.field(r.sort, "sort");
+  v.field(r.stretchScaleSeconds, "stretch scale");
+  v.field(r.deadspaceRadians, "deadspace");
+  v.field(r.beamTargetMeters, "beam target");
+  v.field(r.beamTargetFieldWord, "beam target field");
+  v.field(r.beamSubdivisions, "beam subdivisions");
+  v.field(r.beamRadiusMeters, "beam radius");
+  v.field(r.beamRoughness, "beam roughness");
+  v.field(r.beamUpdateIntervalSeconds, "beam interval");
+  v.field(r.beamWidthMeters, "beam width");
+  v.field(r.mesh, "mesh");
+  v.field(r.chainWidthMeters, "chain width");
+}
+
+template <class V, Of<CompiledForceEvent> F>
+void visitForceEvent(V& v, F& f) {
+  v.field(f.radiusMeters, "force event");
+  v.field(f.durationSeconds, "force event");
+  v.field(f.strengthMetersPerSecond, "force event");
+}
+
+template <class V, Of<ParticleChannels> C>
+void visitChannels(V& v, C& c) {
+  for (auto* channel : {&c.position, &c.velocity, &c.age, &c.lifetime, &c.size, &c.color,
+                        &c.rotation, &c.orientation, &c.frame})
+    v.field(*channel, "channel");
+}
+
+// An emitter's fields in three runs, which version 2 separates by the fields v3 dropped
+// (visitEmitterV2).
+template <class V, Of<CompiledEmitter> E>
+void visitEmitterIdentity(V& v, E& em) {
+  v.field(em.name, "emitter name");
+  v.field(em.material, "material");
+  v.field(em.maxParticles, "max particles");
+  v.field(em.seed, "seed");
+  v.field(em.space, "space");
+}
+template <class V, Of<CompiledEmitter> E>
+void visitEmitterBehaviour(V& v, E& em) {
+  v.field(em.prewarmSeconds, "prewarm");
+  v.field(em.cull, "cull");
+  v.field(em.maxCatchupSeconds, "max catch-up");
+  v.field(em.positionMeters, "position");
+  v.field(em.rotationQuaternion, "rotation");
+  visitEmission(v, em.emission);
+  visitRender(v, em.render);
+  visitForceEvent(v, em.forceEvent);
+  v.list(em.emitterFields, "emitter fields", kMaxEmitterWords, [](auto& w, auto& f) {
+    w.field(f.name, "emitter field name");
+    w.field(f.offset, "emitter field offset");
+    w.field(f.width, "emitter field width");
+  });
+  v.list(em.emitterFieldValues, "emitter field values", kMaxEmitterWords,
+         [](auto& w, auto& value) { w.field(value, "emitter field value"); });
+  visitChannels(v, em.channels);
+}
+template <class V, Of<CompiledEmitter> E>
+void visitEmitter(V& v, E& em) {
+  visitEmitterIdentity(v, em);
+  visitEmitterBehaviour(v, em);
+  visitProgram(v, em.program);
+}
+
+template <class V, Of<CompiledEffect> E>
+void visitEffect(V& v, E& e) {
+  v.field(e.name, "effect name");
+  v.list(e.globals, "global fields", kMaxGlobalImports,
+         [](auto& w, auto& g) { visitGlobalField(w, g); });
+  v.list(e.materials, "materials", kMaxMaterialsInFile,
+         [](auto& w, auto& m) { visitMaterial(w, m); });
+  v.list(e.emitters, "emitters", kMaxEmittersInFile,
+         [](auto& w, auto& em) { visitEmitter(w, em); });
+}
+
+// -------------------------------------------------------------------------------------------------
+// The layout of versions 1 and 2: version 3's with the fields it dropped in their places. Only the
+// reader visits it; upgradeV2ToV3 carries the rest over.
+
+struct MaterialV2 {
+  CompiledMaterial material;
+  bool playOverLife = false;
+  float fps = 0.0f;
+  std::int32_t frameEnd = -1;
+  bool randomStart = false;
+  bool loop = true;
+};
+
+struct EmitterV2 {
+  CompiledEmitter emitter;
+  float velocityInheritance = 0.0f;
+  float maxSize = 0.0f;
+};
+
+struct EffectV2 {
+  std::string name;
+  std::vector<GlobalFieldDecl> globals;
+  std::vector<MaterialV2> materials;
+  std::vector<EmitterV2> emitters;
+};
+
+template <class V>
+void visitMaterialV2(V& r, MaterialV2& m) {
+  visitMaterialGrid(r, m.material);
+  r.field(m.playOverLife, "sheet playback");
+  r.field(m.fps, "sheet fps");
+  r.field(m.material.frameBegin, "frame begin");
+  r.field(m.frameEnd, "frame end");
+  r.field(m.randomStart, "random start");
+  r.field(m.loop, "sheet loop");
+  visitMaterialLook(r, m.material);
+}
+
+template <class V>
+void visitEmitterV2(V& r, EmitterV2& em) {
+  visitEmitterIdentity(r, em.emitter);
+  r.field(em.velocityInheritance, "velocity inheritance");
+  visitEmitterBehaviour(r, em.emitter);
+  r.field(em.maxSize, "max size");
+  visitProgram(r, em.emitter.program);
+}
+
+void visitEffectV2(Reader& r, EffectV2& e) {
+  r.field(e.name, "effect name");
+  r.list(e.globals, "global fields", kMaxGlobalImports,
+         [](auto& w, auto& g) { visitGlobalField(w, g); });
+  r.list(e.materials, "materials", kMaxMaterialsInFile,
+         [](auto& w, auto& m) { visitMaterialV2(w, m); });
+  r.list(e.emitters, "emitters", kMaxEmittersInFile,
+         [](auto& w, auto& em) { visitEmitterV2(w, em); });
 }
 
 // Cross-field checks a file must pass besides program verification.
@@ -487,12 +493,13 @@ Status checkEffect(const CompiledEffect& e) {
   return {};
 }
 
-// Version 1 → 2. The payload layout is the same (readEffect reads both); what v2 adds is the
+// Version 1 → 2. The payload layout is the same (visitEffectV2 reads both); what v2 adds is the
 // CURVE opcode, which a v1 program cannot hold: a v1 file with one is refused, like any other
 // opcode unknown to its version. A v1 program's curves are arithmetic (docs/compiler.md) and stay
 // so: they verify and run unchanged in v2, only slower than CURVE.
-Status upgradeV1ToV2(const CompiledEffect& effect) {
-  for (const CompiledEmitter& em : effect.emitters) {
+Status upgradeV1ToV2(const EffectV2& effect) {
+  for (const EmitterV2& old : effect.emitters) {
+    const CompiledEmitter& em = old.emitter;
     for (const Section s : {Section::Init, Section::Update}) {
       const std::span<const std::uint32_t> code = em.program.section(s);
       for (std::size_t at = 0; at + kWordsPerInstruction <= code.size();
@@ -509,17 +516,57 @@ Status upgradeV1ToV2(const CompiledEffect& effect) {
   return {};
 }
 
+// Version 2 → 3. Version 3 drops the fields no runtime or renderer reads: the emitter's velocity
+// inheritance (compiled into INIT) and max size, and the material's sheet playback, fps, frame end,
+// random start and loop (compiled into the program that writes the frame channel). Every other
+// field, and every program, carries over unchanged, so a v2 effect runs the same in v3.
+CompiledEffect upgradeV2ToV3(EffectV2&& old) {
+  CompiledEffect effect;
+  effect.name = std::move(old.name);
+  effect.globals = std::move(old.globals);
+  for (MaterialV2& m : old.materials)
+    effect.materials.push_back(std::move(m.material));
+  for (EmitterV2& em : old.emitters)
+    effect.emitters.push_back(std::move(em.emitter));
+  return effect;
+}
+
+// The payload of a file of `version`: read in that version's layout, then upgraded one step at a
+// time to the current one. The one place that knows old versions.
+Result<CompiledEffect> readPayload(std::uint32_t version, std::span<const std::uint8_t> payload) {
+  Reader r(payload, kHeaderBytes);
+  const auto finish = [&r]() -> Status {
+    if (!r.ok()) return r.status();
+    if (!r.atEnd()) {
+      return parseError("offset " + std::to_string(r.offset()) +
+                        ": trailing bytes after the last emitter");
+    }
+    return {};
+  };
+  if (version == kMotefxVersion) {
+    CompiledEffect effect;
+    visitEffect(r, effect);
+    MOTE_RETURN_IF_ERROR(finish());
+    return effect;
+  }
+  EffectV2 old;  // versions 1 and 2 share a layout
+  visitEffectV2(r, old);
+  MOTE_RETURN_IF_ERROR(finish());
+  if (version == 1) MOTE_RETURN_IF_ERROR(upgradeV1ToV2(old));
+  return upgradeV2ToV3(std::move(old));
+}
+
 }  // namespace
 
 std::uint64_t contentHash(const Program& p) {
   Writer w;
-  writeProgram(w, p);
+  visitProgram(w, p);
   return XXH3_64bits(w.bytes.data(), w.bytes.size());
 }
 
 std::vector<std::uint8_t> saveMotefx(const CompiledEffect& effect) {
   Writer payload;
-  writeEffect(payload, effect);
+  visitEffect(payload, effect);
   Writer out;
   out.bytes.assign(kMotefxMagic.begin(), kMotefxMagic.end());
   out.u32(kMotefxVersion);
@@ -557,17 +604,10 @@ Result<CompiledEffect> loadMotefx(std::span<const std::uint8_t> bytes) {
   if (XXH3_64bits(payload.data(), payload.size()) != checksum) {
     return parseError("offset 24: checksum mismatch (the file is damaged)");
   }
-  Reader r(payload, kHeaderBytes);
-  CompiledEffect effect = readEffect(r);
-  if (!r.ok()) return r.status();
-  if (!r.atEnd()) {
-    return parseError("offset " + std::to_string(r.offset()) +
-                      ": trailing bytes after the last emitter");
-  }
-  // The one place that knows old versions: each step's upgrade, applied in turn.
-  if (version == 1) MOTE_RETURN_IF_ERROR(upgradeV1ToV2(effect));
-  MOTE_RETURN_IF_ERROR(checkEffect(effect));
-  for (CompiledEmitter& em : effect.emitters) {
+  Result<CompiledEffect> effect = readPayload(version, payload);
+  if (!effect.ok()) return effect.status();
+  MOTE_RETURN_IF_ERROR(checkEffect(*effect));
+  for (CompiledEmitter& em : effect->emitters) {
     Result<VerifiedProgram> verified = verify(em.program);
     if (!verified.ok())
       return parseError("emitter " + em.name + ": " + verified.status().message());

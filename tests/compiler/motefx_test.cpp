@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The .motefx loader refuses damaged files with a located message, and the v1 fixture loads.
+// The .motefx loader refuses damaged files with a located message, and the v1, v2 and v3 fixtures
+// load (the older ones through their upgrade steps).
+#include "support/motefx_seal.h"
 #include "support/source_dir.h"
 
 #include <mote/authoring/effect_json.h>
@@ -32,12 +34,12 @@ TEST(Motefx, DamagedFilesAreRefusedWithTheReason) {
   b[0] = 'X';
   EXPECT_EQ(loadError(b), "offset 0: not a .motefx file (bad magic)");
   b = good;
-  b[8] = 3;  // a future version
+  b[8] = 4;  // a future version
   EXPECT_EQ(loadError(b),
-            "offset 8: unsupported .motefx version 3 (this build reads versions 1 to 2)");
+            "offset 8: unsupported .motefx version 4 (this build reads versions 1 to 3)");
   b[8] = 0;
   EXPECT_EQ(loadError(b),
-            "offset 8: unsupported .motefx version 0 (this build reads versions 1 to 2)");
+            "offset 8: unsupported .motefx version 0 (this build reads versions 1 to 3)");
   b = good;
   b[12] = 1;
   EXPECT_EQ(loadError(b), "offset 12: unknown flags 1");
@@ -68,11 +70,42 @@ std::size_t curveInstructions(const CompiledEffect& effect) {
   return count;
 }
 
-TEST(Motefx, SavesVersionTwo) {
+TEST(Motefx, SavesVersionThree) {
   const std::vector<std::uint8_t> bytes = bonfireBytes();
   ASSERT_GE(bytes.size(), 12u);
-  EXPECT_EQ(bytes[8], 2u);
-  EXPECT_EQ(kMotefxVersion, 2u);
+  EXPECT_EQ(bytes[8], 3u);
+  EXPECT_EQ(kMotefxVersion, 3u);
+}
+
+// explosion.motefx in v2/ and v3/ (both written by mote compile from the same effect; v3 without
+// the fields nothing reads): after upgradeV2ToV3 the v2 file is the v3 file's effect, field for
+// field. tests/runtime/world_test.cpp runs both to the same state hash.
+TEST(Motefx, TheVersionTwoFixtureUpgradesToTheVersionThreeEffect) {
+  Result<CompiledEffect> v2 = loadFixture("v2/explosion.motefx");
+  ASSERT_TRUE(v2.ok()) << v2.status().toString();
+  Result<CompiledEffect> v3 = loadFixture("v3/explosion.motefx");
+  ASSERT_TRUE(v3.ok()) << v3.status().toString();
+  EXPECT_EQ(v3->name, "explosion");
+  EXPECT_EQ(v3->emitters.size(), 7u);
+  EXPECT_TRUE(*v2 == *v3);
+  // And the v3 file is what saving the upgraded effect writes, byte for byte.
+  Result<std::vector<std::uint8_t>> bytes =
+      readFile(mote::test::sourcePath("tests/golden/motefx/v3/explosion.motefx"), kMaxMotefxBytes);
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_TRUE(saveMotefx(*v2) == *bytes);
+}
+
+TEST(Motefx, EveryTruncatedPrefixOfAVersionTwoFileIsRefused) {
+  // The v2 layout has its own reader (visitEffectV2): held to the same bounds checks as v3's.
+  Result<std::vector<std::uint8_t>> bytes =
+      readFile(mote::test::sourcePath("tests/golden/motefx/v2/explosion.motefx"), kMaxMotefxBytes);
+  ASSERT_TRUE(bytes.ok());
+  for (std::size_t n = 32; n < bytes->size(); ++n) {
+    std::vector<std::uint8_t> cut(bytes->begin(), bytes->begin() + static_cast<std::ptrdiff_t>(n));
+    mote::test::sealMotefx(cut);
+    const std::string error = loadError(cut);
+    EXPECT_NE(error.find("truncated"), std::string::npos) << n << ": " << error;
+  }
 }
 
 // explosion.motefx in v1/ (written by mote compile before CURVE) and v2/ (after): the same effect,

@@ -527,9 +527,10 @@ TEST(ParticleWorld, BonfireStateHashIsPinned) {
 }
 
 // The explosion fixtures of tests/golden/motefx: v1 (written before CURVE: its curves are
-// arithmetic) and v2 (its curves are CURVE instructions). The programs compute the same values
-// (docs/compiler.md, "Curves"), so the simulations end in the same state, bit for bit.
-TEST(ParticleWorld, VersionOneAndTwoFixturesRunToTheSameStateHash) {
+// arithmetic), v2 (its curves are CURVE instructions) and v3 (v2's programs, without the fields
+// nothing reads). The programs compute the same values (docs/compiler.md, "Curves"), so the
+// simulations end in the same state, bit for bit.
+TEST(ParticleWorld, VersionOneTwoAndThreeFixturesRunToTheSameStateHash) {
   const auto run = [](const char* path) -> std::uint64_t {
     Result<std::vector<std::uint8_t>> bytes =
         readFile(mote::test::sourcePath("tests/golden/motefx/") + path, bytecode::kMaxMotefxBytes);
@@ -548,6 +549,7 @@ TEST(ParticleWorld, VersionOneAndTwoFixturesRunToTheSameStateHash) {
   const std::uint64_t v1 = run("v1/explosion.motefx");
   EXPECT_NE(v1, 0u);
   EXPECT_EQ(run("v2/explosion.motefx"), v1);
+  EXPECT_EQ(run("v3/explosion.motefx"), v1);
 }
 
 TEST(ParticleWorld, TickAllocatesNothingUnderHeavyChurn) {

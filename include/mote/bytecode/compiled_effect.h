@@ -23,9 +23,10 @@ namespace mote::bytecode {
 
 inline constexpr std::array<std::uint8_t, 8> kMotefxMagic = {'M', 'O', 'T',  'E',
                                                              'F', 'X', 0x1A, 0x0A};
-/// The version saveMotefx writes. 2: programs may hold CURVE (opcode 54); the layout is v1's.
-inline constexpr std::uint32_t kMotefxVersion = 2;
-/// The oldest version loadMotefx reads (through upgradeV1ToV2, docs/motefx.md "Versions").
+/// The version saveMotefx writes. 3: v2's layout without the fields nothing reads (docs/motefx.md,
+/// "Versions"); 2: programs may hold CURVE (opcode 54), in v1's layout.
+inline constexpr std::uint32_t kMotefxVersion = 3;
+/// The oldest version loadMotefx reads (through upgradeV1ToV2, then upgradeV2ToV3).
 inline constexpr std::uint32_t kMotefxOldestVersion = 1;
 inline constexpr std::size_t kMaxMotefxBytes = std::size_t{64} << 20;
 
