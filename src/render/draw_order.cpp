@@ -108,8 +108,8 @@ void sortDrawKeys(JobSystem& jobs, DrawKey* keys, DrawKey* scratch, std::size_t 
       std::min<std::size_t>(jobs.concurrency(), counts.size() / kDrawKeyBuckets);
   const auto width =
       range.lo < range.hi ? static_cast<std::uint32_t>(std::bit_width(range.hi - range.lo)) : 0u;
-  // Measured on one and on two threads (docs/performance.md): below these the split's extra pass
-  // and its buckets' counters cost more than the cache misses they save.
+  // Measured on one and on two threads (docs/performance-history.md): below these the split's extra
+  // pass and its buckets' counters cost more than the cache misses they save.
   if (n < (ranges > 1 ? kSplitDrawKeys : kSplitDrawKeysAlone) || ranges == 0 || width <= 12) {
     sortDrawKeys(keys, scratch, n, range);
     return;

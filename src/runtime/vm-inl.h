@@ -496,7 +496,7 @@ class Interpreter {
   // before it) takes vm_detail::curveSegments, lane for lane. Each vector reads t before it writes
   // dst, so dst may be t's row. Up to this many keys the search is a select per key, past it
   // dependent gathers: on this machine (AVX2 target) selects measured faster up to 32 keys
-  // (docs/performance.md).
+  // (docs/performance-history.md).
   static constexpr std::uint32_t kCurveSelectKeys = 32;
 
   // curveTwoKeys' loop for a width of W lanes: whole vectors straight from t's row to dst's, then

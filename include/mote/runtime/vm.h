@@ -25,8 +25,8 @@
 namespace mote {
 
 /// Particles a batch holds: each instruction runs over a batch before the next one starts. 1024
-/// measured best on Zen 3 (docs/performance.md, "Batch size"): longer runs of each stream let the
-/// hardware prefetchers keep up, and the per-instruction overhead is spread wider.
+/// measured best on Zen 3 (docs/performance-history.md, "Batch size"): longer runs of each stream
+/// let the hardware prefetchers keep up, and the per-instruction overhead is spread wider.
 inline constexpr std::uint32_t kBatchLanes = 1024;
 
 /// A verified program decoded once into the VM's execution form (operands resolved to register
