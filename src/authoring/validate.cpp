@@ -748,8 +748,8 @@ class Validator {
   }
 
   // Fields the format accepts and carries into .motefx, which no renderer reads yet
-  // (docs/effect-format.md, "Not drawn yet"): a warning, so an author is not misled by a setting
-  // that changes nothing on screen.
+  // (docs/effect-format.md, "Other material options"): a warning, so an author is not misled by a
+  // setting that changes nothing on screen.
   void lintNotDrawnYet(const Material& m) {
     const std::pair<bool, std::string_view> fields[] = {
         {m.lit, "lit"}, {m.doubleSided, "double_sided"}, {m.ambientTint, "ambient_tint"}};

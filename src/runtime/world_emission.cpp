@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// ParticleWorld's emission schedule (docs/runtime.md, "Emission"): per emitter and step, the
-// window of emitter time with its catch-up, SPAWN requests, continuous rates (per second or per
+// ParticleWorld's emission schedule (docs/runtime.md, "One tick", step 3): per emitter and step,
+// the window of emitter time with its catch-up, SPAWN requests, continuous rates (per second or per
 // distance), shots and bursts with loops, events and force events, births into the spawn budget
 // and the newborns' spawn lanes.
 #include "world_impl.h"
@@ -150,8 +150,9 @@ double lastEmission(const CompiledEmission& e) {
 
 }  // namespace runtime_detail
 
-// Emission for one emitter and one step (docs/runtime.md, "Emission"): SPAWN requests, rates,
-// shots and bursts, events, in that order; a culled emitter sleeps instead. Allocates: never.
+// Emission for one emitter and one step (docs/runtime.md, "One tick", step 3): SPAWN requests,
+// rates, shots and bursts, events, in that order; a culled emitter sleeps instead. Allocates:
+// never.
 void ParticleWorld::Impl::schedule(EmitterRow& r, double dt, const VisibilityTest* view) {
   r.newborn = 0;
   r.spawnRunCount = 0;

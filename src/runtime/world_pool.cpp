@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// ParticleWorld's pool (docs/runtime.md, "Memory" and "Kill compaction"): an emitter row's slab of
-// SoA streams and per-particle arrays, its reset and release, and the compaction that keeps the
-// live particles a prefix.
+// ParticleWorld's pool (docs/runtime.md, "One tick", steps 3 and 5: the budget clamp and kill
+// compaction): an emitter row's slab of SoA streams and per-particle arrays, its reset and release,
+// and the compaction that keeps the live particles a prefix.
 #include "world_impl.h"
 
 #include <mote/runtime/world.h>

@@ -13,7 +13,7 @@
 namespace mote::test {
 
 /// Writes the payload size (bytes 16..23) and its XXH3-64 checksum (bytes 24..31) into `file`'s
-/// header (docs/motefx.md, "Header"). A file shorter than the header is left alone.
+/// header (docs/motefx.md, "Layout"). A file shorter than the header is left alone.
 inline void sealMotefx(std::vector<std::uint8_t>& file) {
   constexpr std::size_t kHeader = 32;
   if (file.size() < kHeader) return;
