@@ -141,6 +141,42 @@ TEST(Validate, SheetsShapesAndModes) {
             "error: /emitters/0/render/mesh: mesh mode needs a mesh name\n");
 }
 
+// Fields the renderers do not read yet warn where they are set, and only there.
+TEST(Validate, FieldsNotDrawnYetWarnAtTheField) {
+  EffectDesc e = minimal();
+  Material m;
+  m.name = "leaf";
+  m.lit = true;
+  m.ambientTint = true;
+  e.materials.push_back(m);
+  Material plain;
+  plain.name = "plain";
+  plain.doubleSided = true;
+  e.materials.push_back(plain);
+  e.emitters[0].render.mode = RenderMode::VelocityAligned;
+  e.emitters[0].render.deadspace = 4.0f;
+  Emitter rock = e.emitters[0];
+  rock.name = "rock";
+  rock.render = {};
+  rock.render.mode = RenderMode::Mesh;
+  rock.render.mesh = "builtin:shard";
+  e.emitters.push_back(rock);
+  EXPECT_EQ(findings(e),
+            "warning: /materials/0/lit: not drawn yet: no renderer reads lit (the material draws "
+            "as if it were false)\n"
+            "warning: /materials/0/ambient_tint: not drawn yet: no renderer reads ambient_tint "
+            "(the material draws as if it were false)\n"
+            "warning: /materials/1/double_sided: not drawn yet: no renderer reads double_sided "
+            "(the material draws as if it were false)\n"
+            "warning: /emitters/0/render/deadspace: not drawn yet: no renderer hides "
+            "velocity_aligned particles within deadspace of the view axis (they are drawn at "
+            "every angle)\n"
+            "warning: /emitters/1/render/mode: not drawn yet: mesh particles are drawn as "
+            "velocity-aligned quads, not as the mesh\n");
+  // Unset, they say nothing.
+  EXPECT_EQ(findings(minimal()), "");
+}
+
 TEST(Validate, CapacityPerEffect) {
   EffectDesc e = minimal();
   e.emitters[0].maxParticles = kMaxParticlesPerEmitter;
