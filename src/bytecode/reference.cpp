@@ -69,15 +69,9 @@ float noise(float x, float y, float z) {
   const float fx = std::floor(x);
   const float fy = std::floor(y);
   const float fz = std::floor(z);
-  // Cells far outside ±2^30 wrap (the hash only needs to be deterministic).
-  const auto cell = [](float f) {
-    // fmod(f, 2^30) is f itself below 2^30 in magnitude: skip the libm call there.
-    if (std::fabs(f) < 1073741824.0f) return static_cast<std::int32_t>(f);
-    return static_cast<std::int32_t>(static_cast<std::int64_t>(std::fmod(f, 1073741824.0f)));
-  };
-  const std::int32_t ix = cell(fx);
-  const std::int32_t iy = cell(fy);
-  const std::int32_t iz = cell(fz);
+  const std::int32_t ix = semantics::noiseCell(fx);
+  const std::int32_t iy = semantics::noiseCell(fy);
+  const std::int32_t iz = semantics::noiseCell(fz);
   const float dx = x - fx;
   const float dy = y - fy;
   const float dz = z - fz;
@@ -280,13 +274,13 @@ class Machine {
         map1(in, [](float a) { return semantics::cosine(a); });
         return;
       case Opcode::Exp:
-        map1(in, [](float a) { return std::exp(a); });
+        map1(in, [](float a) { return semantics::exponential(a); });
         return;
       case Opcode::Log:
-        map1(in, [](float a) { return std::log(a); });
+        map1(in, [](float a) { return semantics::logarithm(a); });
         return;
       case Opcode::Pow:
-        map2(in, [](float a, float b) { return std::pow(a, b); });
+        map2(in, [](float a, float b) { return semantics::power(a, b); });
         return;
       case Opcode::Dot: {
         const Lanes a = read(in, 0, w);

@@ -191,6 +191,17 @@ std::optional<float> foldLane(Opcode op, float a, float b, float c) {
       return a != 0.0f ? b : c;
     case Opcode::Sqrt:
       return std::sqrt(a);
+    // Mote's own transcendentals (semantics.h): the executors' bits on every platform.
+    case Opcode::Sin:
+      return bytecode::semantics::sine(a);
+    case Opcode::Cos:
+      return bytecode::semantics::cosine(a);
+    case Opcode::Exp:
+      return bytecode::semantics::exponential(a);
+    case Opcode::Log:
+      return bytecode::semantics::logarithm(a);
+    case Opcode::Pow:
+      return bytecode::semantics::power(a, b);
     default:
       return std::nullopt;
   }

@@ -2,6 +2,8 @@
 // INIT lowering: the spawn shape and the init members (and INIT modules) of a newborn.
 #include "lower.h"
 
+#include <mote/bytecode/semantics.h>
+
 #include <algorithm>
 #include <cmath>
 #include <variant>
@@ -66,8 +68,9 @@ Value EmitterCompiler::radius(Builder& b, const SpawnShape& s, int dims) {
   if (s.shell) return b.scalar(s.radius);
   const Value u = b.emit(Opcode::RandUniform, 1, Builder::index(b.nextDraw()));
   // Uniform in the annulus/shell volume: r = (inner^d + u (outer^d - inner^d))^(1/d).
-  const float inner = std::pow(s.innerRadius, static_cast<float>(dims));
-  const float outer = std::pow(s.radius, static_cast<float>(dims));
+  // Mote's pow (semantics.h), not the C library's: the same constants on every platform.
+  const float inner = bytecode::semantics::power(s.innerRadius, static_cast<float>(dims));
+  const float outer = bytecode::semantics::power(s.radius, static_cast<float>(dims));
   const Value rd = b.fma(u, b.scalar(outer - inner), b.scalar(inner));
   return dims == 2 ? b.unary(Opcode::Sqrt, rd)
                    : b.emit(Opcode::Pow, 1, b.use(rd), b.use(b.scalar(1.0f / 3.0f)));

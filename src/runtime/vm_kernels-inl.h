@@ -366,15 +366,16 @@ void SinCosLanes(const float* x, float* sinOut, float* cosOut, std::uint32_t n) 
 #endif
 }
 
-// libm, one lane at a time (the reference calls the same functions).
+// semantics.h's own exp, log and pow, one lane at a time (the reference calls the same functions,
+// compiled once in src/bytecode/semantics_math.cpp: the same bits at every target).
 struct ExpOp {
-  HWY_INLINE float operator()(float a) const { return std::exp(a); }
+  HWY_INLINE float operator()(float a) const { return bytecode::semantics::exponential(a); }
 };
 struct LogOp {
-  HWY_INLINE float operator()(float a) const { return std::log(a); }
+  HWY_INLINE float operator()(float a) const { return bytecode::semantics::logarithm(a); }
 };
 struct PowOp {
-  HWY_INLINE float operator()(float a, float b) const { return std::pow(a, b); }
+  HWY_INLINE float operator()(float a, float b) const { return bytecode::semantics::power(a, b); }
 };
 
 // Philox4x32-10 with SIMD lanes as particles: counterRandom4(seed, stream, id) for the u32 ids
@@ -484,7 +485,7 @@ struct NormalizeLane {
 // CURL: bytecode::curlNoise (reference.cpp) across lanes — the same float and integer
 // operations in its order: floor, the lattice hash, Perlin's twelve gradients, fade, the lerps
 // and the central differences. Vectors with a point that is not finite or lies beyond ±2^29
-// (where the reference wraps cells through fmod) run bytecode::curlNoise lane by lane.
+// (where the reference wraps cells, semantics::noiseCell) run bytecode::curlNoise lane by lane.
 using VecF = hn::Vec<Tag>;
 using TagI = hn::RebindToSigned<Tag>;
 

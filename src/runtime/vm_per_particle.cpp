@@ -54,7 +54,7 @@ void randomShapes(const BatchState& batch, const PreparedProgram::Op& op, const 
         batch.rowSources[op.dst + c] = d[c];
       }
       for (std::uint32_t i = 0; i < batch.n; ++i) {
-        const float r = std::cbrt(unitFloatFromU32(bits[2 * kBatchLanes + i]));
+        const float r = bytecode::semantics::cubeRoot(unitFloatFromU32(bits[2 * kBatchLanes + i]));
         const float rho = d[0][i];
         d[0][i] = r * rho * cosines[i];
         d[1][i] = r * rho * d[1][i];

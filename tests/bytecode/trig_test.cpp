@@ -5,6 +5,8 @@
 // every preset; and, when asked for (a few minutes), every one of the 2^32 floats (docs/isa.md,
 // "Accuracy": 46 differ by 1 ULP, none by more): scripts/check-sincos.
 
+#include "support/ulps.h"
+
 #include <mote/bytecode/semantics.h>
 
 #include <gtest/gtest.h>
@@ -16,7 +18,6 @@
 #include <cstdio>
 #include <limits>
 #include <random>
-#include <thread>
 #include <vector>
 
 namespace mote {
@@ -24,20 +25,10 @@ namespace {
 
 using bytecode::semantics::SinCos;
 using bytecode::semantics::sinCos;
+using test::ulps;
 
 // How far sinCos(x) is from the correctly rounded sine and cosine, in ULPs.
 std::int64_t errorAt(float x);
-
-// The distance in ULPs between two floats of any signs (NaN: both NaN or a huge distance).
-std::int64_t ulps(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) ? 0 : 1LL << 40;
-  const auto ordered = [](float v) {
-    const auto u = std::bit_cast<std::int32_t>(v);
-    return u < 0 ? std::int64_t{INT32_MIN} - u : std::int64_t{u};
-  };
-  const std::int64_t d = ordered(a) - ordered(b);
-  return d < 0 ? -d : d;
-}
 
 std::int64_t errorAt(float x) {
   const SinCos v = sinCos(x);
@@ -127,28 +118,11 @@ TEST(SinCos, IsWithinOneUlpOfTheCorrectlyRoundedValueForEveryExponent) {
 
 // Every float, on every core: scripts/check-sincos runs it (a few minutes).
 TEST(SinCos, DISABLED_EveryFloatIsWithinOneUlpOfTheCorrectlyRoundedValue) {
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::int64_t> worst(threads, 0);
-  std::vector<std::uint64_t> differ(threads, 0);
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      for (std::uint64_t u = t; u <= 0xFFFFFFFFull; u += threads) {
-        const std::int64_t d = errorAt(std::bit_cast<float>(static_cast<std::uint32_t>(u)));
-        differ[t] += d > 0 ? 1 : 0;
-        worst[t] = std::max(worst[t], d);
-      }
-    });
-  }
-  for (std::thread& t : pool)
-    t.join();
-  std::uint64_t total = 0;
-  for (const std::uint64_t n : differ)
-    total += n;
+  const test::EveryFloatError e = test::everyFloatError(errorAt);
   std::printf("sinCos: %llu of the 2^32 floats differ from the correctly rounded value\n",
-              static_cast<unsigned long long>(total));
-  EXPECT_LE(*std::max_element(worst.begin(), worst.end()), 1);
-  EXPECT_EQ(total, 46u);  // docs/isa.md
+              static_cast<unsigned long long>(e.differ));
+  EXPECT_LE(e.worst, 1);
+  EXPECT_EQ(e.differ, 46u);  // docs/isa.md
 }
 
 }  // namespace

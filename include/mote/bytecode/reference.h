@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The reference executor: a plain scalar interpreter of the ISA, one particle at a time. It is the
 // oracle the runtime's SIMD VM and the GPU backend are tested against, so it favours the obvious
-// formula over speed. sin and cos are Mote's own (semantics.h's sinCos: the same bits everywhere,
-// within 1 ULP); exp, log and pow are the C library's (glibc: within 1 ULP of the true value);
-// everything else is exact IEEE single precision with no contraction.
+// formula over speed. sin, cos, exp, log, pow and the cbrt inside randball are Mote's own
+// (semantics.h: the same bits everywhere, within 1 ULP of the true value); everything else is
+// exact IEEE single precision with no contraction. It takes nothing from the C library but the
+// correctly rounded IEEE operations (sqrt, floor, fabs, fma).
 //
 // Thread safety: runReference is reentrant; distinct particles may run on distinct threads.
 // Allocation: never.

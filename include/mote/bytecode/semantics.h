@@ -90,6 +90,90 @@ inline float cosine(float x) noexcept {
   return sinCos(x).cos;
 }
 
+/// The constants and reductions of exponential, logarithm, power and cubeRoot (docs/isa.md,
+/// "Accuracy"), for the executors and for the GPU's copy of them (which runs the same operations).
+/// Each function uses only IEEE double add, subtract and multiply, comparisons, integer and bit
+/// operations, these tables, exact conversions (float → double, small integer → double) and one
+/// final rounding of a double to float (to nearest, ties to even, subnormals kept) — no division,
+/// square root, fma or C library call — in the order written in src/bytecode/semantics_math.cpp.
+namespace math {
+/// e^y = 2^k · 2^(j/64) · e^r with n = k·64 + j = y · 64/ln 2 rounded (trig::kRoundShift).
+inline constexpr double kExpInverseStep = 0x1.71547652b82fep+6;  // 64 / ln 2
+/// ln 2 / 64 = kExpStep[0] + kExpStep[1] to 2^-94: the first has 32 significant bits, so n ·
+/// kExpStep[0] is exact for every |n| < 2^21 (the n below need 2^14), and y − n · kExpStep[0] is
+/// exact (Sterbenz).
+inline constexpr std::array<double, 2> kExpStep{0x1.62e42ffp-7, -0x1.718432a1b0e26p-41};
+/// 1/k!, k = 2..6: e^r − 1 = r + r²·(P0 + r·(P1 + … + r·P4)), within 2^-65 on |r| <= ln 2/128.
+inline constexpr std::array<double, 5> kExpPoly{0x1p-1, 0x1.5555555555555p-3, 0x1.5555555555555p-5,
+                                                0x1.1111111111111p-7, 0x1.6c16c16c16c17p-10};
+/// Past these, e^y as a float is +inf or +0 (e^88.73 > FLT_MAX; e^-103.98 < 2^-150); between
+/// them expOf's double rounds to float correctly (overflow to inf, subnormals kept).
+inline constexpr double kExpOverflow = 89.0;
+inline constexpr double kExpUnderflow = -104.0;
+/// ln 2 = kLn2[0] + kLn2[1] to 2^-102: the first has 44 significant bits, so k · kLn2[0] is exact
+/// for every exponent k of a float (|k| < 2^9).
+inline constexpr std::array<double, 2> kLn2{0x1.62e42fefa3ap-1, -0x1.0ca86c3898dp-49};
+/// ln x = k·ln 2 + ln c_i + ln(1 + r): x = 2^k · z with z in [kLogOffset, 2·kLogOffset) as bits
+/// (≈ [0.707, 1.414)), i = bits 45..51 of bits(z) − kLogOffset, r = z · kLogInverse[i] − 1
+/// exact (24-bit inverses; 1 for the two intervals beside 1, so ln x near 1 loses nothing).
+inline constexpr std::uint64_t kLogOffset = 0x3FE6A00000000000u;
+/// (−1)^(k+1)/k, k = 2..8: ln(1 + r) − r = r²·(P0 + r·(P1 + … + r·P6)), within 2^-59 |r| on
+/// |r| <= 2^-7.
+inline constexpr std::array<double, 7> kLogPoly{-0x1p-1,
+                                                0x1.5555555555555p-2,
+                                                -0x1p-2,
+                                                0x1.999999999999ap-3,
+                                                -0x1.5555555555555p-3,
+                                                0x1.2492492492492p-3,
+                                                -0x1p-3};
+/// The binomial coefficients C(1/3, k), k = 1..6: (1 + r)^(1/3) − 1 = r·(P0 + r·(P1 + … + r·P5)),
+/// within 2^-61 on |r| <= 2^-8.
+inline constexpr std::array<double, 6> kCbrtPoly{0x1.5555555555555p-2, -0x1.c71c71c71c71cp-4,
+                                                 0x1.f9add3c0ca458p-5, -0x1.511e8d2b3183bp-5,
+                                                 0x1.ee7113506ac12p-6, -0x1.8090d6221a247p-6};
+
+/// The tables (src/bytecode/semantics_tables.cpp, written by scripts/gen-semantics-tables): each
+/// entry the double nearest the exact value.
+extern const std::array<double, 64> kExp2Steps;     ///< 2^(j/64)
+extern const std::array<double, 128> kLogInverse;   ///< 1 / c_i, 24 significant bits
+extern const std::array<double, 128> kLogOfC;       ///< ln c_i
+extern const std::array<double, 128> kCbrtInverse;  ///< 1 / c_i for m in [1 + i/128, …)
+extern const std::array<double, 384> kCbrtScale;    ///< cbrt(2^s · c_i) at 128·s + i
+
+/// e^y in double, within 2^-52 relative, for y in [kExpUnderflow, kExpOverflow].
+double expOf(double y) noexcept;
+/// ln x in double, within 2^-51 relative, for x a positive finite float's value (24 significant
+/// bits: the reduction's product is exact only then).
+double logOf(double x) noexcept;
+}  // namespace math
+
+/// e^x, Mote's own (docs/isa.md, "Accuracy"): within 1 ULP of the true value (the correctly
+/// rounded one but for rare near-ties), subnormal results rounded, not flushed. exp(±0) = 1,
+/// exp(−inf) = +0, exp(+inf) = +inf, overflow +inf, NaN stays NaN.
+float exponential(float x) noexcept;
+/// ln x, Mote's own: within 1 ULP (correctly rounded but for rare near-ties), subnormal x exact.
+/// log(±0) = −inf, log(x < 0) = NaN, log(+inf) = +inf, log(1) = +0, NaN stays NaN.
+float logarithm(float x) noexcept;
+/// a^b, Mote's own: e^(b · ln|a|) in double with the sign of the odd-integer rule, within 1 ULP,
+/// and C99 Annex F's special cases (docs/isa.md, "pow"): pow(a, ±0) = 1 even for NaN a, pow(1, b)
+/// = 1 even for NaN b, a negative finite a with a finite non-integer b is NaN.
+float power(float a, float b) noexcept;
+/// The cube root, Mote's own: within 1 ULP (correctly rounded but for rare near-ties).
+/// cbrt(−x) = −cbrt(x), cbrt(±0) = ±0, cbrt(±inf) = ±inf, NaN stays NaN.
+float cubeRoot(float x) noexcept;
+
+/// CURL's lattice cell of a finite whole float f (a floor): f itself within ±2^30, beyond
+/// that fmod(f, 2^30) (cells far out wrap; the hash only needs to be deterministic), computed
+/// from f's bits: |f| = m · 2^s with s >= 7, so the remainder is m · 2^s's bits below 2^30.
+inline std::int32_t noiseCell(float f) noexcept {
+  if (std::fabs(f) < 0x1p30f) return static_cast<std::int32_t>(f);
+  const auto u = std::bit_cast<std::uint32_t>(f);
+  const std::uint32_t shift = ((u >> 23) & 0xFFu) - 150u;
+  const std::uint64_t m = (u & 0x7FFFFFu) | 0x800000u;
+  const auto wrapped = static_cast<std::int32_t>(shift >= 30u ? 0u : (m << shift) & 0x3FFFFFFFu);
+  return (u >> 31) != 0u ? -wrapped : wrapped;
+}
+
 /// Hamilton product a ⊗ b, quaternions as (x, y, z, w).
 inline Lanes quatMul(const Lanes& a, const Lanes& b) {
   return {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
@@ -132,7 +216,7 @@ inline Lanes ballPoint(const std::array<std::uint32_t, 4>& bits) {
   const float z = 1.0f - 2.0f * unitFloatFromU32(bits[0]);
   const float phi = 2.0f * kPi * unitFloatFromU32(bits[1]);
   const float rho = std::sqrt(std::fmax(0.0f, 1.0f - z * z));
-  const float r = std::cbrt(unitFloatFromU32(bits[2]));
+  const float r = cubeRoot(unitFloatFromU32(bits[2]));
   const SinCos turn = sinCos(phi);
   return {r * rho * turn.cos, r * rho * turn.sin, r * z, 0.0f};
 }

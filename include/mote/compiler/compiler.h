@@ -24,11 +24,11 @@ struct CompileResult {
 };
 
 /// Compiles a valid effect (run authoring::validateEffect first; an invalid one gives errors, not
-/// undefined behaviour). Deterministic for one build: the same effect gives the same bytes every
-/// time. Builds with other compilers or C libraries may order constants differently or compute the
-/// constants the lowering takes from std::pow (shell spawn shapes) to other last bits; each output
-/// verifies and behaves the same. (No transcendental is constant-folded; the emitter quaternion's
-/// sine and cosine are bytecode::semantics::sinCos, the same bits everywhere.)
+/// undefined behaviour). Deterministic: the same effect gives the same bytes every time, and every
+/// constant the compiler computes — folded sin, cos, exp, log and pow, the shell spawn shapes'
+/// powers, the emitter quaternion's sine and cosine — comes from bytecode::semantics, the same
+/// bits on every platform. (Builds with other compilers or standard libraries may still order
+/// constants differently; each output verifies and behaves the same.)
 [[nodiscard]] CompileResult compileEffect(const authoring::EffectDesc& effect);
 
 /// The node reference of docs/node-library.md (the part between its GENERATED NODE REFERENCE
