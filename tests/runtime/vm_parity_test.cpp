@@ -668,6 +668,116 @@ TEST(VmParity, SinAndCosMatchTheScalarFormulaForEveryKindOfAngleOnEverySimdTarge
   });
 }
 
+// NaN in every operand position of the ops whose NaN results the ISA states (isa.h's semantics,
+// docs/isa.md "Accuracy"): min, max, clamp, sat, smooth, the compares, sel, exp, log and pow,
+// over every triple of nine operands (quiet NaNs of both signs and another payload, ±0, ±inf,
+// numbers) — the reference against the stated rule, and the VM on every SIMD target against the
+// reference (any NaN matching any NaN: the payload is not part of the semantics).
+constexpr std::string_view kNanOps = R"(.registers 8
+.particle 16
+.update
+  ldf.1 r0, #0
+  ldf.1 r1, #1
+  ldf.1 r2, #2
+  min.1 r3, r0, r1
+  stf.1 #3, r3
+  max.1 r3, r0, r1
+  stf.1 #4, r3
+  clamp.1 r3, r0, r1, r2
+  stf.1 #5, r3
+  sat.1 r3, r0
+  stf.1 #6, r3
+  lt.1 r3, r0, r1
+  stf.1 #7, r3
+  le.1 r3, r0, r1
+  stf.1 #8, r3
+  eq.1 r3, r0, r1
+  stf.1 #9, r3
+  ne.1 r3, r0, r1
+  stf.1 #10, r3
+  sel.1 r3, r0, r1, r2
+  stf.1 #11, r3
+  smooth.1 r3, r0, r1, r2
+  stf.1 #12, r3
+  exp.1 r3, r0
+  stf.1 #13, r3
+  log.1 r3, r0
+  stf.1 #14, r3
+  pow.1 r3, r0, r1
+  stf.1 #15, r3
+)";
+
+TEST(VmParity, NanOperandsGiveTheIsaResultsOnEverySimdTarget) {
+  const std::optional<PreparedProgram> program = prepareText(kNanOps);
+  ASSERT_TRUE(program.has_value());
+  const Result<VerifiedProgram> verified = verify(assemble(kNanOps).value());
+  ASSERT_TRUE(verified.ok());
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const std::array<float, 9> values{std::numeric_limits<float>::quiet_NaN(),
+                                    -std::numeric_limits<float>::quiet_NaN(),
+                                    std::bit_cast<float>(0x7FC01234u),
+                                    0.0f,
+                                    -0.0f,
+                                    1.0f,
+                                    -2.5f,
+                                    kInf,
+                                    -kInf};
+  constexpr std::uint32_t kCount = 9 * 9 * 9;
+  std::vector<std::vector<float>> inputs(16, std::vector<float>(kCount, -7.0f));
+  for (std::uint32_t i = 0; i < kCount; ++i) {
+    inputs[0][i] = values[i % 9];
+    inputs[1][i] = values[i / 9 % 9];
+    inputs[2][i] = values[i / 81];
+  }
+  // The reference, and each result against the ISA's statement of it.
+  std::vector<std::vector<float>> want(kCount, std::vector<float>(16));
+  const auto same = [](float x, float y) {
+    return std::bit_cast<std::uint32_t>(x) == std::bit_cast<std::uint32_t>(y) ||
+           (std::isnan(x) && std::isnan(y));
+  };
+  for (std::uint32_t i = 0; i < kCount; ++i) {
+    for (std::uint32_t w = 0; w < 16; ++w)
+      want[i][w] = inputs[w][i];
+    runReference(*verified, Section::Update, want[i], ReferenceContext{});
+    const float a = inputs[0][i];
+    const float b = inputs[1][i];
+    const float c = inputs[2][i];
+    const std::vector<float>& r = want[i];
+    const bool anyNan = std::isnan(a) || std::isnan(b);
+    SCOPED_TRACE(::testing::Message() << "a " << a << ", b " << b << ", c " << c);
+    EXPECT_TRUE(same(r[3], std::isnan(a) ? a : (b < a ? b : a)));  // min: NaN a gives NaN, NaN b a
+    EXPECT_TRUE(same(r[4], std::isnan(a) ? a : (a < b ? b : a)));  // max: the same
+    // clamp: NaN a gives NaN; a NaN bound is ignored.
+    const float lo = std::isnan(b) ? a : (a < b ? b : a);
+    EXPECT_TRUE(same(r[5], std::isnan(a) ? a : (std::isnan(c) ? lo : (c < lo ? c : lo))));
+    EXPECT_TRUE(std::isnan(a) ? std::isnan(r[6]) : !std::isnan(r[6]));  // sat
+    EXPECT_EQ(r[7], anyNan ? 0.0f : (a < b ? 1.0f : 0.0f));
+    EXPECT_EQ(r[8], anyNan ? 0.0f : (a <= b ? 1.0f : 0.0f));
+    EXPECT_EQ(r[9], anyNan ? 0.0f : (a == b ? 1.0f : 0.0f));
+    EXPECT_EQ(r[10], anyNan ? 1.0f : (a != b ? 1.0f : 0.0f));
+    EXPECT_TRUE(same(r[11], std::isnan(a) ? b : (a != 0.0f ? b : c)));  // sel: NaN a picks b
+    if (anyNan || std::isnan(c)) {
+      EXPECT_TRUE(std::isnan(r[12]));  // smooth
+    }
+    EXPECT_EQ(std::isnan(r[13]), std::isnan(a));              // exp
+    EXPECT_EQ(std::isnan(r[14]), std::isnan(a) || a < 0.0f);  // log
+    EXPECT_TRUE(same(r[15], semantics::power(a, b)));         // pow
+    if (b == 0.0f || a == 1.0f) {
+      EXPECT_EQ(r[15], 1.0f);  // even for a NaN a or b
+    }
+  }
+  onEverySimdTarget([&] {
+    for (const std::uint32_t first : {0u, 3u}) {
+      std::vector<std::vector<float>> soa = inputs;
+      runUpdateRange(*program, soa, first);
+      for (std::uint32_t i = first; i < kCount; ++i)
+        for (std::uint32_t w = 3; w < 16; ++w)
+          ASSERT_TRUE(same(soa[w][i], want[i][w])) << "word " << w << " particle " << i << ": vm "
+                                                   << soa[w][i] << ", reference " << want[i][w];
+    }
+  });
+}
+
 TEST(VmParity, UniformQuaternionOpsMatchOnEverySimdTarget) {
   onEverySimdTarget([] {
     EXPECT_EQ(expectUniformOpsMatch(false), 1u);

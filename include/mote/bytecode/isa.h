@@ -94,6 +94,9 @@ inline constexpr std::uint32_t kOpClassCount = static_cast<std::uint32_t>(kOpCla
 
 // X(Name, code, "mnemonic", OpClass, WidthRule, s0, s1, s2, "semantics")
 // Opcode numbers are stable (they are stored in .motefx files): append, never renumber.
+// The semantics are the reference executor's, NaN included (docs/isa.md, "Accuracy"): where a
+// row says "gives NaN" any NaN will do — a NaN's sign and payload are not part of the semantics
+// (ParticleWorld::stateHash hashes every NaN as one quiet NaN).
 #define MOTE_ISA_OPCODES(X)                                                                        \
   X(Nop, 0, "nop", Nop, NoDst, Unused, Unused, Unused, "does nothing")                             \
   X(Mov, 1, "mov", Elementwise, Any, Value, Unused, Unused, "dst = a")                             \
@@ -111,8 +114,10 @@ inline constexpr std::uint32_t kOpClassCount = static_cast<std::uint32_t>(kOpCla
   X(Div, 11, "div", Elementwise, Any, Value, Value, Unused,                                        \
     "dst = a / b (IEEE: x/0 = ±inf, 0/0 = nan)")                                                   \
   X(Fma, 12, "fma", Elementwise, Any, Value, Value, Value, "dst = fma(a, b, c), one rounding")     \
-  X(Min, 13, "min", Elementwise, Any, Value, Value, Unused, "dst = b < a ? b : a")                 \
-  X(Max, 14, "max", Elementwise, Any, Value, Value, Unused, "dst = a < b ? b : a")                 \
+  X(Min, 13, "min", Elementwise, Any, Value, Value, Unused,                                        \
+    "dst = b < a ? b : a: a NaN a gives NaN, a NaN b gives a")                                     \
+  X(Max, 14, "max", Elementwise, Any, Value, Value, Unused,                                        \
+    "dst = a < b ? b : a: a NaN a gives NaN, a NaN b gives a")                                     \
   X(Abs, 15, "abs", Elementwise, Any, Value, Unused, Unused, "dst = |a|")                          \
   X(Neg, 16, "neg", Elementwise, Any, Value, Unused, Unused, "dst = -a")                           \
   X(Floor, 17, "floor", Elementwise, Any, Value, Unused, Unused, "dst = floor(a)")                 \
@@ -123,9 +128,11 @@ inline constexpr std::uint32_t kOpClassCount = static_cast<std::uint32_t>(kOpCla
   X(Rsqrt, 21, "rsqrt", Elementwise, Any, Value, Unused, Unused, "dst = 1 / sqrt(a)")              \
   X(Sin, 22, "sin", Elementwise, Any, Value, Unused, Unused, "dst = sin(a), a in radians")         \
   X(Cos, 23, "cos", Elementwise, Any, Value, Unused, Unused, "dst = cos(a), a in radians")         \
-  X(Exp, 24, "exp", Elementwise, Any, Value, Unused, Unused, "dst = e^a")                          \
-  X(Log, 25, "log", Elementwise, Any, Value, Unused, Unused, "dst = ln(a)")                        \
-  X(Pow, 26, "pow", Elementwise, Any, Value, Value, Unused, "dst = a^b")                           \
+  X(Exp, 24, "exp", Elementwise, Any, Value, Unused, Unused, "dst = e^a (semantics::exponential)") \
+  X(Log, 25, "log", Elementwise, Any, Value, Unused, Unused,                                       \
+    "dst = ln(a) (semantics::logarithm; a < 0: NaN)")                                              \
+  X(Pow, 26, "pow", Elementwise, Any, Value, Value, Unused,                                        \
+    "dst = a^b (semantics::power; Annex F cases)")                                                 \
   X(Dot, 27, "dot", Reduce, Reduce, Value, Value, Unused, "dst = sum of a * b over the width")     \
   X(Cross, 28, "cross", LaneMixing, Fixed3, Value, Value, Unused, "dst = a × b")                   \
   X(Length, 29, "len", Reduce, Reduce, Value, Unused, Unused,                                      \
@@ -135,13 +142,20 @@ inline constexpr std::uint32_t kOpClassCount = static_cast<std::uint32_t>(kOpCla
   X(Lerp, 31, "lerp", Elementwise, Any, Value, Value, Value, "dst = a + (b - a) * c")              \
   X(Smoothstep, 32, "smooth", Elementwise, Any, Value, Value, Value,                               \
     "t = saturate((c - a) / (b - a)); dst = t * t * (3 - 2t)")                                     \
-  X(Clamp, 33, "clamp", Elementwise, Any, Value, Value, Value, "dst = min(max(a, b), c)")          \
-  X(Saturate, 34, "sat", Elementwise, Any, Value, Unused, Unused, "dst = min(max(a, 0), 1)")       \
-  X(CmpLt, 35, "lt", Elementwise, Any, Value, Value, Unused, "dst = a < b ? 1 : 0")                \
-  X(CmpLe, 36, "le", Elementwise, Any, Value, Value, Unused, "dst = a <= b ? 1 : 0")               \
-  X(CmpEq, 37, "eq", Elementwise, Any, Value, Value, Unused, "dst = a == b ? 1 : 0")               \
-  X(CmpNe, 38, "ne", Elementwise, Any, Value, Value, Unused, "dst = a != b ? 1 : 0")               \
-  X(Select, 39, "sel", Elementwise, Any, Value, Value, Value, "dst = a != 0 ? b : c")              \
+  X(Clamp, 33, "clamp", Elementwise, Any, Value, Value, Value,                                     \
+    "dst = min(max(a, b), c): NaN a gives NaN; a NaN b or c is ignored")                           \
+  X(Saturate, 34, "sat", Elementwise, Any, Value, Unused, Unused,                                  \
+    "dst = min(max(a, 0), 1): NaN a gives NaN")                                                    \
+  X(CmpLt, 35, "lt", Elementwise, Any, Value, Value, Unused,                                       \
+    "dst = a < b ? 1 : 0 (0 when a or b is NaN)")                                                  \
+  X(CmpLe, 36, "le", Elementwise, Any, Value, Value, Unused,                                       \
+    "dst = a <= b ? 1 : 0 (0 when a or b is NaN)")                                                 \
+  X(CmpEq, 37, "eq", Elementwise, Any, Value, Value, Unused,                                       \
+    "dst = a == b ? 1 : 0 (0 when a or b is NaN)")                                                 \
+  X(CmpNe, 38, "ne", Elementwise, Any, Value, Value, Unused,                                       \
+    "dst = a != b ? 1 : 0 (1 when a or b is NaN)")                                                 \
+  X(Select, 39, "sel", Elementwise, Any, Value, Value, Value,                                      \
+    "dst = a != 0 ? b : c: a NaN a picks b")                                                       \
   X(RandUniform, 40, "rand", Random, Any, Index, Unused, Unused,                                   \
     "dst = uniform in [0, 1) per lane: draw i of the particle's stream (section, tick)")           \
   X(RandRange, 41, "randr", Random, Any, Index, Value, Value,                                      \
