@@ -11,9 +11,11 @@
 #include <mote/runtime/world.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mote {
@@ -545,17 +547,55 @@ std::uint32_t ParticleWorld::emitters(std::span<EmitterHandle> out) const noexce
   return static_cast<std::uint32_t>(w.order.size());
 }
 
-std::uint64_t ParticleWorld::stateHash() const noexcept {
+namespace {
+
+// The word a float hashes as: its bits, every NaN the one quiet NaN.
+std::uint32_t hashWord(float v) {
+  return v != v ? 0x7FC00000u : std::bit_cast<std::uint32_t>(v);
+}
+
+// Sorts keys[0, n) by their high 32 bits, stably: an LSD radix sort, one byte a pass, through
+// `swap` (n long); four passes, so the result ends in `keys`. O(n). Allocates: never.
+void sortByHighWord(std::uint64_t* keys, std::uint64_t* swap, std::uint32_t n) {
+  std::uint64_t* from = keys;
+  std::uint64_t* to = swap;
+  for (std::uint32_t shift = 32; shift < 64; shift += 8) {
+    std::array<std::uint32_t, 256> start{};
+    for (std::uint32_t i = 0; i < n; ++i)
+      ++start[(from[i] >> shift) & 0xFFu];
+    std::uint32_t sum = 0;
+    for (std::uint32_t& c : start) {
+      const std::uint32_t count = c;
+      c = sum;
+      sum += count;
+    }
+    for (std::uint32_t i = 0; i < n; ++i)
+      to[start[(from[i] >> shift) & 0xFFu]++] = from[i];
+    std::swap(from, to);
+  }
+}
+
+}  // namespace
+
+std::uint64_t ParticleWorld::stateHash(HashOrder order) const noexcept {
   const Impl& w = *impl_;
   Fnv1a64 h;
   for (const std::uint32_t row : w.order) {
     const EmitterRow& r = w.rows[row];
     h.updateU32(r.index);
     h.updateU32(r.live);
-    for (std::uint32_t i = 0; i < r.live; ++i) {
+    std::uint64_t* keys = w.hashKeys.data();
+    if (order == HashOrder::Id) {
+      MOTE_ASSERT(w.hashKeys.size() >= r.live);
+      for (std::uint32_t i = 0; i < r.live; ++i)
+        keys[i] = std::uint64_t{r.ids[i]} << 32 | i;
+      sortByHighWord(keys, w.hashSwap.data(), r.live);
+    }
+    for (std::uint32_t k = 0; k < r.live; ++k) {
+      const auto i = order == HashOrder::Id ? static_cast<std::uint32_t>(keys[k]) : k;
       h.updateU32(r.ids[i]);
       for (const float* stream : r.streams)
-        h.updateU32(std::bit_cast<std::uint32_t>(stream[i]));
+        h.updateU32(hashWord(stream[i]));
     }
   }
   return h.value();

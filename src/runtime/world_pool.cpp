@@ -106,6 +106,10 @@ void ParticleWorld::Impl::placeRow(EmitterRow& r, std::uint32_t effect, std::uin
   r.words = d.program.particleWords;
   r.capacity = d.maxParticles;
   allocateSlab(r, desc.chunkParticles);
+  if (hashKeys.size() < r.capacity) {
+    hashKeys.resize(r.capacity);
+    hashSwap.resize(r.capacity);
+  }
   r.emitterWords.assign(d.emitterFieldValues.begin(),
                         d.emitterFieldValues.begin() + d.program.emitterWords);
   r.globalSlots.assign(slots.begin(), slots.end());

@@ -8,13 +8,17 @@
 #include <mote/compiler/compiler.h>
 #include <mote/core/alloc_watch.h>
 #include <mote/core/file.h>
+#include <mote/core/fnv1a.h>
 #include <mote/core/job_system.h>
 #include <mote/runtime/world.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <filesystem>
+#include <numeric>
 #include <set>
 #include <string>
 
@@ -550,6 +554,99 @@ TEST(ParticleWorld, VersionOneTwoAndThreeFixturesRunToTheSameStateHash) {
   EXPECT_NE(v1, 0u);
   EXPECT_EQ(run("v2/explosion.motefx"), v1);
   EXPECT_EQ(run("v3/explosion.motefx"), v1);
+}
+
+// The state hash canonicalises NaN: particles whose field holds log(−1) (a quiet NaN) and
+// −log(−1) (the same NaN, sign bit set) hash the same in either order; log(1) = 0 does not.
+TEST(ParticleWorld, StateHashHashesEveryNanAsOneQuietNan) {
+  const auto effectWriting = [](const std::string& value) {
+    return compileJson(effectJson(R"("particle_fields": [{"name": "x"}],
+        "spawn": {"rate": 64}, "init": {"lifetime": 100, "graph": {"nodes": [
+          {"id": "nan", "op": "log", "params": {"a": -1}},
+          {"id": "negated", "op": "neg", "inputs": {"a": "nan"}},
+          {"id": "zero", "op": "log", "params": {"a": 1}},
+          {"id": "set", "op": "particle_field_set", "inputs": {"value": ")" +
+                                  value + R"("}, "names": {"field": "x"}}]}})"));
+  };
+  std::vector<std::unique_ptr<ParticleWorld>> worlds;
+  std::vector<std::uint32_t> bits;
+  for (const char* value : {"nan", "negated", "zero"}) {
+    worlds.push_back(makeWorld());
+    ParticleWorld& w = *worlds.back();
+    const EffectHandle h = w.addEffect(effectWriting(value)).value();
+    for (int i = 0; i < 16; ++i)
+      w.tick(kDt);
+    const EmitterView v = w.view(w.emitter(h, 0)).value();
+    ASSERT_EQ(v.live, 16u);
+    std::int32_t x = -1;
+    for (const bytecode::FieldSlot& f : v.emitter->program.particleFields)
+      if (f.name == "field.x") x = static_cast<std::int32_t>(f.offset);
+    ASSERT_GE(x, 0);
+    bits.push_back(std::bit_cast<std::uint32_t>(v.streams[static_cast<std::size_t>(x)][3]));
+  }
+  EXPECT_EQ(bits[0], 0x7FC00000u);  // the states differ only in the NaN's sign
+  EXPECT_EQ(bits[1], 0xFFC00000u);
+  EXPECT_EQ(bits[2], 0u);
+  for (const HashOrder order : {HashOrder::Storage, HashOrder::Id}) {
+    EXPECT_EQ(worlds[0]->stateHash(order), worlds[1]->stateHash(order));
+    EXPECT_NE(worlds[0]->stateHash(order), worlds[2]->stateHash(order));
+  }
+}
+
+// HashOrder::Id visits each emitter's particles by ascending id. After deaths have swap-compacted
+// the pool out of id order it differs from the storage order, and each equals FNV-1a over the
+// records of docs/runtime.md ("The state hash") computed here from the emitter's view.
+TEST(ParticleWorld, StateHashInIdOrderSortsEachEmittersParticlesById) {
+  auto world = makeWorld();
+  const auto effect = compileJson(effectJson(
+      R"("spawn": {"rate": 0, "bursts": [{"time": 0, "count": 12}]},
+         "init": {"lifetime": [0.05, 1]})"));
+  const EffectHandle h = world->addEffect(effect).value();
+  for (int i = 0; i < 20; ++i)
+    world->tick(kDt);
+  const EmitterView v = world->view(world->emitter(h, 0)).value();
+  ASSERT_GT(v.live, 2u);
+  ASSERT_LT(v.live, 12u);
+  ASSERT_FALSE(std::is_sorted(v.ids, v.ids + v.live));
+  std::vector<std::uint32_t> byId(v.live);
+  std::iota(byId.begin(), byId.end(), 0u);
+  std::sort(byId.begin(), byId.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return v.ids[a] < v.ids[b]; });
+  const auto hashOf = [&](const std::vector<std::uint32_t>& slots) {
+    Fnv1a64 f;
+    f.updateU32(0).updateU32(v.live);  // the emitter's index in its effect, its live count
+    for (const std::uint32_t i : slots) {
+      f.updateU32(v.ids[i]);
+      for (const float* stream : v.streams)
+        f.updateU32(std::bit_cast<std::uint32_t>(stream[i]));
+    }
+    return f.value();
+  };
+  std::vector<std::uint32_t> bySlot(v.live);
+  std::iota(bySlot.begin(), bySlot.end(), 0u);
+  EXPECT_EQ(world->stateHash(HashOrder::Id), hashOf(byId));
+  EXPECT_EQ(world->stateHash(HashOrder::Storage), hashOf(bySlot));
+  EXPECT_EQ(world->stateHash(), hashOf(bySlot));
+  EXPECT_NE(hashOf(byId), hashOf(bySlot));
+}
+
+// Hashing in id order sorts in scratch reserved when the effect was added: no allocation.
+TEST(ParticleWorld, StateHashInIdOrderAllocatesNothing) {
+#if !defined(MOTE_TEST_ALLOC_WATCH_LINKED)
+  GTEST_SKIP() << "the allocation watch is not linked in sanitizer builds";
+#else
+  auto world = makeWorld();
+  (void)world->addEffect(
+      compileFile(std::filesystem::path(mote::test::sourceDir()) / "examples/rain.json"));
+  for (int i = 0; i < 120; ++i)
+    world->tick(1.0f / 60.0f);
+  ASSERT_GT(world->stats().live, 100u);
+  AllocationScope scope;
+  const std::uint64_t id = world->stateHash(HashOrder::Id);
+  const std::uint64_t storage = world->stateHash(HashOrder::Storage);
+  EXPECT_EQ(scope.allocations(), 0u);
+  EXPECT_NE(id, storage);
+#endif
 }
 
 TEST(ParticleWorld, TickAllocatesNothingUnderHeavyChurn) {

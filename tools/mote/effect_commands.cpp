@@ -318,7 +318,8 @@ int runSimulate(const SimulateOptions& options) {
     }
   }
   if (options.hashOnly) {
-    fmt::print("{:016x}\n", w.stateHash());
+    fmt::print("{:016x}\n",
+               w.stateHash(options.hashInIdOrder ? HashOrder::Id : HashOrder::Storage));
     return 0;
   }
   for (std::uint32_t i = 0; i < effect.emitters.size(); ++i) {

@@ -68,6 +68,9 @@ struct SimulateOptions {
   std::uint32_t threads = 1;
   std::uint64_t seed = 0;
   bool hashOnly = false;  ///< `mote hash`: print the state hash and nothing else
+  /// `mote hash --order id|storage`: the particle order the hash visits (ParticleWorld::stateHash:
+  /// false is HashOrder::Storage, true HashOrder::Id, the GPU's order).
+  bool hashInIdOrder = false;
 };
 
 /// `mote run FILE --ticks N` (stats per emitter at the end, a line per simulated second) and

@@ -260,6 +260,11 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1u, 256u));
     command->add_option("--seed", options->seed, "Instance seed mixed into every emitter's");
   }
+  std::string hashOrder = "storage";
+  hash->add_option("--order", hashOrder,
+                   "Particle order of the hash: storage (slot order) or id (particle ids, the "
+                   "GPU's order)")
+      ->check(CLI::IsMember({"storage", "id"}));
 
   mote::cli::RenderCommandOptions renderOptions;
   CLI::App* renderCommand = app.add_subcommand(
@@ -340,7 +345,10 @@ int main(int argc, char** argv) {
   if (*renderCommand) return mote::cli::runRender(renderOptions);
   if (*importMdl)
     return mote::cli::runImportMdl(importInput, importOutput, importOptions, importList);
-  if (*hash) return mote::cli::runSimulate(hashOptions);
+  if (*hash) {
+    hashOptions.hashInIdOrder = hashOrder == "id";
+    return mote::cli::runSimulate(hashOptions);
+  }
   if (*validate) return mote::cli::runValidate(validateFiles, validateWerror);
   if (*schema) return mote::cli::runSchema(schemaReference, schemaNodeReference);
   if (*format) return mote::cli::runFormat(formatFiles, formatCheck);

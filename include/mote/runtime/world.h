@@ -24,6 +24,15 @@
 
 namespace mote {
 
+/// The order ParticleWorld::stateHash visits each emitter's particles in.
+enum class HashOrder {
+  Storage,  ///< slot order: where the CPU pool holds them after kill compaction
+  /// Ascending particle id (equal ids, once an emitter's u32 ids wrap, in slot order): the same
+  /// for any backend's slot allocation. The GPU allocates slots with atomics, so its hash is in
+  /// this order (`mote hash --order id`).
+  Id,
+};
+
 /// A typed handle: a slot index and the slot's generation when the handle was made. Generation 0
 /// never names a live object, so a default handle is invalid; a removed object's handles go stale
 /// (its slot's generation moves on) and every function given one answers NotFound.
@@ -209,8 +218,11 @@ class ParticleWorld {
   /// hash's order). Fills `out` up to its size and returns how many there are. O(emitters).
   std::uint32_t emitters(std::span<EmitterHandle> out) const noexcept;
 
-  /// FNV-1a 64 over the live state in the canonical order of docs/runtime.md. O(live · words).
-  std::uint64_t stateHash() const noexcept;
+  /// FNV-1a 64 over the live state in the canonical order of docs/runtime.md ("The state hash"),
+  /// each emitter's particles in `order`, every NaN word hashed as the quiet NaN 0x7FC00000 (a
+  /// NaN's sign and payload are not part of the ISA's semantics, docs/isa.md). O(live · words).
+  /// Allocates: never (HashOrder::Id sorts in scratch that addEffect reserved).
+  std::uint64_t stateHash(HashOrder order = HashOrder::Storage) const noexcept;
 
   struct Impl;
 
