@@ -74,8 +74,8 @@ struct SimulateOptions {
 };
 
 /// `mote run FILE --ticks N` (stats per emitter at the end, a line per simulated second) and
-/// `mote hash FILE --ticks N` (the state hash): simulate the effect at the origin in a
-/// ParticleWorld. Returns 1 (with a message) when the file or the world cannot be made.
+/// `mote hash FILE --ticks N [--order storage|id]` (the state hash): simulate the effect at the
+/// origin in a ParticleWorld. Returns 1 (with a message) when the file or the world cannot be made.
 int runSimulate(const SimulateOptions& options);
 
 }  // namespace mote::cli

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The per-particle formulas of the opcodes that mix lanes (quaternions, random shapes, curves),
-// shared by the reference executor and the runtime VM so both compute them with the same operations
-// in the same order. Single-precision IEEE arithmetic, no contraction (the build uses
+// Mote's own elementary functions (sin, cos, exp, log, pow, cbrt: the same bits on every platform)
+// and the per-particle formulas of the opcodes that mix lanes (quaternions, random shapes, curves),
+// shared by the reference executor, the runtime VM and the compiler so all compute them with the
+// same operations in the same order. IEEE arithmetic, no contraction (the build uses
 // -ffp-contract=off).
 #pragma once
 
@@ -155,8 +156,8 @@ float exponential(float x) noexcept;
 /// log(±0) = −inf, log(x < 0) = NaN, log(+inf) = +inf, log(1) = +0, NaN stays NaN.
 float logarithm(float x) noexcept;
 /// a^b, Mote's own: e^(b · ln|a|) in double with the sign of the odd-integer rule, within 1 ULP,
-/// and C99 Annex F's special cases (docs/isa.md, "pow"): pow(a, ±0) = 1 even for NaN a, pow(1, b)
-/// = 1 even for NaN b, a negative finite a with a finite non-integer b is NaN.
+/// and C99 Annex F's special cases (docs/isa.md, "Accuracy", the pow table): pow(a, ±0) = 1 even
+/// for NaN a, pow(1, b) = 1 even for NaN b, a negative finite a with a finite non-integer b is NaN.
 float power(float a, float b) noexcept;
 /// The cube root, Mote's own: within 1 ULP (correctly rounded but for rare near-ties).
 /// cbrt(−x) = −cbrt(x), cbrt(±0) = ±0, cbrt(±inf) = ±inf, NaN stays NaN.
