@@ -19,6 +19,16 @@ install(DIRECTORY "${PROJECT_BINARY_DIR}/generated/include/mote" DESTINATION ${C
 if(TARGET mote)
   install(TARGETS mote RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
+# The Vulkan backend, where it was built (volk is compiled into its own static library beside it).
+if(TARGET mote_gpu)
+  install(TARGETS mote_gpu mote_volk
+    EXPORT moteTargets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  set(MOTE_PACKAGE_HAS_GPU ON)
+else()
+  set(MOTE_PACKAGE_HAS_GPU OFF)
+endif()
 
 install(EXPORT moteTargets NAMESPACE mote:: DESTINATION ${MOTE_INSTALL_CMAKEDIR})
 configure_package_config_file(

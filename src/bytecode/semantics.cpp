@@ -46,7 +46,7 @@ SinCos sinCosLarge(float x) noexcept {
   const U128 fraction = p << 2;                                        // the rest, · 2^128
   q += static_cast<std::uint64_t>(fraction >> 127);  // past half a quadrant: the next one, r < 0
   const auto high = static_cast<std::int64_t>(static_cast<std::uint64_t>(fraction >> 64));
-  double r = static_cast<double>(high) * 0x1.921fb54442d18p-64;  // · π/2 · 2^-64
+  double r = static_cast<double>(high) * trig::kHalfPiTimes2ToMinus64;
   if ((bits >> 31) != 0) {  // sin(−x) = −sin x, cos(−x) = cos x: the quadrant and r negated
     q = 0u - q;
     r = -r;

@@ -26,6 +26,12 @@ const char* statusCodeName(StatusCode code) noexcept {
       return "OutOfRange";
     case StatusCode::Internal:
       return "Internal";
+    case StatusCode::Unavailable:
+      return "Unavailable";
+    case StatusCode::DeviceLost:
+      return "DeviceLost";
+    case StatusCode::OutOfMemory:
+      return "OutOfMemory";
   }
   return "Unknown";
 }

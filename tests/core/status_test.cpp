@@ -42,6 +42,9 @@ TEST(Status, CodeNamesAreStable) {
   EXPECT_STREQ(statusCodeName(StatusCode::BudgetExhausted), "BudgetExhausted");
   EXPECT_STREQ(statusCodeName(StatusCode::ParseError), "ParseError");
   EXPECT_STREQ(statusCodeName(StatusCode::Internal), "Internal");
+  EXPECT_STREQ(statusCodeName(StatusCode::Unavailable), "Unavailable");
+  EXPECT_STREQ(statusCodeName(StatusCode::DeviceLost), "DeviceLost");
+  EXPECT_STREQ(statusCodeName(StatusCode::OutOfMemory), "OutOfMemory");
   EXPECT_STREQ(statusCodeName(static_cast<StatusCode>(200)), "Unknown");
 }
 

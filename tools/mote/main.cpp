@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The mote command-line tool: entry point and subcommands.
 #include "effect_commands.h"
+#include "gpu_commands.h"
 #include "render_command.h"
 #include "runtime_bench.h"
 
@@ -194,6 +195,10 @@ int main(int argc, char** argv) {
   CLI::App* info = app.add_subcommand(
       "info", "Print the build configuration, or the emitters, layouts and programs of FILE");
   info->add_option("file", infoFile, "An effect .json or a compiled .motefx");
+  bool infoGpu = false;
+  info->add_flag("--gpu", infoGpu,
+                 "Print the Vulkan devices, the chosen one's limits and its self-test (exact or "
+                 "fast mode, and why)");
 
   double benchSeconds = 0.1;
   int benchRepetitions = 7;
@@ -337,6 +342,7 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  if (*info && infoGpu) return mote::cli::runGpuInfo();
   if (*info) return infoFile.empty() ? runInfo() : mote::cli::runEffectInfo(infoFile);
   if (*compile) return mote::cli::runCompile(compileInput, compileOutput);
   if (*disasm) return mote::cli::runDisasm(disasmInput);

@@ -38,6 +38,8 @@ inline constexpr double kTwoOverPi = 0x1.45f306dc9c883p-1;
 inline constexpr double kRoundShift = 0x1.8p52;
 /// π/2 = kHalfPi[0] + kHalfPi[1] + kHalfPi[2] to 2^-122: the first two have 33 significant bits, so
 /// n · kHalfPi[0] and n · kHalfPi[1] are exact for the n below 2^20 that kReduceLimit allows.
+/// π/2 · 2^-64: sinCosLarge's scale from a 64-bit fraction of a quadrant to radians.
+inline constexpr double kHalfPiTimes2ToMinus64 = 0x1.921fb54442d18p-64;
 inline constexpr std::array<double, 3> kHalfPi{0x1.921fb544p+0, 0x1.0b4611a6p-34,
                                                0x1.3198a2e037073p-69};
 /// Taylor coefficients: sin r = r · (1 + r²·(S0 + r²·(S1 + … + r²·S5))) and cos r = 1 + r²·(C0 +

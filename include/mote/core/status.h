@@ -25,6 +25,9 @@ enum class StatusCode : std::uint8_t {
   NotFound,         ///< a named thing (file, field, emitter, animation) does not exist
   OutOfRange,       ///< an index or numeric value beyond what the format can hold
   Internal,         ///< an invariant of Mote itself broke; a bug to report
+  Unavailable,      ///< a facility this machine lacks (no Vulkan loader, no GPU device)
+  DeviceLost,       ///< the GPU device was lost; every later call on it fails the same way
+  OutOfMemory,      ///< a device (or host) allocation of the size asked for did not fit
 };
 
 /// The code's name as written in messages ("InvalidArgument"). Never null.

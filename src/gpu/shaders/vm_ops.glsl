@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+// (Included by vm_ops.comp and vm_ops_wide.comp after their #version.)
+// The VM over independent cases, for the opcode parity tests and tools (src/gpu/vm_ops.cpp): case i
+// runs one section of one program on its own particle record with its own context — builtins,
+// random stream, emitter words and globals — and reports whether it was killed and what it asked
+// to SPAWN. The emit and simulate passes run the same interpreter (vm.glsl) over the pool.
+layout(local_size_x = 64) in;
+
+// Program: the section's code at [0, codeWords), then the constants (4 words each).
+layout(std430, binding = 0) readonly buffer Program { uint program[]; };
+layout(std430, binding = 1) buffer Particles { uint particles[]; };
+// Context of case i at i * contextWords: 11 builtins × 4, seed (2), id (2), tick (2), section,
+// unused, then the emitter words, then 4 words per global import.
+layout(std430, binding = 2) readonly buffer Contexts { uint contexts[]; };
+// Results of case i at i * kResultWords: killed, spawn count, then (target, count, x, y, z) each.
+layout(std430, binding = 3) buffer Results { uint results[]; };
+#ifdef MOTE_VM_WIDE
+// The wide register file: slot-major, kWideSlots slots of `cases` lanes.
+layout(std430, binding = 4) buffer Registers { uint wideRegisters[]; };
+#endif
+
+layout(push_constant) uniform Push {
+  uint cases;
+  uint instructions;
+  uint constantsAt;   // word where the constants start
+  uint particleWords;
+  uint contextWords;
+  uint emitterWords;  // how many follow the fixed context
+  uint wideStride;    // lanes of the wide register file
+} push;
+
+const uint kBuiltinWords = 44u;
+const uint kFixedContextWords = 52u;
+const uint kMaxSpawns = 8u;
+const uint kResultWords = 2u + 5u * kMaxSpawns;
+
+uint gCase;
+
+uint vmCodeWord(uint i) { return program[i]; }
+uvec4 vmConstant(uint i) {
+  const uint at = push.constantsAt + 4u * i;
+  return uvec4(program[at], program[at + 1u], program[at + 2u], program[at + 3u]);
+}
+uint vmLoadParticle(uint word) { return particles[gCase * push.particleWords + word]; }
+void vmStoreParticle(uint word, uint value) { particles[gCase * push.particleWords + word] = value; }
+uint contextWord(uint i) { return contexts[gCase * push.contextWords + i]; }
+uvec4 vmBuiltin(uint id) {
+  const uint at = 4u * id;
+  return uvec4(contextWord(at), contextWord(at + 1u), contextWord(at + 2u), contextWord(at + 3u));
+}
+uint vmEmitterWord(uint word) { return contextWord(kFixedContextWords + word); }
+uvec4 vmGlobal(uint import_) {
+  const uint at = kFixedContextWords + push.emitterWords + 4u * import_;
+  return uvec4(contextWord(at), contextWord(at + 1u), contextWord(at + 2u), contextWord(at + 3u));
+}
+
+#include "exact.glsl"
+
+// The tests' wind: (x · 0.5, y − 1, 2) — a pure function both sides compute (vm_ops.h).
+uvec3 vmWind(uvec3 p) { return uvec3(xMul(p.x, 0x3f000000u), xSub(p.y, kOne), 0x40000000u); }
+
+void vmSpawn(uint target, uint count, uvec3 position) {
+  const uint at = gCase * kResultWords;
+  const uint n = results[at + 1u];
+  results[at + 1u] = n + 1u;
+  if (n >= kMaxSpawns) return;  // counted, not kept
+  const uint r = at + 2u + 5u * n;
+  results[r] = target;
+  results[r + 1u] = count;
+  results[r + 2u] = position.x;
+  results[r + 3u] = position.y;
+  results[r + 4u] = position.z;
+}
+
+#ifdef MOTE_VM_WIDE
+const uint kWideSlots = 256u;
+uint vmReg(uint slot) { return wideRegisters[(slot & (kWideSlots - 1u)) * push.wideStride + gCase]; }
+void vmSetReg(uint slot, uint value) {
+  wideRegisters[(slot & (kWideSlots - 1u)) * push.wideStride + gCase] = value;
+}
+#else
+const uint kFastSlots = 64u;
+uint gRegisters[kFastSlots];
+uint vmReg(uint slot) { return gRegisters[slot & (kFastSlots - 1u)]; }
+void vmSetReg(uint slot, uint value) { gRegisters[slot & (kFastSlots - 1u)] = value; }
+#endif
+
+#include "vm.glsl"
+
+void main() {
+  gCase = gl_GlobalInvocationID.x;
+  if (gCase >= push.cases) return;
+  VmRandom rng;
+  rng.seed = uvec2(contextWord(kBuiltinWords), contextWord(kBuiltinWords + 1u));
+  rng.counter = uvec2(contextWord(kBuiltinWords + 2u), contextWord(kBuiltinWords + 3u));
+  rng.tick = uvec2(contextWord(kBuiltinWords + 4u), contextWord(kBuiltinWords + 5u));
+  rng.update = contextWord(kBuiltinWords + 6u);
+  results[gCase * kResultWords + 1u] = 0u;
+  const bool killed = vmRun(push.instructions, rng);
+  results[gCase * kResultWords] = killed ? 1u : 0u;
+}
