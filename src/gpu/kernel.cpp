@@ -117,14 +117,15 @@ void Kernel::bind(std::span<const Buffer* const> buffers) {
   vkUpdateDescriptorSets(device_, bindings_, writes.data(), 0, nullptr);
 }
 
-void Kernel::record(VkCommandBuffer cmd, std::span<const std::uint32_t> push,
-                    std::uint32_t groups) const {
+void Kernel::begin(VkCommandBuffer cmd, std::span<const std::uint32_t> push) const {
   MOTE_ASSERT(push.size_bytes() == pushBytes_, "Kernel::record: push constants of the wrong size");
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, 0, 1, &set_, 0, nullptr);
   if (pushBytes_ > 0)
     vkCmdPushConstants(cmd, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, pushBytes_, push.data());
-  if (groups > 0) vkCmdDispatch(cmd, groups, 1, 1);
+}
+
+void Kernel::barrierAfter(VkCommandBuffer cmd) {
   VkMemoryBarrier b{};
   b.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
   b.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
@@ -134,6 +135,20 @@ void Kernel::record(VkCommandBuffer cmd, std::span<const std::uint32_t> push,
                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
                            VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
                        0, 1, &b, 0, nullptr, 0, nullptr);
+}
+
+void Kernel::record(VkCommandBuffer cmd, std::span<const std::uint32_t> push,
+                    std::uint32_t groups) const {
+  begin(cmd, push);
+  if (groups > 0) vkCmdDispatch(cmd, groups, 1, 1);
+  barrierAfter(cmd);
+}
+
+void Kernel::recordIndirect(VkCommandBuffer cmd, std::span<const std::uint32_t> push,
+                            const Buffer& args, std::uint64_t offset) const {
+  begin(cmd, push);
+  vkCmdDispatchIndirect(cmd, args.handle(), offset);
+  barrierAfter(cmd);
 }
 
 Kernel::Kernel(Kernel&& other) noexcept {

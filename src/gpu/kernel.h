@@ -39,9 +39,15 @@ class Kernel {
   /// Records the dispatch of `groups` workgroups with `push` as the push constants, then a barrier
   /// that makes its writes visible to the next compute or transfer command.
   void record(VkCommandBuffer cmd, std::span<const std::uint32_t> push, std::uint32_t groups) const;
+  /// The same with the workgroup count read by the device from `args` at byte `offset` (a
+  /// VkDispatchIndirectCommand the GPU wrote; the buffer made with INDIRECT_BUFFER usage).
+  void recordIndirect(VkCommandBuffer cmd, std::span<const std::uint32_t> push, const Buffer& args,
+                      std::uint64_t offset) const;
 
  private:
   void release() noexcept;
+  void begin(VkCommandBuffer cmd, std::span<const std::uint32_t> push) const;
+  static void barrierAfter(VkCommandBuffer cmd);
   Context* context_ = nullptr;
   VkDevice device_ = VK_NULL_HANDLE;
   std::string name_;

@@ -24,7 +24,40 @@ constexpr std::uint32_t kVmOpsWideFast[] = {
 #include "vm_ops_wide_fast.spv.inc"
 };
 
+constexpr std::uint32_t kScanBlocks[] = {
+#include "scan_blocks_fast.spv.inc"
+};
+constexpr std::uint32_t kScanPartials[] = {
+#include "scan_partials_fast.spv.inc"
+};
+constexpr std::uint32_t kScanAdd[] = {
+#include "scan_add_fast.spv.inc"
+};
+
+constexpr std::uint32_t kPoolInit[] = {
+#include "pool_init_fast.spv.inc"
+};
+constexpr std::uint32_t kEmitAlloc[] = {
+#include "emit_alloc_fast.spv.inc"
+};
+
 }  // namespace
+
+std::span<const std::uint32_t> poolInitShader() noexcept {
+  return kPoolInit;
+}
+std::span<const std::uint32_t> emitAllocShader() noexcept {
+  return kEmitAlloc;
+}
+std::span<const std::uint32_t> scanBlocksShader() noexcept {
+  return kScanBlocks;
+}
+std::span<const std::uint32_t> scanPartialsShader() noexcept {
+  return kScanPartials;
+}
+std::span<const std::uint32_t> scanAddShader() noexcept {
+  return kScanAdd;
+}
 
 ShaderCode selfTestShader() noexcept {
   return {kSelfTestExact, kSelfTestFast};

@@ -15,6 +15,16 @@ struct ShaderCode {
 };
 
 ShaderCode selfTestShader() noexcept;
+/// The prefix scan's three passes (scan_blocks.comp, scan_partials.comp, scan_add.comp): integer
+/// code only, one build each.
+std::span<const std::uint32_t> scanBlocksShader() noexcept;
+std::span<const std::uint32_t> scanPartialsShader() noexcept;
+std::span<const std::uint32_t> scanAddShader() noexcept;
+
+/// The pool's free-list fill and the emit pass's allocation (pool_init.comp, emit_alloc.comp).
+std::span<const std::uint32_t> poolInitShader() noexcept;
+std::span<const std::uint32_t> emitAllocShader() noexcept;
+
 /// vm_ops.comp, or vm_ops_wide.comp (the register file in a storage buffer).
 ShaderCode vmOpsShader(bool wide) noexcept;
 
