@@ -408,8 +408,10 @@ const Status& Context::Impl::markLost(const std::string& what) {
   return lost;
 }
 
-Status Context::Impl::submit(const std::function<void(VkCommandBuffer)>& record) {
+Status Context::Impl::submit(const std::function<void(VkCommandBuffer)>& record,
+                             std::uint32_t timeoutMs) {
   if (!lost.ok()) return lost;
+  if (timeoutMs == 0) timeoutMs = desc.submitTimeoutMs;
   MOTE_RETURN_IF_ERROR(vkStatus(vkResetCommandBuffer(commands, 0), "vkResetCommandBuffer"));
   VkCommandBufferBeginInfo begin{};
   begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
@@ -437,12 +439,12 @@ Status Context::Impl::submit(const std::function<void(VkCommandBuffer)>& record)
   VkResult r = vkQueueSubmit(queue, 1, &work, fence);
   if (r == VK_ERROR_DEVICE_LOST) return markLost("vkQueueSubmit");
   MOTE_RETURN_IF_ERROR(vkStatus(r, "vkQueueSubmit"));
-  r = vkWaitForFences(device, 1, &fence, VK_TRUE, std::uint64_t{desc.submitTimeoutMs} * 1000000u);
+  r = vkWaitForFences(device, 1, &fence, VK_TRUE, std::uint64_t{timeoutMs} * 1000000u);
   if (r == VK_TIMEOUT) {
     // Nothing may be destroyed under a running submission: wait for it to end (a hung device is
     // reset by its driver, which ends the wait with VK_ERROR_DEVICE_LOST).
     vkDeviceWaitIdle(device);
-    return markLost(fmt::format("a submission ran past {} ms", desc.submitTimeoutMs));
+    return markLost(fmt::format("a submission ran past {} ms", timeoutMs));
   }
   if (r == VK_ERROR_DEVICE_LOST) return markLost("vkWaitForFences");
   MOTE_RETURN_IF_ERROR(vkStatus(r, "vkWaitForFences"));
@@ -462,11 +464,8 @@ Status Context::Impl::prime(Kernel& kernel, std::uint32_t bindings, std::uint32_
   std::vector<const Buffer*> buffers(bindings, &primer);
   kernel.bind(buffers);
   const std::vector<std::uint32_t> push(pushBytes / 4, 0u);
-  const std::uint32_t timeout = desc.submitTimeoutMs;
-  desc.submitTimeoutMs = std::max<std::uint32_t>(timeout, kCompileTimeoutMs);
-  Status s = submit([&](VkCommandBuffer cmd) { kernel.record(cmd, push, 1); });
-  desc.submitTimeoutMs = timeout;
-  return s;
+  return submit([&](VkCommandBuffer cmd) { kernel.record(cmd, push, 1); },
+                std::max<std::uint32_t>(desc.submitTimeoutMs, kCompileTimeoutMs));
 }
 
 Result<Kernel*> Context::Impl::kernel(Context& context, const char* name,

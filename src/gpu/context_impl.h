@@ -59,9 +59,9 @@ struct Context::Impl {
   ~Impl();
 
   /// Records with `record` into a fresh one-shot command buffer, submits it and waits for it,
-  /// within desc.submitTimeoutMs (past it the device is treated as lost). A lost device, earlier or
-  /// now, is the DeviceLost status.
-  Status submit(const std::function<void(VkCommandBuffer)>& record);
+  /// within `timeoutMs` (0: desc.submitTimeoutMs; past it the device is treated as lost). A lost
+  /// device, earlier or now, is the DeviceLost status.
+  Status submit(const std::function<void(VkCommandBuffer)>& record, std::uint32_t timeoutMs = 0);
 
   /// Marks the device lost (from a VkResult or a test) and returns the status every later call
   /// gets.

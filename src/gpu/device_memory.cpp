@@ -145,33 +145,31 @@ void Buffer::release() noexcept {
   context_ = nullptr;
 }
 
-Status Buffer::upload(std::span<const std::uint32_t> words, std::uint64_t offsetWords) {
-  const std::uint64_t bytes = words.size_bytes();
+Status Buffer::copy(const void* from, void* to, std::uint64_t bytes,
+                    std::uint64_t offsetWords) const {
+  const bool toDevice = from != nullptr;
   if (bytes == 0) return {};
-  MOTE_ASSERT((offsetWords * 4u + bytes) <= bytes_, "Buffer::upload past the end");
+  MOTE_ASSERT((offsetWords * 4u + bytes) <= bytes_, "Buffer: a copy past the end");
   Context::Impl& c = context_->impl();
   Staging staging(c);
   MOTE_RETURN_IF_ERROR(staging.create(bytes));
-  std::memcpy(staging.data(), words.data(), bytes);
-  return c.submit([&](VkCommandBuffer cmd) {
-    const VkBufferCopy region{0, offsetWords * 4u, bytes};
-    vkCmdCopyBuffer(cmd, staging.buffer(), buffer_, 1, &region);
-  });
+  if (toDevice) std::memcpy(staging.data(), from, bytes);
+  MOTE_RETURN_IF_ERROR(c.submit([&](VkCommandBuffer cmd) {
+    const VkBufferCopy region{toDevice ? 0 : offsetWords * 4u, toDevice ? offsetWords * 4u : 0,
+                              bytes};
+    vkCmdCopyBuffer(cmd, toDevice ? staging.buffer() : buffer_,
+                    toDevice ? buffer_ : staging.buffer(), 1, &region);
+  }));
+  if (!toDevice) std::memcpy(to, staging.data(), bytes);
+  return {};
+}
+
+Status Buffer::upload(std::span<const std::uint32_t> words, std::uint64_t offsetWords) {
+  return copy(words.data(), nullptr, words.size_bytes(), offsetWords);
 }
 
 Status Buffer::download(std::span<std::uint32_t> out, std::uint64_t offsetWords) const {
-  const std::uint64_t bytes = out.size_bytes();
-  if (bytes == 0) return {};
-  MOTE_ASSERT((offsetWords * 4u + bytes) <= bytes_, "Buffer::download past the end");
-  Context::Impl& c = context_->impl();
-  Staging staging(c);
-  MOTE_RETURN_IF_ERROR(staging.create(bytes));
-  MOTE_RETURN_IF_ERROR(c.submit([&](VkCommandBuffer cmd) {
-    const VkBufferCopy region{offsetWords * 4u, 0, bytes};
-    vkCmdCopyBuffer(cmd, buffer_, staging.buffer(), 1, &region);
-  }));
-  std::memcpy(out.data(), staging.data(), bytes);
-  return {};
+  return copy(nullptr, out.data(), out.size_bytes(), offsetWords);
 }
 
 }  // namespace mote::gpu

@@ -37,6 +37,8 @@ class Buffer {
 
  private:
   void release() noexcept;
+  // Through a staging buffer: `from` (host) → the buffer, or, with `from` null, the buffer → `to`.
+  Status copy(const void* from, void* to, std::uint64_t bytes, std::uint64_t offsetWords) const;
   Context* context_ = nullptr;
   VkDevice device_ = VK_NULL_HANDLE;  // for release: valid while the Context's device is
   VkBuffer buffer_ = VK_NULL_HANDLE;

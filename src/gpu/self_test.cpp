@@ -138,7 +138,7 @@ const char* modeName(Mode mode) noexcept {
 
 Result<SelfTest> runSelfTest(Context& context) {
   const DeviceInfo& d = context.device();
-  const bool fp64 = d.float64 && d.int64;
+  const bool fp64 = hasFp64Shaders(d);
   const std::vector<std::uint32_t> in = operands();
   SelfTest t;
   t.cases = static_cast<std::uint32_t>(in.size() / 3);

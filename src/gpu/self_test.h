@@ -14,6 +14,11 @@ inline constexpr std::uint32_t kEmulateFmaFlag = 2u;
 inline constexpr std::uint32_t kEmulateDivFlag = 4u;
 inline constexpr std::uint32_t kEmulateSqrtFlag = 8u;
 
+/// Whether the device can run the shaders' fp64 build (exact mode's emulation needs both).
+inline bool hasFp64Shaders(const DeviceInfo& d) {
+  return d.float64 && d.int64;
+}
+
 /// Runs the self-test on `context`'s device. An error only when the device fails to run it at all.
 Result<SelfTest> runSelfTest(Context& context);
 

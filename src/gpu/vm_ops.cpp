@@ -3,6 +3,7 @@
 #include "context_impl.h"
 #include "device_memory.h"
 #include "kernel.h"
+#include "self_test.h"
 #include "shaders.h"
 
 #include <mote/gpu/vm_cases.h>
@@ -85,7 +86,7 @@ Result<std::vector<VmCaseResult>> runCases(Context& context,
   }
 
   const bool wide = file == RegisterFile::Wide || p.registerCount > kFastRegisterSlots;
-  const bool fp64 = context.device().float64 && context.device().int64;
+  const bool fp64 = hasFp64Shaders(context.device());
   Result<Kernel*> kernel =
       context.impl().kernel(context, wide ? "vm_ops_wide" : "vm_ops", vmOpsShader(wide).pick(fp64),
                             wide ? 5 : 4, 28, context.selfTest().flags);
