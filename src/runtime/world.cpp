@@ -554,27 +554,6 @@ std::uint32_t hashWord(float v) {
   return v != v ? 0x7FC00000u : std::bit_cast<std::uint32_t>(v);
 }
 
-// Sorts keys[0, n) by their high 32 bits, stably: an LSD radix sort, one byte a pass, through
-// `swap` (n long); four passes, so the result ends in `keys`. O(n). Allocates: never.
-void sortByHighWord(std::uint64_t* keys, std::uint64_t* swap, std::uint32_t n) {
-  std::uint64_t* from = keys;
-  std::uint64_t* to = swap;
-  for (std::uint32_t shift = 32; shift < 64; shift += 8) {
-    std::array<std::uint32_t, 256> start{};
-    for (std::uint32_t i = 0; i < n; ++i)
-      ++start[(from[i] >> shift) & 0xFFu];
-    std::uint32_t sum = 0;
-    for (std::uint32_t& c : start) {
-      const std::uint32_t count = c;
-      c = sum;
-      sum += count;
-    }
-    for (std::uint32_t i = 0; i < n; ++i)
-      to[start[(from[i] >> shift) & 0xFFu]++] = from[i];
-    std::swap(from, to);
-  }
-}
-
 }  // namespace
 
 std::uint64_t ParticleWorld::stateHash(HashOrder order) const noexcept {
@@ -589,7 +568,7 @@ std::uint64_t ParticleWorld::stateHash(HashOrder order) const noexcept {
       MOTE_ASSERT(w.hashKeys.size() >= r.live);
       for (std::uint32_t i = 0; i < r.live; ++i)
         keys[i] = std::uint64_t{r.ids[i]} << 32 | i;
-      sortByHighWord(keys, w.hashSwap.data(), r.live);
+      std::sort(keys, keys + r.live);  // in place: ids are unique, so id order is the key order
     }
     for (std::uint32_t k = 0; k < r.live; ++k) {
       const auto i = order == HashOrder::Id ? static_cast<std::uint32_t>(keys[k]) : k;

@@ -236,9 +236,8 @@ struct ParticleWorld::Impl {
   std::vector<WorkItem> items;
   std::vector<std::uint32_t> stepRows;  // scratch for prewarm / seek
   // stateHash(HashOrder::Id)'s sort scratch: (id << 32 | slot) keys, as long as the largest
-  // emitter's capacity (placeRow grows them). One thread drives a world, so const calls share it.
+  // emitter's capacity (placeRow grows it). One thread drives a world, so const calls share it.
   mutable std::vector<std::uint64_t> hashKeys;
-  mutable std::vector<std::uint64_t> hashSwap;
   std::uint64_t particlesInUse = 0;
   WindField wind = nullptr;
   void* windUser = nullptr;

@@ -108,7 +108,6 @@ void ParticleWorld::Impl::placeRow(EmitterRow& r, std::uint32_t effect, std::uin
   allocateSlab(r, desc.chunkParticles);
   if (hashKeys.size() < r.capacity) {
     hashKeys.resize(r.capacity);
-    hashSwap.resize(r.capacity);
   }
   r.emitterWords.assign(d.emitterFieldValues.begin(),
                         d.emitterFieldValues.begin() + d.program.emitterWords);

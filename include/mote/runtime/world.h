@@ -220,8 +220,9 @@ class ParticleWorld {
 
   /// FNV-1a 64 over the live state in the canonical order of docs/runtime.md ("The state hash"),
   /// each emitter's particles in `order`, every NaN word hashed as the quiet NaN 0x7FC00000 (a
-  /// NaN's sign and payload are not part of the ISA's semantics, docs/isa.md). O(live · words).
-  /// Allocates: never (HashOrder::Id sorts in scratch that addEffect reserved).
+  /// NaN's sign and payload are not part of the ISA's semantics, docs/isa.md). O(live · words),
+  /// plus O(live log live) to sort by id. Allocates: never (HashOrder::Id sorts in scratch that
+  /// addEffect reserved).
   std::uint64_t stateHash(HashOrder order = HashOrder::Storage) const noexcept;
 
   struct Impl;
