@@ -6,20 +6,14 @@
 // is split.
 #pragma once
 
+#include <mote/runtime/emission.h>
+
 #include <array>
 #include <cstdint>
 
 namespace mote::runtime_detail {
 
-/// When the newborns of one spawn() call are born: `from` for every one (constant), or along the
-/// rate's window, from + scale · ((k + 1 − before) / amount) for the call's k-th newborn.
-struct BirthTimes {
-  double from = 0.0;
-  double scale = 0.0;
-  double before = 0.0;
-  double amount = 1.0;
-  bool constant = true;
-};
+using BirthTimes = emission::BirthTimes;
 
 /// The window one spawn() call births into: [windowStart, windowStart + span), ending at the
 /// step's end stop = t0 + dt. Without a catch-up (windowStart == t0, span == dt) the window is

@@ -30,7 +30,6 @@ using namespace runtime_detail;
 
 namespace {
 
-constexpr std::uint32_t kMaxPendingEvents = 1u << 16;
 constexpr double kSeekStep = 1.0 / 60.0;
 
 bool finiteTransform(const Transform& t) {
@@ -470,7 +469,7 @@ Result<std::uint32_t> ParticleWorld::trigger(EffectHandle effect, std::string_vi
     EmitterRow& r = w.rows[row];
     const CompiledEmission& em = r.desc->emission;
     if (em.mode != EmissionMode::EventBurst || em.eventName != name) continue;
-    if (r.pendingEvents < kMaxPendingEvents) ++r.pendingEvents;
+    if (r.clock.pendingEvents < emission::kMaxPendingEvents) ++r.clock.pendingEvents;
     ++fired;
   }
   return fired;
@@ -516,7 +515,7 @@ Result<EmitterStats> ParticleWorld::emitterStats(EmitterHandle emitter) const {
   s.died = r->died;
   s.bounds = r->bounds;
   s.culled = r->culled;
-  s.finished = r->live == 0 && r->pendingEvents == 0 && r->emitterTime() > r->lastEmission;
+  s.finished = r->live == 0 && r->clock.pendingEvents == 0 && r->emitterTime() > r->lastEmission;
   s.time = static_cast<float>(r->emitterTime());
   return s;
 }

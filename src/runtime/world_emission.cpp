@@ -21,134 +21,24 @@ using namespace runtime_detail;
 
 namespace {
 
-constexpr std::uint32_t kMaxOccurrencesPerTick = 4096;  // shots/bursts/loops looked at per tick
-
-// The emitter-time rate curve, evaluated as the compiler's evalKeys evaluates curves.
-float evalRate(const CompiledEmission& e, double t) {
-  if (e.rateKeys.empty()) return e.rate;
-  const float x = static_cast<float>(t);
-  float v = e.rateKeys[0][1];
-  for (std::size_t i = 0; i + 1 < e.rateKeys.size(); ++i) {
-    const float t0 = e.rateKeys[i][0];
-    const float t1 = e.rateKeys[i + 1][0];
-    float s = 0.0f;
-    if (t1 <= t0 || e.rateInterp == bytecode::CurveInterp::Step) {
-      s = t1 <= x ? 1.0f : 0.0f;
-    } else {
-      s = std::clamp((x - t0) / (t1 - t0), 0.0f, 1.0f);
-      if (e.rateInterp == bytecode::CurveInterp::Smooth) s = s * s * (3.0f - 2.0f * s);
-    }
-    v += (e.rateKeys[i + 1][1] - e.rateKeys[i][1]) * s;
+// The CPU world's sink: births into the emitter's slab, force events into the world's bursts.
+class RowSink final : public emission::Sink {
+ public:
+  RowSink(ParticleWorld::Impl& world, EmitterRow& row, const EmissionWindow& window)
+      : world_(world), row_(row), window_(window) {}
+  void spawn(std::uint32_t count, const emission::BirthTimes& birth) override {
+    world_.spawn(row_, count, birth, window_.start, window_.span, window_.t0, window_.dt, nullptr);
   }
-  return std::max(v, 0.0f);
-}
+  void drop(std::uint64_t count) override { row_.stepDropped += count; }
+  void forceEvent() override { world_.raiseBlast(row_); }
 
-// The particles of one shot or event: the emission's rate, rounded, at most 10^7.
-std::uint32_t shotCount(const CompiledEmission& em) {
-  return static_cast<std::uint32_t>(std::min(std::round(static_cast<double>(em.rate)), 1e7));
-}
-
-// Calls fn(time) for each occurrence first + j·interval (j = 0 .. repeats, or unbounded when
-// interval > 0 and repeats is 0) in [lo, hi), at most `budget` times.
-template <class F>
-void occurrences(double first, double interval, std::uint32_t repeats, double lo, double hi,
-                 std::uint32_t& budget, F fn) {
-  if (!(interval > 0.0)) {
-    if (first >= lo && first < hi && budget > 0) {
-      --budget;
-      fn(first);
-    }
-    return;
-  }
-  double j = std::max(0.0, std::ceil((lo - first) / interval));
-  for (; budget > 0; j += 1.0) {
-    if (repeats != 0 && j > repeats) break;
-    const double t = first + j * interval;
-    if (t >= hi) break;
-    if (t < lo) continue;
-    --budget;
-    fn(t);
-  }
-}
-
-// The window of one step of `dt` from emitter time `t0` (effect time `effect0`), reaching back
-// `catchup` seconds, and the part of it the emission's duration lets emit.
-EmissionWindow emissionWindow(const CompiledEmission& em, double t0, double dt, double effect0,
-                              double catchup) {
-  EmissionWindow w;
-  w.t0 = t0;
-  w.dt = dt;
-  w.effect0 = effect0;
-  w.catchup = catchup;
-  const double t1 = t0 + dt;
-  w.start = t0 - catchup;
-  w.span = dt + catchup;
-  w.duration = static_cast<double>(em.durationSeconds);
-  w.looping = em.loop && w.duration > 0.0;
-  w.lo = std::max(w.start, 0.0);
-  w.hi = (w.duration > 0.0 && !w.looping) ? std::min(t1, w.duration) : t1;
-  return w;
-}
-
-// What a continuous rate asks for in the window: `amount` particles (fractional), born over
-// [from, w.hi). Per second, the rate at the middle of [lo, hi) times its length; per distance,
-// the rate at hi times the distance the emitter moved this step (the part of the step in
-// [lo, hi)), born from the step's start on.
-struct RateAmount {
-  double amount = 0.0;
-  double from = 0.0;
+ private:
+  ParticleWorld::Impl& world_;
+  EmitterRow& row_;
+  const EmissionWindow& window_;
 };
 
-RateAmount rateAmount(const EmitterRow& r, const EmissionWindow& w) {
-  const CompiledEmission& em = r.desc->emission;
-  const double lo = w.lo;
-  const double hi = w.hi;
-  RateAmount out;
-  out.from = lo;
-  if (em.metric == bytecode::SpawnMetric::PerSecond) {
-    const double mid = (lo + hi) * 0.5;
-    out.amount =
-        static_cast<double>(evalRate(em, w.looping ? std::fmod(mid, w.duration) : mid)) * (hi - lo);
-    return out;
-  }
-  double distance = 0.0;
-  for (std::size_t c = 0; c < 3; ++c) {
-    const double d =
-        static_cast<double>(r.world.position[c]) - static_cast<double>(r.previous.position[c]);
-    distance += d * d;
-  }
-  const double t = w.looping ? std::fmod(hi, w.duration) : hi;
-  out.amount =
-      static_cast<double>(evalRate(em, t)) * std::sqrt(distance) * std::min(1.0, (hi - lo) / w.dt);
-  out.from = std::max(lo, w.t0);
-  return out;
-}
-
 }  // namespace
-
-namespace runtime_detail {
-
-// The emitter time after which it emits nothing more by itself (infinity: it may emit forever).
-double lastEmission(const CompiledEmission& e) {
-  constexpr double kForever = std::numeric_limits<double>::infinity();
-  if (e.loop && e.durationSeconds > 0.0f) return kForever;
-  double last = 0.0;
-  const bool rated = e.rate > 0.0f || !e.rateKeys.empty();
-  if ((e.mode == EmissionMode::Continuous || e.mode == EmissionMode::BeamContinuous) && rated) {
-    if (e.durationSeconds <= 0.0f) return kForever;
-    last = static_cast<double>(e.durationSeconds);
-  }
-  for (const bytecode::CompiledBurst& b : e.bursts) {
-    if (b.repeatIntervalSeconds > 0.0f && b.repeatCount == 0) return kForever;
-    last = std::max(last, static_cast<double>(b.timeSeconds) +
-                              static_cast<double>(b.repeatIntervalSeconds) * b.repeatCount);
-  }
-  for (const float t : e.eventTimesSeconds)
-    last = std::max(last, static_cast<double>(t) - static_cast<double>(e.delaySeconds));
-  return last;
-}
-
-}  // namespace runtime_detail
 
 // Emission for one emitter and one step (docs/runtime.md, "One tick", step 3): SPAWN requests,
 // rates, shots and bursts, events, in that order; a culled emitter sleeps instead. Allocates:
@@ -157,99 +47,18 @@ void ParticleWorld::Impl::schedule(EmitterRow& r, double dt, const VisibilityTes
   r.newborn = 0;
   r.spawnRunCount = 0;
   r.stepSpawned = r.stepDropped = r.stepDied = 0;
-  const double t0 = r.emitterTime();
-  const double effect0 = r.effectTime;
-  r.effectTime += dt;
   r.culled = r.desc->cull && view != nullptr && r.bounds.known && !view->visible(r.bounds);
   if (r.culled) {
-    r.sleep += dt;
-    r.pendingEvents = 0;
+    emission::sleepStep(*r.desc, r.clock, dt);
     prepareContext(r, dt);
     return;
   }
-  // Waking: the window reaches back over the sleep, at most max_catchup_seconds.
-  const double catchup =
-      std::min(r.sleep, static_cast<double>(std::max(0.0f, r.desc->maxCatchupSeconds)));
-  r.sleep = 0.0;
-  const EmissionWindow w = emissionWindow(r.desc->emission, t0, dt, effect0, catchup);
+  const EmissionWindow w = emission::openStep(*r.desc, r.clock, dt);
   consumeRequests(r, w);
-  emitRate(r, w);
-  emitShots(r, w);
-  emitEvents(r, w);
-  r.pendingEvents = 0;
+  RowSink sink(*this, r, w);
+  emission::emitScheduled(*r.desc, r.clock, w, r.previous.position, r.world.position, r.capacity,
+                          sink);
   prepareContext(r, dt);
-}
-
-// Continuous rates: the rate's particles carried in the accumulator, the whole ones born.
-void ParticleWorld::Impl::emitRate(EmitterRow& r, const EmissionWindow& w) {
-  const CompiledEmission& em = r.desc->emission;
-  if (!((em.mode == EmissionMode::Continuous || em.mode == EmissionMode::BeamContinuous) &&
-        w.hi > w.lo))
-    return;
-  const auto [amount, from] = rateAmount(r, w);
-  if (!(amount > 0.0 && std::isfinite(amount))) return;
-  const double before = r.accumulator;
-  r.accumulator += amount;
-  const double whole = std::floor(r.accumulator);
-  r.accumulator -= whole;
-  const auto free = static_cast<double>(r.capacity - r.live - r.newborn);
-  const double born = std::min(whole, std::max(free, 0.0));
-  spawn(r, static_cast<std::uint32_t>(born), BirthTimes{from, w.hi - from, before, amount, false},
-        w.start, w.span, w.t0, w.dt, nullptr);
-  r.stepDropped += static_cast<std::uint64_t>(whole - born);
-}
-
-// Shots (single_shot), scheduled bursts, with loops: occurrences in emitter time, at most
-// kMaxOccurrencesPerTick of them.
-void ParticleWorld::Impl::emitShots(EmitterRow& r, const EmissionWindow& w) {
-  const CompiledEmission& em = r.desc->emission;
-  if (!(w.hi > w.lo)) return;
-  std::uint32_t budget = kMaxOccurrencesPerTick;
-  const auto shots = [&](double cycleStart, double l, double h) {
-    if (em.mode == EmissionMode::SingleShot) {
-      const std::uint32_t count = shotCount(em);
-      occurrences(0.0, 0.0, 0, l, h, budget,
-                  [&](double t) { emitAt(r, w, cycleStart + t, count); });
-    }
-    for (const bytecode::CompiledBurst& b : em.bursts) {
-      occurrences(static_cast<double>(b.timeSeconds), static_cast<double>(b.repeatIntervalSeconds),
-                  b.repeatCount, l, h, budget,
-                  [&](double t) { emitAt(r, w, cycleStart + t, b.count); });
-    }
-  };
-  if (w.looping) {
-    for (double c = std::floor(w.lo / w.duration); c * w.duration < w.hi && budget > 0; c += 1.0) {
-      const double start = c * w.duration;
-      shots(start, std::max(w.lo, start) - start, std::min(w.hi, start + w.duration) - start);
-    }
-  } else {
-    shots(0.0, w.lo, w.hi);
-  }
-}
-
-// Events: the host's, at the window's start; the effect's own, on the effect timeline. Each
-// raises the emitter's force event.
-void ParticleWorld::Impl::emitEvents(EmitterRow& r, const EmissionWindow& w) {
-  const CompiledEmission& em = r.desc->emission;
-  if (em.mode != EmissionMode::EventBurst) return;
-  const std::uint32_t count = shotCount(em);
-  for (; r.pendingEvents > 0; --r.pendingEvents) {
-    emitAt(r, w, w.start, count);
-    raiseBlast(r);
-  }
-  for (const float e : em.eventTimesSeconds) {
-    const auto at = static_cast<double>(e);
-    if (at >= w.effect0 - w.catchup && at < w.effect0 + w.dt) {
-      emitAt(r, w, at - static_cast<double>(em.delaySeconds), count);
-      raiseBlast(r);
-    }
-  }
-}
-
-// `count` particles born at emitter time `t`, at the emitter's position along this step's path.
-void ParticleWorld::Impl::emitAt(EmitterRow& r, const EmissionWindow& w, double t,
-                                 std::uint32_t count) {
-  spawn(r, count, BirthTimes{t}, w.start, w.span, w.t0, w.dt, nullptr);
 }
 
 // Births `count` particles, particle k at emitter time birth(k) (BirthTimes), in the window

@@ -7,6 +7,7 @@
 #include "spawn_times.h"
 
 #include <mote/bytecode/semantics.h>
+#include <mote/runtime/emission.h>
 #include <mote/runtime/vm.h>
 #include <mote/runtime/world.h>
 
@@ -70,10 +71,6 @@ inline Transform compose(const Transform& parent, const Vec3& position, const Qu
 inline bool finite(const Vec3& v) {
   return std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]);
 }
-
-// The emitter time after which it emits nothing more by itself (infinity: it may emit forever).
-// world_emission.cpp.
-double lastEmission(const bytecode::CompiledEmission& e);
 
 struct SpawnRequest {
   std::uint32_t target;
@@ -150,10 +147,7 @@ struct EmitterRow {
   std::uint32_t spawnRunCount = 0;
   std::uint32_t nextId = 0;
   std::uint64_t steps = 0;
-  double effectTime = 0.0;  // seconds since the instance started (or restarted)
-  double accumulator = 0.0;
-  std::uint32_t pendingEvents = 0;
-  double sleep = 0.0;
+  emission::Clock clock;
   bool culled = false;
   Transform world;
   Transform previous;
@@ -168,9 +162,7 @@ struct EmitterRow {
   VmContext context;
 
   float* lane(LaneArray a) { return lanes.data() + std::size_t{a} * stride; }
-  double emitterTime() const {
-    return effectTime - static_cast<double>(desc->emission.delaySeconds);
-  }
+  double emitterTime() const { return emission::emitterTime(desc->emission, clock); }
 };
 
 struct EffectSlot {
@@ -197,20 +189,7 @@ struct Global {
   std::array<float, 4> value{};
 };
 
-// One step's emission window for one emitter (Impl::schedule): emitter time [t0, t0 + dt),
-// reaching back `catchup` seconds over a sleep.
-struct EmissionWindow {
-  double t0 = 0.0;
-  double dt = 0.0;
-  double start = 0.0;  // t0 − catchup: where the window starts
-  double span = 0.0;   // dt + catchup
-  double lo = 0.0;     // [lo, hi): the part of the window in which the emitter emits
-  double hi = 0.0;
-  double effect0 = 0.0;  // the effect time at t0 (the effect's own events are on it)
-  double catchup = 0.0;
-  double duration = 0.0;
-  bool looping = false;
-};
+using EmissionWindow = emission::Window;
 
 }  // namespace runtime_detail
 
@@ -300,10 +279,6 @@ struct ParticleWorld::Impl {
 
   // world_emission.cpp: the emission schedule.
   void schedule(EmitterRow& r, double dt, const VisibilityTest* view);
-  void emitRate(EmitterRow& r, const EmissionWindow& w);
-  void emitShots(EmitterRow& r, const EmissionWindow& w);
-  void emitEvents(EmitterRow& r, const EmissionWindow& w);
-  void emitAt(EmitterRow& r, const EmissionWindow& w, double t, std::uint32_t count);
   void spawn(EmitterRow& r, std::uint32_t count, const BirthTimes& birth, double windowStart,
              double span, double t0, double dt, const Vec3* position,
              const Vec3* localOffset = nullptr);

@@ -113,7 +113,7 @@ void ParticleWorld::Impl::placeRow(EmitterRow& r, std::uint32_t effect, std::uin
                         d.emitterFieldValues.begin() + d.program.emitterWords);
   r.globalSlots.assign(slots.begin(), slots.end());
   r.globals.assign(r.globalSlots.size(), {});
-  r.lastEmission = lastEmission(d.emission);
+  r.lastEmission = emission::lastEmission(d.emission);
   r.seed = mix64(d.seed ^ mix64(e.options.seed ^ mix64(index)));
   particlesInUse += r.capacity;
   resetRow(r);
@@ -125,10 +125,7 @@ void ParticleWorld::Impl::resetRow(EmitterRow& r) {
   r.spawnRunCount = 0;
   r.nextId = 0;
   r.steps = 0;
-  r.effectTime = 0.0;
-  r.accumulator = 0.0;
-  r.pendingEvents = 0;
-  r.sleep = 0.0;
+  r.clock = {};
   r.culled = false;
   r.velocity = {0.0f, 0.0f, 0.0f};
   r.bounds = {};
