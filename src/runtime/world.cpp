@@ -546,15 +546,6 @@ std::uint32_t ParticleWorld::emitters(std::span<EmitterHandle> out) const noexce
   return static_cast<std::uint32_t>(w.order.size());
 }
 
-namespace {
-
-// The word a float hashes as: its bits, every NaN the one quiet NaN.
-std::uint32_t hashWord(float v) {
-  return v != v ? 0x7FC00000u : std::bit_cast<std::uint32_t>(v);
-}
-
-}  // namespace
-
 std::uint64_t ParticleWorld::stateHash(HashOrder order) const noexcept {
   const Impl& w = *impl_;
   Fnv1a64 h;
@@ -573,7 +564,7 @@ std::uint64_t ParticleWorld::stateHash(HashOrder order) const noexcept {
       const auto i = order == HashOrder::Id ? static_cast<std::uint32_t>(keys[k]) : k;
       h.updateU32(r.ids[i]);
       for (const float* stream : r.streams)
-        h.updateU32(hashWord(stream[i]));
+        h.updateU32(emission::hashWord(stream[i]));
     }
   }
   return h.value();

@@ -138,45 +138,17 @@ void ParticleWorld::Impl::fillSpawnLanes(EmitterRow& r, const SpawnRun& run, std
 
 // A force event of `r` starts now at the emitter's position (tick() only).
 void ParticleWorld::Impl::raiseBlast(const EmitterRow& r) {
-  const bytecode::CompiledForceEvent& f = r.desc->forceEvent;
-  if (!raisingBlasts || !(f.radiusMeters > 0.0f) || !(f.durationSeconds > 0.0f)) return;
-  const Blast blast{r.world.position, f.radiusMeters, f.strengthMetersPerSecond,
-                    time + static_cast<double>(f.durationSeconds)};
-  if (blastCount < kMaxBlasts) {
-    blasts[blastCount++] = blast;
-    return;
-  }
-  std::uint32_t first = 0;
-  for (std::uint32_t b = 1; b < blastCount; ++b)
-    if (blasts[b].end < blasts[first].end) first = b;
-  blasts[first] = blast;
+  if (raisingBlasts) bursts.raise(r.desc->forceEvent, r.world.position, time);
 }
 
-// SAMPLE_WIND with bursts: the host's wind plus, for each burst within its radius, `strength`
-// m/s straight away from its centre, falling linearly to 0 at the radius (up at the centre).
-// Read-only during the simulation phase, so safe from every worker.
+// SAMPLE_WIND with bursts: the host's wind plus theirs. Read-only during the simulation phase, so
+// safe from every worker.
 std::array<float, 3> ParticleWorld::Impl::windWithBlasts(const std::array<float, 3>& position,
                                                          void* user) {
   const Impl& w = *static_cast<const Impl*>(user);
   std::array<float, 3> out{0.0f, 0.0f, 0.0f};
   if (w.wind != nullptr) out = w.wind(position, w.windUser);
-  for (std::uint32_t b = 0; b < w.blastCount; ++b) {
-    const Blast& blast = w.blasts[b];
-    const float dx = position[0] - blast.centre[0];
-    const float dy = position[1] - blast.centre[1];
-    const float dz = position[2] - blast.centre[2];
-    const float distance = std::sqrt(dx * dx + dy * dy + dz * dz);
-    if (!(distance < blast.radius)) continue;
-    const float push = blast.strength * (1.0f - distance / blast.radius);
-    if (distance > 1e-6f) {
-      out[0] += dx / distance * push;
-      out[1] += dy / distance * push;
-      out[2] += dz / distance * push;
-    } else {
-      out[1] += push;
-    }
-  }
-  return out;
+  return w.bursts.add(position, out);
 }
 
 // SPAWN requests the effect's emitters queued for `r` in the last step, in (source emitter,

@@ -8,6 +8,7 @@
 
 #include <mote/bytecode/semantics.h>
 #include <mote/runtime/emission.h>
+#include <mote/runtime/emitter_frame.h>
 #include <mote/runtime/vm.h>
 #include <mote/runtime/world.h>
 
@@ -57,15 +58,6 @@ inline Vec3 rotate(const Quat& q, const Vec3& v) {
 
 inline Quat multiply(const Quat& a, const Quat& b) {
   return bytecode::semantics::quatMul(a, b);
-}
-
-inline Transform compose(const Transform& parent, const Vec3& position, const Quat& rotation) {
-  Transform t;
-  const Vec3 offset = rotate(parent.rotation, position);
-  for (std::size_t c = 0; c < 3; ++c)
-    t.position[c] = parent.position[c] + offset[c];
-  t.rotation = multiply(parent.rotation, rotation);
-  return t;
 }
 
 inline bool finite(const Vec3& v) {
@@ -223,17 +215,8 @@ struct ParticleWorld::Impl {
   WorldStats stats;
   double time = 0.0;
   // Force events (an emitter's `force_event`, raised with its events during tick()): wind bursts
-  // added to the host's wind for SAMPLE_WIND. A fixed table; when it is full the burst that ends
-  // first makes room.
-  struct Blast {
-    std::array<float, 3> centre{};
-    float radius = 0.0f;
-    float strength = 0.0f;
-    double end = 0.0;  // world time the burst stops
-  };
-  static constexpr std::size_t kMaxBlasts = 64;
-  std::array<Blast, kMaxBlasts> blasts{};
-  std::uint32_t blastCount = 0;
+  // added to the host's wind for SAMPLE_WIND.
+  emission::ForceBursts bursts;
   bool raisingBlasts = false;  // true while tick() steps: prewarm and seek raise none
 
   void raiseBlast(const EmitterRow& r);

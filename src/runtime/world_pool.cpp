@@ -16,13 +16,6 @@ using namespace runtime_detail;
 
 namespace {
 
-std::uint64_t mix64(std::uint64_t x) {  // splitmix64's finaliser
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 // The slab of `r` (capacity, words and program set): the particle streams, ids, kill flags,
 // spawn lanes, the chunks' outputs and, for a program that spawns, their request segments.
 // `chunkParticles` as in WorldDesc.
@@ -114,7 +107,7 @@ void ParticleWorld::Impl::placeRow(EmitterRow& r, std::uint32_t effect, std::uin
   r.globalSlots.assign(slots.begin(), slots.end());
   r.globals.assign(r.globalSlots.size(), {});
   r.lastEmission = emission::lastEmission(d.emission);
-  r.seed = mix64(d.seed ^ mix64(e.options.seed ^ mix64(index)));
+  r.seed = emission::emitterSeed(d.seed, e.options.seed, index);
   particlesInUse += r.capacity;
   resetRow(r);
 }
@@ -135,7 +128,7 @@ void ParticleWorld::Impl::resetRow(EmitterRow& r) {
   for (ChunkOutput& s : r.segments)
     s = {};
   const EffectSlot& e = effects[r.effect];
-  r.world = compose(e.current, r.desc->positionMeters, r.desc->rotationQuaternion);
+  r.world = emission::emitterTransform(e.current, *r.desc);
   r.previous = r.world;
 }
 

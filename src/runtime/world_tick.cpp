@@ -149,10 +149,7 @@ void ParticleWorld::tick(float dt, const VisibilityTest* view) {
   const double h = std::isnan(dt) ? 0.0 : std::clamp(static_cast<double>(dt), 0.0, 1.0);
   w.time += h;
   // Bursts that ended by this tick's start stop blowing.
-  std::uint32_t kept = 0;
-  for (std::uint32_t b = 0; b < w.blastCount; ++b)
-    if (w.blasts[b].end > w.time - h) w.blasts[kept++] = w.blasts[b];
-  w.blastCount = kept;
+  w.bursts.expire(w.time - h);
   WorldStats s;
   s.tick = w.stats.tick + 1;
   s.time = w.time;
@@ -220,13 +217,8 @@ void ParticleWorld::Impl::step(std::span<const std::uint32_t> stepRowList, doubl
 void ParticleWorld::Impl::followHost(EmitterRow& r, double dt) {
   const EffectSlot& e = effects[r.effect];
   r.previous = r.world;
-  r.world = compose(e.current, r.desc->positionMeters, r.desc->rotationQuaternion);
-  for (std::size_t c = 0; c < 3; ++c) {
-    r.velocity[c] =
-        dt > 0.0 ? static_cast<float>(
-                       static_cast<double>(r.world.position[c] - r.previous.position[c]) / dt)
-                 : 0.0f;
-  }
+  r.world = emission::emitterTransform(e.current, *r.desc);
+  r.velocity = emission::emitterVelocity(r.previous, r.world, dt);
   for (std::uint32_t b = 0; b < r.bindingCount; ++b) {
     const Binding& binding = r.bindings[b];
     const EffectSlot* source =
@@ -320,22 +312,7 @@ void ParticleWorld::Impl::publishStats(std::span<const std::uint32_t> stepRowLis
 
 void ParticleWorld::Impl::prepareContext(EmitterRow& r, double dt) {
   VmContext& c = r.context;
-  const auto set = [&](Builtin b, std::initializer_list<float> v) {
-    std::copy(v.begin(), v.end(), c.builtins[static_cast<std::size_t>(b)].begin());
-  };
-  const Vec3 direction = rotate(r.world.rotation, {0.0f, 0.0f, 1.0f});
-  const Vec3 up = rotate(r.world.rotation, {0.0f, 1.0f, 0.0f});
-  set(Builtin::Dt, {static_cast<float>(dt)});
-  set(Builtin::Time, {static_cast<float>(time)});
-  set(Builtin::EmitterAge, {static_cast<float>(r.emitterTime())});
-  set(Builtin::EmitterPosition, {r.world.position[0], r.world.position[1], r.world.position[2]});
-  set(Builtin::EmitterDirection, {direction[0], direction[1], direction[2]});
-  set(Builtin::EmitterUp, {up[0], up[1], up[2]});
-  set(Builtin::EmitterRotation,
-      {r.world.rotation[0], r.world.rotation[1], r.world.rotation[2], r.world.rotation[3]});
-  set(Builtin::EmitterVelocity, {r.velocity[0], r.velocity[1], r.velocity[2]});
-  set(Builtin::SpawnIndex, {0.0f});
-  set(Builtin::SpawnFraction, {0.0f});
+  c.builtins = emission::emitterBuiltins(r.world, r.velocity, dt, time, r.emitterTime());
   c.laneBuiltins = {};
   c.particleIds = r.ids.data();
   c.emitterWords = r.emitterWords;
@@ -343,8 +320,8 @@ void ParticleWorld::Impl::prepareContext(EmitterRow& r, double dt) {
   c.seed = r.seed;
   c.tick = r.steps;
   // With bursts blowing, SAMPLE_WIND reads the host's wind plus theirs.
-  c.wind = blastCount > 0 ? &Impl::windWithBlasts : wind;
-  c.windUser = blastCount > 0 ? static_cast<void*>(this) : windUser;
+  c.wind = bursts.size() > 0 ? &Impl::windWithBlasts : wind;
+  c.windUser = bursts.size() > 0 ? static_cast<void*>(this) : windUser;
   c.spawn = nullptr;
   c.spawnUser = nullptr;
 }
