@@ -20,9 +20,17 @@
 namespace mote::gpu {
 namespace {
 
-// The order of self_test.comp's results.
-constexpr std::array<std::string_view, 12> kOps{"add",   "sub", "mul", "div", "fma", "sqrt",
-                                                "floor", "min", "max", "lt",  "le",  "eq"};
+// The order of self_test.comp's results: float operations, then (fp64 builds only) the double
+// operations of the newborns' spawn times (frame.glsl), each double result two words.
+constexpr std::array<std::string_view, 18> kOps{"add",   "sub",  "mul",  "div",  "fma", "sqrt",
+                                                "floor", "min",  "max",  "lt",   "le",  "eq",
+                                                "dadd",  "dsub", "dmul", "ddiv", "dlt", "d2f"};
+constexpr std::size_t kFloatOps = 12;
+// Result words of each operation, and where they start.
+constexpr std::uint32_t resultWords(std::size_t op) {
+  return op >= kFloatOps && op < kFloatOps + 4 ? 2 : 1;
+}
+constexpr std::uint32_t kResultWords = 22;
 constexpr std::uint32_t kAdd = 0;
 constexpr std::uint32_t kSub = 1;
 constexpr std::uint32_t kMul = 2;
@@ -73,11 +81,26 @@ float isaMax(float a, float b) {
   return a < b ? b : a;
 }
 
-std::array<std::uint32_t, kOps.size()> expected(std::uint32_t ab, std::uint32_t bb,
-                                                std::uint32_t cb) {
+double d(std::uint32_t hi, std::uint32_t lo) {
+  return std::bit_cast<double>(std::uint64_t{hi} << 32 | lo);
+}
+
+std::array<std::uint32_t, kResultWords> expected(std::uint32_t ab, std::uint32_t bb,
+                                                 std::uint32_t cb) {
   const float a = f(ab);
   const float b = f(bb);
   const float c = f(cb);
+  const double da = d(ab, bb);  // self_test.comp's doubles
+  const double db = d(bb, cb);
+  const auto words = [](double v) {
+    const auto bits = std::bit_cast<std::uint64_t>(v);
+    return std::array<std::uint32_t, 2>{static_cast<std::uint32_t>(bits),
+                                        static_cast<std::uint32_t>(bits >> 32)};
+  };
+  const auto sum = words(da + db);
+  const auto difference = words(da - db);
+  const auto product = words(da * db);
+  const auto quotient = words(da / db);
   return {u(a + b),
           u(a - b),
           u(a * b),
@@ -89,12 +112,31 @@ std::array<std::uint32_t, kOps.size()> expected(std::uint32_t ab, std::uint32_t 
           u(isaMax(a, b)),
           u(a < b ? 1.0f : 0.0f),
           u(a <= b ? 1.0f : 0.0f),
-          u(a == b ? 1.0f : 0.0f)};
+          u(a == b ? 1.0f : 0.0f),
+          sum[0],
+          sum[1],
+          difference[0],
+          difference[1],
+          product[0],
+          product[1],
+          quotient[0],
+          quotient[1],
+          da < db ? 1u : 0u,
+          u(static_cast<float>(da))};
 }
 
-bool same(std::uint32_t got, std::uint32_t want) {
+// Operation `op`'s result at `got` against `want` (resultWords(op) words each).
+bool same(std::size_t op, const std::uint32_t* got, const std::uint32_t* want) {
+  // A NaN's payload is not part of the semantics.
+  if (resultWords(op) == 2) {
+    const auto nan = [](const std::uint32_t* v) {
+      const std::uint32_t hi = v[1] & 0x7fffffffu;
+      return hi > 0x7ff00000u || (hi == 0x7ff00000u && v[0] != 0);
+    };
+    return (got[0] == want[0] && got[1] == want[1]) || (nan(got) && nan(want));
+  }
   const auto nan = [](std::uint32_t v) { return (v & 0x7fffffffu) > 0x7f800000u; };
-  return got == want || (nan(got) && nan(want));  // a NaN's payload is not part of the semantics
+  return *got == *want || (nan(*got) && nan(*want));
 }
 
 struct Tally {
@@ -114,17 +156,23 @@ Result<Tally> run(Context& context, bool fp64, std::uint32_t flags,
   const std::uint32_t push[] = {cases};
   MOTE_RETURN_IF_ERROR(context.impl().submit(
       [&](VkCommandBuffer cmd) { (*kernel)->record(cmd, push, (cases + 63) / 64); }));
-  std::vector<std::uint32_t> got(std::size_t{cases} * kOps.size());
+  std::vector<std::uint32_t> got(std::size_t{cases} * kResultWords);
   MOTE_RETURN_IF_ERROR(resultBuffer.download(got));
   Tally t;
+  const std::size_t ops = fp64 ? kOps.size() : kFloatOps;  // the fast build has no doubles
   for (std::uint32_t i = 0; i < cases; ++i) {
     const auto want = expected(in[3 * i], in[3 * i + 1], in[3 * i + 2]);
-    for (std::size_t op = 0; op < kOps.size(); ++op) {
-      const std::uint32_t g = got[i * kOps.size() + op];
-      if (same(g, want[op])) continue;
-      if (t.wrong[op]++ == 0)
-        t.first[op] = fmt::format("a {:08x} b {:08x} c {:08x}: {:08x}, not {:08x}", in[3 * i],
-                                  in[3 * i + 1], in[3 * i + 2], g, want[op]);
+    std::uint32_t at = 0;
+    for (std::size_t op = 0; op < ops; at += resultWords(op), ++op) {
+      const std::uint32_t* g = got.data() + std::size_t{i} * kResultWords + at;
+      if (same(op, g, want.data() + at)) continue;
+      if (t.wrong[op]++ == 0) {
+        const bool wide = resultWords(op) == 2;
+        t.first[op] = fmt::format(
+            "a {:08x} b {:08x} c {:08x}: {:08x}{}, not {:08x}{}", in[3 * i], in[3 * i + 1],
+            in[3 * i + 2], wide ? g[1] : g[0], wide ? fmt::format("{:08x}", g[0]) : "",
+            wide ? want[at + 1] : want[at], wide ? fmt::format("{:08x}", want[at]) : "");
+      }
     }
   }
   return t;
@@ -146,12 +194,12 @@ Result<SelfTest> runSelfTest(Context& context) {
   if (!operandBuffer.ok()) return std::move(operandBuffer).status();
   MOTE_RETURN_IF_ERROR(operandBuffer->upload(in));
   Result<Buffer> resultBuffer =
-      Buffer::create(context, std::uint64_t{t.cases} * kOps.size() * 4, "the self-test's results");
+      Buffer::create(context, std::uint64_t{t.cases} * kResultWords * 4, "the self-test's results");
   if (!resultBuffer.ok()) return std::move(resultBuffer).status();
 
   auto native = run(context, fp64, 0, in, *operandBuffer, *resultBuffer);
   if (!native.ok()) return std::move(native).status();
-  for (std::size_t op = 0; op < kOps.size(); ++op)
+  for (std::size_t op = 0; op < (fp64 ? kOps.size() : kFloatOps); ++op)
     t.ops.push_back({kOps[op], native->wrong[op], native->wrong[op], false, native->first[op]});
   if (!fp64) {
     t.mode = Mode::Fast;

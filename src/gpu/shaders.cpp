@@ -24,6 +24,22 @@ constexpr std::uint32_t kVmOpsWideFast[] = {
 #include "vm_ops_wide_fast.spv.inc"
 };
 
+constexpr std::uint32_t kFrameExact[] = {
+#include "frame_exact.spv.inc"
+};
+constexpr std::uint32_t kFrameFast[] = {
+#include "frame_fast.spv.inc"
+};
+constexpr std::uint32_t kFrameWideExact[] = {
+#include "frame_wide_exact.spv.inc"
+};
+constexpr std::uint32_t kFrameWideFast[] = {
+#include "frame_wide_fast.spv.inc"
+};
+constexpr std::uint32_t kFrameRows[] = {
+#include "frame_rows_fast.spv.inc"
+};
+
 constexpr std::uint32_t kScanBlocks[] = {
 #include "scan_blocks_fast.spv.inc"
 };
@@ -65,6 +81,14 @@ ShaderCode selfTestShader() noexcept {
 
 ShaderCode vmOpsShader(bool wide) noexcept {
   return wide ? ShaderCode{kVmOpsWideExact, kVmOpsWideFast} : ShaderCode{kVmOpsExact, kVmOpsFast};
+}
+
+ShaderCode frameShader(bool wide) noexcept {
+  return wide ? ShaderCode{kFrameWideExact, kFrameWideFast} : ShaderCode{kFrameExact, kFrameFast};
+}
+
+std::span<const std::uint32_t> frameRowsShader() noexcept {
+  return kFrameRows;
 }
 
 }  // namespace mote::gpu

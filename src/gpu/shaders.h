@@ -28,4 +28,9 @@ std::span<const std::uint32_t> emitAllocShader() noexcept;
 /// vm_ops.comp, or vm_ops_wide.comp (the register file in a storage buffer).
 ShaderCode vmOpsShader(bool wide) noexcept;
 
+/// The frame's simulate and emit passes (frame.comp, or frame_wide.comp with the register file in
+/// a storage buffer) and its rows pass (frame_rows.comp, integer code only).
+ShaderCode frameShader(bool wide) noexcept;
+std::span<const std::uint32_t> frameRowsShader() noexcept;
+
 }  // namespace mote::gpu

@@ -250,6 +250,11 @@ const WorldStats& ParticleWorld::stats() const noexcept {
 }
 
 Result<std::unique_ptr<ParticleWorld>> ParticleWorld::create(const WorldDesc& desc) {
+  return runtime_detail::WorldAccess::create(desc, nullptr);
+}
+
+Result<std::unique_ptr<ParticleWorld>> runtime_detail::WorldAccess::create(
+    const WorldDesc& desc, ParticleBackend* backend) {
   if (desc.maxEffects == 0 || desc.maxEmitters == 0 || desc.maxParticles == 0 ||
       desc.maxGlobals == 0) {
     return invalidArgument(
@@ -267,8 +272,9 @@ Result<std::unique_ptr<ParticleWorld>> ParticleWorld::create(const WorldDesc& de
                            std::to_string(kChunkGranule) + " up to 2^24 (got " +
                            std::to_string(desc.chunkParticles) + ")");
   }
-  auto impl = std::make_unique<Impl>();
+  auto impl = std::make_unique<ParticleWorld::Impl>();
   impl->desc = desc;
+  impl->backend = backend;
   impl->jobs = desc.jobs != nullptr ? desc.jobs : &impl->inlineJobs;
   const std::uint32_t workers = std::max(1u, impl->jobs->concurrency());
   for (std::uint32_t i = 0; i < workers; ++i) {
@@ -309,6 +315,9 @@ Result<EffectHandle> ParticleWorld::addEffect(const CompiledEffect& effect,
   // Nothing is committed until every program is verified and every global linked.
   Result<EffectPlan> plan = planEffect(w, effect);
   if (!plan.ok()) return plan.status();
+  if (w.backend != nullptr) {
+    if (Status s = w.backend->admit(*plan.value().effect); !s.ok()) return s;
+  }
   if (Status s = growVms(w, plan.value().shared); !s.ok()) return s;
   const auto slot = static_cast<std::uint32_t>(freeEffect - w.effects.begin());
   const EffectHandle handle = commitEffect(w, slot, std::move(plan.value()), options);

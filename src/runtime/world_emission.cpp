@@ -27,9 +27,17 @@ class RowSink final : public emission::Sink {
   RowSink(ParticleWorld::Impl& world, EmitterRow& row, const EmissionWindow& window)
       : world_(world), row_(row), window_(window) {}
   void spawn(std::uint32_t count, const emission::BirthTimes& birth) override {
+    if (world_.backend != nullptr) {
+      world_.backend->spawnCall(static_cast<std::uint32_t>(&row_ - world_.rows.data()), count,
+                                birth);
+      return;
+    }
     world_.spawn(row_, count, birth, window_.start, window_.span, window_.t0, window_.dt, nullptr);
   }
-  void drop(std::uint64_t count) override { row_.stepDropped += count; }
+  void drop(std::uint64_t count) override {
+    row_.stepDropped += count;
+    row_.hostDropped += count;
+  }
   void forceEvent() override { world_.raiseBlast(row_); }
 
  private:
@@ -54,7 +62,8 @@ void ParticleWorld::Impl::schedule(EmitterRow& r, double dt, const VisibilityTes
     return;
   }
   const EmissionWindow w = emission::openStep(*r.desc, r.clock, dt);
-  consumeRequests(r, w);
+  r.window = w;
+  if (backend == nullptr) consumeRequests(r, w);  // a backend runs SPAWN requests itself
   RowSink sink(*this, r, w);
   emission::emitScheduled(*r.desc, r.clock, w, r.previous.position, r.world.position, r.capacity,
                           sink);

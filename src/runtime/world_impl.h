@@ -133,6 +133,8 @@ struct EmitterRow {
   std::uint64_t seed = 0;
 
   // Simulation state.
+  emission::Window window;        // this step's (the backend reads it)
+  std::uint64_t hostDropped = 0;  // with a backend: the rates' excess past the capacity
   std::uint32_t live = 0;
   std::uint32_t newborn = 0;  // this step's, at [live, live + newborn) until the step ends
   std::array<SpawnRun, kSpawnRunsPerStep> spawnRuns{};  // this step's, lanes not yet written
@@ -183,6 +185,28 @@ struct Global {
 
 using EmissionWindow = emission::Window;
 
+// Where a world's particles live when they are not the CPU's: gpu::ParticleWorld runs a
+// ParticleWorld as its host model — effects, handles, emission schedules, transforms, fields and
+// globals — and its particles on the device. The world calls these from the driving thread.
+class ParticleBackend {
+ public:
+  /// addEffect, before anything is committed: can the backend run `effect`? An error says why not.
+  virtual Status admit(const bytecode::CompiledEffect& effect) = 0;
+  /// Row `row` has a new tenant or restarted: its particles are gone, its counts start again.
+  virtual void reset(std::uint32_t row) = 0;
+  /// Row `row` was removed: its particles are gone.
+  virtual void release(std::uint32_t row) = 0;
+  /// One of the step's spawn calls of row `row` (emission::Sink::spawn), in order.
+  virtual void spawnCall(std::uint32_t row, std::uint32_t count,
+                         const emission::BirthTimes& birth) = 0;
+  /// Runs one step of `dt` of `stepRows` (scheduled, their contexts prepared; the rows' windows
+  /// in EmitterRow::window).
+  virtual void step(std::span<const std::uint32_t> stepRows, double dt) = 0;
+
+ protected:
+  ~ParticleBackend() = default;
+};
+
 }  // namespace runtime_detail
 
 struct ParticleWorld::Impl {
@@ -195,6 +219,7 @@ struct ParticleWorld::Impl {
   using WorkItem = runtime_detail::WorkItem;
 
   WorldDesc desc;
+  runtime_detail::ParticleBackend* backend = nullptr;  // null: the particles are the CPU's
   InlineJobSystem inlineJobs;
   JobSystem* jobs = nullptr;
   std::vector<BatchVm> vms;
@@ -268,5 +293,18 @@ struct ParticleWorld::Impl {
   void fillSpawnLanes(EmitterRow& r, const SpawnRun& run, std::uint32_t begin, std::uint32_t end);
   void consumeRequests(EmitterRow& r, const EmissionWindow& w);
 };
+
+namespace runtime_detail {
+
+// The way into a ParticleWorld's state for the runtime's own code and the GPU backend.
+struct WorldAccess {
+  /// A world whose particles `backend` runs (borrowed; outlives the world).
+  static Result<std::unique_ptr<ParticleWorld>> create(const WorldDesc& desc,
+                                                       ParticleBackend* backend);
+  static ParticleWorld::Impl& impl(ParticleWorld& world) { return *world.impl_; }
+  static const ParticleWorld::Impl& impl(const ParticleWorld& world) { return *world.impl_; }
+};
+
+}  // namespace runtime_detail
 
 }  // namespace mote

@@ -130,10 +130,13 @@ void ParticleWorld::Impl::resetRow(EmitterRow& r) {
   const EffectSlot& e = effects[r.effect];
   r.world = emission::emitterTransform(e.current, *r.desc);
   r.previous = r.world;
+  r.hostDropped = 0;
+  if (backend != nullptr) backend->reset(static_cast<std::uint32_t>(&r - rows.data()));
 }
 
 void ParticleWorld::Impl::freeRow(std::uint32_t row) {
   EmitterRow& r = rows[row];
+  if (backend != nullptr) backend->release(row);
   particlesInUse -= r.capacity;
   const std::uint32_t generation = r.generation + 1 == 0 ? 1 : r.generation + 1;
   r = EmitterRow{};  // frees the slabs; a later tenant starts from nothing

@@ -198,6 +198,19 @@ void ParticleWorld::Impl::step(std::span<const std::uint32_t> stepRowList, doubl
   // runs.
   for (const std::uint32_t row : stepRowList)
     schedule(rows[row], dt, view);
+  // With bursts blowing — this step's force events too, whichever emitter raised them — SAMPLE_WIND
+  // reads the host's wind plus theirs.
+  for (const std::uint32_t row : stepRowList) {
+    VmContext& c = rows[row].context;
+    c.wind = bursts.size() > 0 ? &Impl::windWithBlasts : wind;
+    c.windUser = bursts.size() > 0 ? static_cast<void*>(this) : windUser;
+  }
+  if (backend != nullptr) {  // the particles are the backend's; its counts come back on request
+    backend->step(stepRowList, dt);
+    for (const std::uint32_t row : stepRowList)
+      ++rows[row].steps;
+    return;
+  }
   layOutItems(stepRowList);
   const auto t1 = std::chrono::steady_clock::now();
   simulate();
@@ -319,9 +332,6 @@ void ParticleWorld::Impl::prepareContext(EmitterRow& r, double dt) {
   c.globals = r.globals;
   c.seed = r.seed;
   c.tick = r.steps;
-  // With bursts blowing, SAMPLE_WIND reads the host's wind plus theirs.
-  c.wind = bursts.size() > 0 ? &Impl::windWithBlasts : wind;
-  c.windUser = bursts.size() > 0 ? static_cast<void*>(this) : windUser;
   c.spawn = nullptr;
   c.spawnUser = nullptr;
 }

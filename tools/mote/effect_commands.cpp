@@ -7,9 +7,15 @@
 #include <mote/core/job_system.h>
 #include <mote/runtime/world.h>
 
+#if MOTE_HAVE_GPU
+#include <mote/gpu/context.h>
+#include <mote/gpu/world.h>
+#endif
+
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -279,51 +285,142 @@ int runEffectInfo(const std::string& input) {
   return 0;
 }
 
+namespace {
+
+// One way to simulate an effect: the CPU world, or (--gpu) the GPU world read back into its host
+// model. tick() and the reads return the device's errors.
+class Simulation {
+ public:
+  virtual ~Simulation() = default;
+  virtual Status tick(float dt) = 0;
+  /// The world's stats after the last tick (a small readback on the GPU).
+  virtual Result<WorldStats> stats() = 0;
+  /// The world with every particle, for the state hash and the per-emitter summary.
+  virtual Result<const ParticleWorld*> world() = 0;
+  virtual double simulateSeconds() const = 0;
+};
+
+class CpuSimulation final : public Simulation {
+ public:
+  explicit CpuSimulation(std::unique_ptr<ParticleWorld> world) : world_(std::move(world)) {}
+  Status tick(float dt) override {
+    world_->tick(dt);
+    const WorldStats& s = world_->stats();
+    seconds_ += s.emitSeconds + s.simulateSeconds + s.compactSeconds;
+    return {};
+  }
+  Result<WorldStats> stats() override { return world_->stats(); }
+  Result<const ParticleWorld*> world() override { return world_.get(); }
+  double simulateSeconds() const override { return seconds_; }
+  ParticleWorld& cpu() { return *world_; }
+
+ private:
+  std::unique_ptr<ParticleWorld> world_;
+  double seconds_ = 0.0;
+};
+
+#if MOTE_HAVE_GPU
+class GpuSimulation final : public Simulation {
+ public:
+  GpuSimulation(std::unique_ptr<gpu::Context> context, std::unique_ptr<gpu::ParticleWorld> world)
+      : context_(std::move(context)), world_(std::move(world)) {}
+  Status tick(float dt) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    Status s = world_->tick(dt);
+    seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return s;
+  }
+  Result<WorldStats> stats() override { return world_->readStats(); }
+  Result<const ParticleWorld*> world() override {
+    MOTE_RETURN_IF_ERROR(world_->readParticles());
+    return &world_->host();
+  }
+  double simulateSeconds() const override { return seconds_; }
+
+ private:
+  std::unique_ptr<gpu::Context> context_;  // outlives the world (declared first)
+  std::unique_ptr<gpu::ParticleWorld> world_;
+  double seconds_ = 0.0;
+};
+#endif
+
+// The effect placed in a world of its own, on the CPU or the GPU; null after printing why not.
+std::unique_ptr<Simulation> place(const SimulateOptions& options,
+                                  const bytecode::CompiledEffect& effect, EffectHandle& placed,
+                                  std::unique_ptr<ThreadPool>& pool) {
+  EffectOptions effectOptions;
+  effectOptions.seed = options.seed;
+  const auto fail = [&](const Status& s, bool named) {
+    fmt::print(stderr, "{}error: {}\n", named ? options.input + ": " : "", s.message());
+    return nullptr;
+  };
+  if (options.gpu) {
+#if MOTE_HAVE_GPU
+    Result<std::unique_ptr<gpu::Context>> context = gpu::Context::create();
+    if (!context.ok()) return fail(context.status(), false);
+    Result<std::unique_ptr<gpu::ParticleWorld>> world =
+        gpu::ParticleWorld::create(**context, gpu::worldDescFor(effect));
+    if (!world.ok()) return fail(world.status(), false);
+    Result<EffectHandle> h = (*world)->addEffect(effect, effectOptions);
+    if (!h.ok()) return fail(h.status(), true);
+    placed = *h;
+    return std::make_unique<GpuSimulation>(std::move(context).takeValue(),
+                                           std::move(world).takeValue());
+#else
+    fmt::print(stderr,
+               "error: this build has no GPU backend (configure with -DMOTE_GPU=ON after "
+               "scripts/bootstrap installs the Vulkan packages)\n");
+    return nullptr;
+#endif
+  }
+  if (options.threads > 1) {
+    Result<std::unique_ptr<ThreadPool>> created = ThreadPool::create(options.threads);
+    if (!created.ok()) return fail(created.status(), false);
+    pool = std::move(created.value());
+  }
+  Result<std::unique_ptr<ParticleWorld>> world =
+      ParticleWorld::create(worldDescFor(effect, pool.get()));
+  if (!world.ok()) return fail(world.status(), false);
+  Result<EffectHandle> h = (*world)->addEffect(effect, effectOptions);
+  if (!h.ok()) return fail(h.status(), true);
+  placed = *h;
+  return std::make_unique<CpuSimulation>(std::move(world.value()));
+}
+
+}  // namespace
+
 int runSimulate(const SimulateOptions& options) {
   bytecode::CompiledEffect effect;
   if (!loadCompiledEffect(options.input, effect)) return 1;
   std::unique_ptr<ThreadPool> pool;
-  if (options.threads > 1) {
-    Result<std::unique_ptr<ThreadPool>> created = ThreadPool::create(options.threads);
-    if (!created.ok()) {
-      fmt::print(stderr, "error: {}\n", created.status().message());
-      return 1;
-    }
-    pool = std::move(created.value());
-  }
-  const WorldDesc desc = worldDescFor(effect, pool.get());
-  Result<std::unique_ptr<ParticleWorld>> world = ParticleWorld::create(desc);
-  if (!world.ok()) {
-    fmt::print(stderr, "error: {}\n", world.status().message());
+  EffectHandle placed;
+  std::unique_ptr<Simulation> sim = place(options, effect, placed, pool);
+  if (sim == nullptr) return 1;
+  const auto failed = [](const Status& s) {
+    fmt::print(stderr, "error: {}\n", s.message());
     return 1;
-  }
-  ParticleWorld& w = *world.value();
-  EffectOptions effectOptions;
-  effectOptions.seed = options.seed;
-  Result<EffectHandle> placed = w.addEffect(effect, effectOptions);
-  if (!placed.ok()) {
-    fmt::print(stderr, "{}: error: {}\n", options.input, placed.status().message());
-    return 1;
-  }
+  };
   const auto ticksPerSecond =
       static_cast<std::uint32_t>(std::max(1.0, std::round(1.0 / options.dt)));
-  double simulateSeconds = 0.0;
   for (std::uint32_t t = 1; t <= options.ticks; ++t) {
-    w.tick(static_cast<float>(options.dt));
-    const WorldStats& s = w.stats();
-    simulateSeconds += s.emitSeconds + s.simulateSeconds + s.compactSeconds;
+    if (Status s = sim->tick(static_cast<float>(options.dt)); !s.ok()) return failed(s);
     if (!options.hashOnly && (t % ticksPerSecond == 0 || t == options.ticks)) {
-      fmt::print("t={:7.3f}s tick {:5}: {} live, {} spawned, {} dropped, {} died\n", s.time, t,
-                 s.live, s.spawnedTotal, s.droppedTotal, s.died);
+      Result<WorldStats> s = sim->stats();
+      if (!s.ok()) return failed(s.status());
+      fmt::print("t={:7.3f}s tick {:5}: {} live, {} spawned, {} dropped, {} died\n", s->time, t,
+                 s->live, s->spawnedTotal, s->droppedTotal, s->died);
     }
   }
+  Result<const ParticleWorld*> world = sim->world();
+  if (!world.ok()) return failed(world.status());
+  const ParticleWorld& w = **world;
   if (options.hashOnly) {
     fmt::print("{:016x}\n",
                w.stateHash(options.hashInIdOrder ? HashOrder::Id : HashOrder::Storage));
     return 0;
   }
   for (std::uint32_t i = 0; i < effect.emitters.size(); ++i) {
-    const Result<EmitterStats> s = w.emitterStats(w.emitter(placed.value(), i));
+    const Result<EmitterStats> s = w.emitterStats(w.emitter(placed, i));
     if (!s.ok()) continue;
     const Bounds& b = s->bounds;
     std::string bounds = "bounds unknown (empty)";
@@ -335,10 +432,11 @@ int runSimulate(const SimulateOptions& options) {
                effect.emitters[i].name, s->live, s->capacity, s->spawned, s->dropped, s->died,
                bounds, s->finished ? ", finished" : "");
   }
-  fmt::print("state hash {:016x}; {:.3f} ms simulating ({:.1f} us/tick, {} thread{})\n",
-             w.stateHash(), simulateSeconds * 1e3,
-             simulateSeconds * 1e6 / std::max(1u, options.ticks), std::max(1u, options.threads),
-             options.threads > 1 ? "s" : "");
+  const double seconds = sim->simulateSeconds();
+  fmt::print("state hash {:016x}; {:.3f} ms simulating ({:.1f} us/tick, {}{})\n", w.stateHash(),
+             seconds * 1e3, seconds * 1e6 / std::max(1u, options.ticks),
+             options.gpu ? "GPU" : fmt::format("{} thread", std::max(1u, options.threads)),
+             !options.gpu && options.threads > 1 ? "s" : "");
   return 0;
 }
 

@@ -71,6 +71,8 @@ struct SimulateOptions {
   /// `mote hash --order id|storage`: the particle order the hash visits (ParticleWorld::stateHash:
   /// false is HashOrder::Storage, true HashOrder::Id, the GPU's order).
   bool hashInIdOrder = false;
+  /// `--gpu`: simulate on the GPU (gpu::ParticleWorld), read back for the hash and the summary.
+  bool gpu = false;
 };
 
 /// `mote run FILE --ticks N` (stats per emitter at the end, a line per simulated second) and

@@ -264,6 +264,9 @@ int main(int argc, char** argv) {
     command->add_option("--threads", options->threads, "Worker threads (1: the calling thread)")
         ->check(CLI::Range(1u, 256u));
     command->add_option("--seed", options->seed, "Instance seed mixed into every emitter's");
+    command->add_flag("--gpu", options->gpu,
+                      "Simulate on the GPU (Vulkan; MOTE_GPU_DEVICE picks the device) and read "
+                      "the particles back");
   }
   std::string hashOrder = "storage";
   hash->add_option("--order", hashOrder,
@@ -352,7 +355,9 @@ int main(int argc, char** argv) {
   if (*importMdl)
     return mote::cli::runImportMdl(importInput, importOutput, importOptions, importList);
   if (*hash) {
-    hashOptions.hashInIdOrder = hashOrder == "id";
+    // The GPU allocates slots with atomics: its particles read back in id order, and the CPU's
+    // hash to compare with is --order id.
+    hashOptions.hashInIdOrder = hashOrder == "id" || hashOptions.gpu;
     return mote::cli::runSimulate(hashOptions);
   }
   if (*validate) return mote::cli::runValidate(validateFiles, validateWerror);

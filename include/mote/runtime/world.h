@@ -24,6 +24,10 @@
 
 namespace mote {
 
+namespace runtime_detail {
+struct WorldAccess;  // the runtime's and the GPU backend's way in (src/runtime/world_impl.h)
+}
+
 /// The order ParticleWorld::stateHash visits each emitter's particles in.
 enum class HashOrder {
   Storage,  ///< slot order: where the CPU pool holds them after kill compaction
@@ -228,6 +232,7 @@ class ParticleWorld {
   struct Impl;
 
  private:
+  friend struct runtime_detail::WorldAccess;
   explicit ParticleWorld(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

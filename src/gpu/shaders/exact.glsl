@@ -126,6 +126,16 @@ uint xToFloat(double d) {
   return sign | min(bits, kPosInf);
 }
 
+// The double arithmetic of the host's double formulas (the newborns' spawn times, frame.glsl):
+// each one IEEE operation, never fused; the self-test checks them on known answers.
+double dAdd(double a, double b) { precise double r = a + b; return r; }
+double dSub(double a, double b) { precise double r = a - b; return r; }
+double dMul(double a, double b) { precise double r = a * b; return r; }
+double dDiv(double a, double b) { precise double r = a / b; return r; }
+bool dLt(double a, double b) { return a < b; }
+// std::clamp(v, lo, hi): v < lo ? lo : (hi < v ? hi : v).
+double dClamp(double v, double lo, double hi) { return dLt(v, lo) ? lo : (dLt(hi, v) ? hi : v); }
+
 bool xDoubleSpecial(double d) { return (doubleBitsToUint64(d) & 0x7ff0000000000000UL) == 0x7ff0000000000000UL; }
 
 // a + b rounded to odd: the round-to-nearest sum, moved to its odd neighbour when inexact (TwoSum

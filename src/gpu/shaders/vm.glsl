@@ -13,6 +13,8 @@
 //   uvec3 vmWind(uvec3 position)        SAMPLE_WIND: the host's wind (still air: zero)
 //   void  vmSpawn(uint target, uint count, uvec3 position)   SPAWN's request
 //   uint  vmReg(uint slot)              / void vmSetReg(uint slot, uint value): the register file
+// and, with MOTE_VM_SECTION_SWITCH defined, uint vmSwitchAt() and void vmSwitchSection(): the
+// instruction at which the stream passes from INIT to UPDATE, and what the includer does then.
 // The program is verified on the CPU before it is uploaded: opcodes, widths, kinds, indices and
 // data flow are the verifier's promise, and the register file masks slots to its size anyway.
 #ifndef MOTE_VM_GLSL
@@ -232,6 +234,14 @@ uvec4 vmCurve(uint first, uint keysWord, uint width, uint t) {
 bool vmRun(uint instructions, VmRandom rng) {
   bool killed = false;
   for (uint at = 0u; at < instructions; ++at) {
+#ifdef MOTE_VM_SECTION_SWITCH
+    // The includer runs INIT and UPDATE as one stream (one copy of the interpreter): UPDATE's
+    // draws and builtins from its first instruction on.
+    if (at == vmSwitchAt()) {
+      rng.update = 1u;
+      vmSwitchSection();
+    }
+#endif
     const uint w0 = vmCodeWord(4u * at);
     const uint s0 = vmCodeWord(4u * at + 1u);
     const uint s1 = vmCodeWord(4u * at + 2u);

@@ -73,17 +73,10 @@ void vmSpawn(uint target, uint count, uvec3 position) {
 }
 
 #ifdef MOTE_VM_WIDE
-const uint kWideSlots = 256u;
-uint vmReg(uint slot) { return wideRegisters[(slot & (kWideSlots - 1u)) * push.wideStride + gCase]; }
-void vmSetReg(uint slot, uint value) {
-  wideRegisters[(slot & (kWideSlots - 1u)) * push.wideStride + gCase] = value;
-}
-#else
-const uint kFastSlots = 64u;
-uint gRegisters[kFastSlots];
-uint vmReg(uint slot) { return gRegisters[slot & (kFastSlots - 1u)]; }
-void vmSetReg(uint slot, uint value) { gRegisters[slot & (kFastSlots - 1u)] = value; }
+uint vmWideLane() { return gCase; }
+uint vmWideStride() { return push.wideStride; }
 #endif
+#include "registers.glsl"
 
 #include "vm.glsl"
 

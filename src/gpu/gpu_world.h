@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: MIT
+// gpu::ParticleWorld's state (world.cpp: the public API over the host model; world_frame.cpp: the
+// device buffers, the step upload, the frame's passes and the readbacks). The numbers of the
+// frame's data are shaders/frame_layout.glsl's; tests/gpu/world_test.cpp checks the two agree.
+#pragma once
+
+#include "device_memory.h"
+#include "kernel.h"
+#include "scan.h"
+#include "world_impl.h"  // the runtime's: the host model and its backend hook
+
+#include <mote/gpu/context.h>
+#include <mote/gpu/world.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace mote::gpu {
+
+namespace frame {
+// Counters.
+inline constexpr std::uint32_t kAlive0 = 0;
+inline constexpr std::uint32_t kFree = 1;
+inline constexpr std::uint32_t kAlive1 = 2;
+inline constexpr std::uint32_t kPoolDropped = 3;
+inline constexpr std::uint32_t kSimulateArgs = 4;
+inline constexpr std::uint32_t kSimulated = 7;
+inline constexpr std::uint32_t kCounterWords = 8;
+// A row's step block.
+inline constexpr std::uint32_t kStepFlags = 0;
+inline constexpr std::uint32_t kStepGeneration = 1;
+inline constexpr std::uint32_t kStepCapacity = 2;
+inline constexpr std::uint32_t kStepCallFirst = 3;
+inline constexpr std::uint32_t kStepCallCount = 4;
+inline constexpr std::uint32_t kStepInitAt = 5;
+inline constexpr std::uint32_t kStepInitCount = 6;
+inline constexpr std::uint32_t kStepUpdateAt = 7;
+inline constexpr std::uint32_t kStepUpdateCount = 8;
+inline constexpr std::uint32_t kStepConstantsAt = 9;
+inline constexpr std::uint32_t kStepContextAt = 10;
+inline constexpr std::uint32_t kStepEmitterWords = 11;
+inline constexpr std::uint32_t kStepParticleWords = 12;
+inline constexpr std::uint32_t kStepSpace = 13;
+inline constexpr std::uint32_t kStepTick = 14;
+inline constexpr std::uint32_t kStepSeed = 16;
+inline constexpr std::uint32_t kStepWindowStart = 18;
+inline constexpr std::uint32_t kStepSpan = 20;
+inline constexpr std::uint32_t kStepT0 = 22;
+inline constexpr std::uint32_t kStepDt = 24;
+inline constexpr std::uint32_t kStepStop = 26;
+inline constexpr std::uint32_t kStepStart = 28;
+inline constexpr std::uint32_t kStepPath = 34;
+inline constexpr std::uint32_t kStepWords = 40;
+// Step flags.
+inline constexpr std::uint32_t kRowAlive = 1;
+inline constexpr std::uint32_t kRowStepping = 2;
+inline constexpr std::uint32_t kRowReset = 4;
+inline constexpr std::uint32_t kRowWindowIsStep = 8;
+inline constexpr std::uint32_t kRowSpans = 16;
+inline constexpr std::uint32_t kRowMoves = 32;
+// The GPU's row state.
+inline constexpr std::uint32_t kRowLive = 0;
+inline constexpr std::uint32_t kRowNextId = 1;
+inline constexpr std::uint32_t kRowFirstId = 2;
+inline constexpr std::uint32_t kRowStepSpawned = 3;
+inline constexpr std::uint32_t kRowStepDropped = 4;
+inline constexpr std::uint32_t kRowStepDied = 5;
+inline constexpr std::uint32_t kRowSpawned = 6;
+inline constexpr std::uint32_t kRowDropped = 8;
+inline constexpr std::uint32_t kRowDied = 10;
+inline constexpr std::uint32_t kRowWords = 12;
+// A spawn call.
+inline constexpr std::uint32_t kCallCount = 0;
+inline constexpr std::uint32_t kCallFlags = 1;
+inline constexpr std::uint32_t kCallFrom = 2;
+inline constexpr std::uint32_t kCallScale = 4;
+inline constexpr std::uint32_t kCallBefore = 6;
+inline constexpr std::uint32_t kCallAmount = 8;
+inline constexpr std::uint32_t kCallWords = 10;
+// The wind block.
+inline constexpr std::uint32_t kWindBursts = 3;
+inline constexpr std::uint32_t kWindHeaderWords = 4;
+inline constexpr std::uint32_t kBurstWords = 5;
+inline constexpr std::uint32_t kWindWords =
+    kWindHeaderWords + kBurstWords * emission::ForceBursts::kMaxBursts;
+
+inline constexpr std::uint32_t kBuiltinWords = 4 * bytecode::kBuiltinCount;
+inline constexpr std::uint32_t kHeaderWords = 3;  // a record's row, generation, id
+inline constexpr std::uint32_t kGroup = 64;       // the frame passes' workgroup size
+/// Workgroups of one pass at most with the wide register file (its lanes: kWideGroups · kGroup).
+inline constexpr std::uint32_t kWideGroups = 256;
+inline constexpr std::uint32_t kWideSlots = 256;
+}  // namespace frame
+
+/// A program's place in the programs buffer, found by its content (a program the host model
+/// dropped and verified again later has the same place).
+struct ProgramSlot {
+  std::uint64_t hash = 0;     // bytecode::contentHash
+  bytecode::Program program;  // for the equality check behind the hash
+  std::uint32_t initAt = 0;
+  std::uint32_t initCount = 0;  // instructions
+  std::uint32_t updateAt = 0;
+  std::uint32_t updateCount = 0;
+  std::uint32_t constantsAt = 0;
+};
+
+struct ParticleWorld::Impl final : runtime_detail::ParticleBackend {
+  Context* context = nullptr;
+  WorldDesc desc;
+  std::unique_ptr<mote::ParticleWorld> host;
+  mote::ParticleWorld::Impl* model = nullptr;  // host's state
+  Status error;                                // the first device error; every later call's
+
+  // The frame input's layout (words): step blocks | wind | contexts | calls.
+  std::uint32_t rowsCapacity = 0;
+  std::uint32_t capacity = 0;  // pool slots
+  std::uint32_t stride = 0;    // words per record
+  std::uint32_t windAt = 0;
+  std::uint32_t contextsAt = 0;
+  std::uint32_t callsAt = 0;
+  std::vector<std::uint32_t> input;  // the host's copy, written each step
+
+  // This step's calls, per row (the schedule visits rows one at a time, so a row's are a run).
+  std::uint32_t callCount = 0;
+  std::vector<std::uint32_t> rowCallFirst;
+  std::vector<std::uint32_t> rowCallCount;
+  std::vector<std::uint8_t> resetPending;
+  std::vector<std::uint8_t> stepping;
+  std::vector<std::uint32_t> rowProgram;  // index into programSlots
+  // The generation the records of each row carry: moved on by every reset and removal, so a
+  // restart's and a removal's particles are told from the new ones (never 0: died at birth).
+  std::vector<std::uint32_t> rowGeneration;
+  std::uint32_t rowCount = 0;  // rows the frame covers: past the highest ever placed
+
+  std::vector<std::uint32_t> programWords;
+  std::vector<ProgramSlot> programSlots;
+  bool programsDirty = false;
+  bool wide = false;  // some program needs the wide register file
+
+  std::array<float, 3> wind{0.0f, 0.0f, 0.0f};
+  std::uint32_t parity = 0;  // the alive half the next simulate pass reads
+
+  Buffer programs, records, dead, alive, counters, rowState, frameInput, callStarts, counts, sums,
+      scanResult, registers;
+  PrefixScan scan;
+  Kernel* rowsKernel = nullptr;
+  Kernel* frameKernel = nullptr;
+  Kernel* poolInit = nullptr;
+
+  // world_frame.cpp
+  Status createBuffers();
+  Status useWideFile();
+  std::uint32_t programSlot(const runtime_detail::SharedProgram& program);
+  /// The slot already holding `program`, or programSlots.size().
+  std::uint32_t findProgram(const bytecode::Program& program, std::uint64_t hash) const;
+  Status uploadPrograms();
+  void writeStep(std::uint32_t row);
+  Status runFrame();
+  Status download(const Buffer& buffer, std::vector<std::uint32_t>& out, std::uint64_t words,
+                  std::uint64_t offset = 0);
+  Status readRows(std::vector<std::uint32_t>& out);
+  Status syncParticles();
+  Status syncStats(const std::vector<std::uint32_t>& state);
+
+  // runtime_detail::ParticleBackend
+  Status admit(const bytecode::CompiledEffect& effect) override;
+  void reset(std::uint32_t row) override;
+  void release(std::uint32_t row) override;
+  void spawnCall(std::uint32_t row, std::uint32_t count,
+                 const emission::BirthTimes& birth) override;
+  void step(std::span<const std::uint32_t> stepRows, double dt) override;
+
+  /// Ok, or the error every call returns from now on.
+  const Status& healthy();
+};
+
+}  // namespace mote::gpu

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+// The GPU world's frame data (src/gpu/world_frame.h is the host's copy of these numbers; a test
+// checks they agree): the per-row step block the host uploads each step, the GPU's own per-row
+// state, the counters, and the spawn calls.
+#ifndef MOTE_FRAME_LAYOUT_GLSL
+#define MOTE_FRAME_LAYOUT_GLSL
+
+// Counters (binding Counters; pool_init.comp zeroes them and sets the free count).
+const uint kCountAlive0 = 0u;       // the alive halves' lengths
+const uint kCountFree = 1u;         // dead-list length
+const uint kCountAlive1 = 2u;
+const uint kCountPoolDropped = 3u;  // newborns that found no free slot (never, within capacity)
+const uint kCountSimulateArgs = 4u; // VkDispatchIndirectCommand of the simulate pass (3 words)
+const uint kCountSimulated = 7u;    // how many the simulate pass visits (the alive half's length)
+const uint kCounterWords = 8u;
+uint aliveCounter(uint half_) { return half_ == 0u ? kCountAlive0 : kCountAlive1; }
+
+// A row's step block (host-written each step), kStepWords words at row * kStepWords.
+const uint kStepFlags = 0u;
+const uint kStepGeneration = 1u;
+const uint kStepCapacity = 2u;
+const uint kStepCallFirst = 3u;
+const uint kStepCallCount = 4u;
+const uint kStepInitAt = 5u;        // the INIT section's first word in Programs
+const uint kStepInitCount = 6u;     // its instructions
+const uint kStepUpdateAt = 7u;
+const uint kStepUpdateCount = 8u;
+const uint kStepConstantsAt = 9u;   // the constant pool's first word in Programs
+const uint kStepContextAt = 10u;    // the row's context block in the frame input
+const uint kStepEmitterWords = 11u;
+const uint kStepWords_ = 12u;       // particle words
+const uint kStepSpace = 13u;       // 1: positions in the emitter's frame (local, emitter_attached)
+const uint kStepTick = 14u;         // 2 words: the random stream's tick
+const uint kStepSeed = 16u;         // 2 words
+const uint kStepWindowStart = 18u;  // doubles, 2 words each: the spawn window
+const uint kStepSpan = 20u;
+const uint kStepT0 = 22u;
+const uint kStepDt = 24u;
+const uint kStepStop = 26u;
+const uint kStepStart = 28u;        // 3 doubles: the emitter's position at the step's start
+const uint kStepPath = 34u;         // 3 doubles: its motion over the step
+const uint kStepWords = 40u;
+
+// Step flags.
+const uint kRowAlive = 1u;
+const uint kRowStepping = 2u;
+const uint kRowReset = 4u;     // a new tenant or a restart: the GPU's row state starts again
+const uint kRowWindowIsStep = 8u;
+const uint kRowSpans = 16u;    // span > 0
+const uint kRowMoves = 32u;    // dt > 0
+
+// The GPU's row state (binding RowState), kRowWords words at row * kRowWords.
+const uint kRowLive = 0u;
+const uint kRowNextId = 1u;
+const uint kRowFirstId = 2u;   // this step's first newborn id
+const uint kRowStepSpawned = 3u;
+const uint kRowStepDropped = 4u;
+const uint kRowStepDied = 5u;
+const uint kRowSpawned = 6u;   // 2 words each: totals since the row was placed or restarted
+const uint kRowDropped = 8u;
+const uint kRowDied = 10u;     // without the last step's (kRowStepDied)
+const uint kRowWords = 12u;
+
+// A spawn call (host-written), kCallWords words: count, flags (1: constant birth time), then the
+// birth times' doubles from, scale, before, amount.
+const uint kCallCount = 0u;
+const uint kCallFlags = 1u;
+const uint kCallFrom = 2u;
+const uint kCallScale = 4u;
+const uint kCallBefore = 6u;
+const uint kCallAmount = 8u;
+const uint kCallWords = 10u;
+
+// The wind block: the host's uniform wind (3 words), the burst count, then kBurstWords per burst:
+// centre (3), radius, strength.
+const uint kWindBursts = 3u;
+const uint kWindHeaderWords = 4u;
+const uint kBurstWords = 5u;
+
+// A context block: kBuiltinWords of builtins, then the emitter words, then 4 words per global.
+const uint kBuiltinWords = 44u;
+
+const uint kHeaderWords = 3u;  // a record's row, generation, id
+const uint kFrameGroup = 64u;
+
+#endif  // MOTE_FRAME_LAYOUT_GLSL

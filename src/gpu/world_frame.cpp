@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: MIT
+// gpu::ParticleWorld's device side: the buffers, the programs' upload, each step's upload of the
+// emitters' step blocks, contexts, wind and spawn calls, the frame's passes in one submission
+// (rows → scan → simulate → emit; docs/gpu.md, "The frame"), and the readbacks.
+#include "context_impl.h"
+#include "gpu_world.h"
+#include "self_test.h"
+#include "shaders.h"
+
+#include <mote/gpu/vm_cases.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+namespace mote::gpu {
+
+using runtime_detail::EmitterRow;
+using runtime_detail::SharedProgram;
+
+namespace {
+
+std::uint32_t bits(float v) {
+  return std::bit_cast<std::uint32_t>(v);
+}
+
+void putDouble(std::uint32_t* at, double v) {
+  const auto b = std::bit_cast<std::uint64_t>(v);
+  at[0] = static_cast<std::uint32_t>(b);
+  at[1] = static_cast<std::uint32_t>(b >> 32);
+}
+
+void putU64(std::uint32_t* at, std::uint64_t v) {
+  at[0] = static_cast<std::uint32_t>(v);
+  at[1] = static_cast<std::uint32_t>(v >> 32);
+}
+
+std::uint64_t getU64(const std::uint32_t* at) {
+  return std::uint64_t{at[0]} | std::uint64_t{at[1]} << 32;
+}
+
+// A barrier after transfers (fills, uploads) before the compute passes that read them.
+void transferToCompute(VkCommandBuffer cmd) {
+  VkMemoryBarrier b{};
+  b.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
+                       1, &b, 0, nullptr, 0, nullptr);
+}
+
+}  // namespace
+
+const Status& ParticleWorld::Impl::healthy() {
+  if (error.ok() && !context->health().ok()) error = context->health();
+  return error;
+}
+
+Status ParticleWorld::Impl::createBuffers() {
+  const mote::WorldDesc& h = desc.host;
+  rowsCapacity = h.maxEmitters;
+  capacity = static_cast<std::uint32_t>(h.maxParticles);
+  stride = frame::kHeaderWords + desc.maxParticleWords;
+  windAt = rowsCapacity * frame::kStepWords;
+  contextsAt = windAt + frame::kWindWords;
+  callsAt = contextsAt + rowsCapacity * desc.maxContextWords;
+  const std::uint64_t inputWords =
+      std::uint64_t{callsAt} + std::uint64_t{desc.maxSpawnCalls} * frame::kCallWords;
+  input.assign(inputWords, 0u);
+  rowCallFirst.assign(rowsCapacity, 0);
+  rowCallCount.assign(rowsCapacity, 0);
+  resetPending.assign(rowsCapacity, 0);
+  stepping.assign(rowsCapacity, 0);
+  rowProgram.assign(rowsCapacity, 0);
+  rowGeneration.assign(rowsCapacity, 0);
+
+  const auto make = [&](Buffer& out, std::uint64_t words, const std::string& name,
+                        VkBufferUsageFlags extra = 0) {
+    Result<Buffer> b = Buffer::create(*context, std::max<std::uint64_t>(words, 1) * 4, name, extra);
+    if (!b.ok()) return std::move(b).status();
+    out = std::move(b).takeValue();
+    return Status();
+  };
+  MOTE_RETURN_IF_ERROR(
+      make(records, std::uint64_t{capacity} * stride,
+           fmt::format("the particle pool ({} particles of {} words)", capacity, stride)));
+  MOTE_RETURN_IF_ERROR(make(dead, capacity, fmt::format("the dead list ({} slots)", capacity)));
+  MOTE_RETURN_IF_ERROR(
+      make(alive, 2ull * capacity, fmt::format("the alive lists (2 × {} slots)", capacity)));
+  MOTE_RETURN_IF_ERROR(make(counters, frame::kCounterWords, "the pool's counters",
+                            VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT));
+  MOTE_RETURN_IF_ERROR(make(rowState, std::uint64_t{rowsCapacity} * frame::kRowWords,
+                            fmt::format("the row state ({} emitters)", rowsCapacity)));
+  MOTE_RETURN_IF_ERROR(make(frameInput, inputWords,
+                            fmt::format("the step input ({} emitters, {} spawn calls)",
+                                        rowsCapacity, desc.maxSpawnCalls)));
+  MOTE_RETURN_IF_ERROR(make(callStarts, desc.maxSpawnCalls,
+                            fmt::format("the spawn calls' starts ({})", desc.maxSpawnCalls)));
+  MOTE_RETURN_IF_ERROR(
+      make(counts, rowsCapacity, fmt::format("the spawn counts ({} emitters)", rowsCapacity)));
+  MOTE_RETURN_IF_ERROR(
+      make(sums, rowsCapacity, fmt::format("the spawn sums ({} emitters)", rowsCapacity)));
+  MOTE_RETURN_IF_ERROR(
+      make(scanResult, 4, "the emit dispatch", VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT));
+  MOTE_RETURN_IF_ERROR(make(programs, desc.maxProgramWords,
+                            fmt::format("the programs ({} words)", desc.maxProgramWords)));
+  MOTE_RETURN_IF_ERROR(make(registers, 4, "the wide register file (unused)"));
+
+  Context::Impl& c = context->impl();
+  Result<PrefixScan> s = PrefixScan::create(*context, rowsCapacity, frame::kGroup);
+  if (!s.ok()) return std::move(s).status();
+  scan = std::move(s).takeValue();
+  Result<Kernel*> rows = c.kernel(*context, "frame_rows", frameRowsShader(), 5, 16, 0);
+  if (!rows.ok()) return std::move(rows).status();
+  rowsKernel = *rows;
+  Result<Kernel*> init = c.kernel(*context, "pool_init", poolInitShader(), 2, 4, 0);
+  if (!init.ok()) return std::move(init).status();
+  poolInit = *init;
+  const bool fp64 = hasFp64Shaders(context->device());
+  Result<Kernel*> f =
+      c.kernel(*context, "frame", frameShader(false).pick(fp64), 10, 32, context->selfTest().flags);
+  if (!f.ok()) return std::move(f).status();
+  frameKernel = *f;
+
+  // Every slot free, every counter and row zero.
+  return c.submit([&](VkCommandBuffer cmd) {
+    vkCmdFillBuffer(cmd, rowState.handle(), 0, VK_WHOLE_SIZE, 0);
+    vkCmdFillBuffer(cmd, counters.handle(), 0, VK_WHOLE_SIZE, 0);
+    transferToCompute(cmd);
+    poolInit->bind({&counters, &dead});
+    const std::uint32_t push[] = {capacity};
+    poolInit->record(cmd, push, (capacity + 255) / 256);
+  });
+}
+
+Status ParticleWorld::Impl::useWideFile() {
+  if (wide) return {};
+  Result<Buffer> file = Buffer::create(
+      *context, std::uint64_t{frame::kWideSlots} * frame::kWideGroups * frame::kGroup * 4,
+      "the wide register file");
+  if (!file.ok()) return std::move(file).status();
+  const bool fp64 = hasFp64Shaders(context->device());
+  Result<Kernel*> f = context->impl().kernel(*context, "frame_wide", frameShader(true).pick(fp64),
+                                             11, 32, context->selfTest().flags);
+  if (!f.ok()) return std::move(f).status();
+  registers = std::move(file).takeValue();
+  frameKernel = *f;
+  wide = true;
+  return {};
+}
+
+std::uint32_t ParticleWorld::Impl::findProgram(const bytecode::Program& program,
+                                               std::uint64_t hash) const {
+  for (std::uint32_t i = 0; i < programSlots.size(); ++i)
+    if (programSlots[i].hash == hash && programSlots[i].program == program) return i;
+  return static_cast<std::uint32_t>(programSlots.size());
+}
+
+std::uint32_t ParticleWorld::Impl::programSlot(const SharedProgram& shared) {
+  const bytecode::Program& p = shared.program;
+  if (const std::uint32_t found = findProgram(p, shared.hash); found < programSlots.size())
+    return found;
+  ProgramSlot slot;
+  slot.hash = shared.hash;
+  slot.program = p;
+  const auto append = [&](std::span<const std::uint32_t> code, std::uint32_t& at,
+                          std::uint32_t& count) {
+    at = static_cast<std::uint32_t>(programWords.size());
+    count = static_cast<std::uint32_t>(code.size() / 4);
+    programWords.insert(programWords.end(), code.begin(), code.end());
+  };
+  append(p.section(bytecode::Section::Init), slot.initAt, slot.initCount);
+  append(p.section(bytecode::Section::Update), slot.updateAt, slot.updateCount);
+  slot.constantsAt = static_cast<std::uint32_t>(programWords.size());
+  for (const auto& c : p.constants)
+    for (const float v : c)
+      programWords.push_back(bits(v));
+  programSlots.push_back(slot);
+  programsDirty = true;
+  return static_cast<std::uint32_t>(programSlots.size() - 1);
+}
+
+Status ParticleWorld::Impl::uploadPrograms() {
+  if (!programsDirty) return {};
+  MOTE_RETURN_IF_ERROR(programs.upload(programWords));
+  programsDirty = false;
+  return {};
+}
+
+// Row `row`'s step block and context in `input`.
+void ParticleWorld::Impl::writeStep(std::uint32_t row) {
+  std::uint32_t* s = input.data() + std::size_t{row} * frame::kStepWords;
+  std::fill_n(s, frame::kStepWords, 0u);
+  const EmitterRow& r = model->rows[row];
+  std::uint32_t flags = resetPending[row] != 0 ? frame::kRowReset : 0u;
+  s[frame::kStepGeneration] = rowGeneration[row];
+  if (!r.alive) {
+    s[frame::kStepFlags] = flags;
+    return;
+  }
+  flags |= frame::kRowAlive;
+  if (stepping[row] != 0) flags |= frame::kRowStepping;
+  const emission::Window& w = r.window;
+  if (w.start == w.t0 && w.span == w.dt) flags |= frame::kRowWindowIsStep;
+  if (w.span > 0.0) flags |= frame::kRowSpans;
+  if (w.dt > 0.0) flags |= frame::kRowMoves;
+  s[frame::kStepFlags] = flags;
+  s[frame::kStepCapacity] = r.capacity;
+  s[frame::kStepCallFirst] = rowCallFirst[row];
+  s[frame::kStepCallCount] = rowCallCount[row];
+  const ProgramSlot& p = programSlots[rowProgram[row]];
+  s[frame::kStepInitAt] = p.initAt;
+  s[frame::kStepInitCount] = p.initCount;
+  s[frame::kStepUpdateAt] = p.updateAt;
+  s[frame::kStepUpdateCount] = p.updateCount;
+  s[frame::kStepConstantsAt] = p.constantsAt;
+  const std::uint32_t contextAt = contextsAt + row * desc.maxContextWords;
+  s[frame::kStepContextAt] = contextAt;
+  s[frame::kStepEmitterWords] = static_cast<std::uint32_t>(r.emitterWords.size());
+  s[frame::kStepParticleWords] = r.words;
+  s[frame::kStepSpace] = bytecode::movesWithEmitter(r.desc->space) ? 1u : 0u;
+  putU64(s + frame::kStepTick, r.steps);
+  putU64(s + frame::kStepSeed, r.seed);
+  putDouble(s + frame::kStepWindowStart, w.start);
+  putDouble(s + frame::kStepSpan, w.span);
+  putDouble(s + frame::kStepT0, w.t0);
+  putDouble(s + frame::kStepDt, w.dt);
+  putDouble(s + frame::kStepStop, w.t0 + w.dt);  // runtime_detail::stopOf
+  for (std::uint32_t c = 0; c < 3; ++c) {
+    putDouble(s + frame::kStepStart + 2 * c, static_cast<double>(r.previous.position[c]));
+    putDouble(s + frame::kStepPath + 2 * c,
+              static_cast<double>(r.world.position[c] - r.previous.position[c]));
+  }
+  // The context: builtins, emitter words, globals (admit() checked they fit).
+  std::uint32_t* c = input.data() + contextAt;
+  for (const auto& b : r.context.builtins)
+    for (const float v : b)
+      *c++ = bits(v);
+  for (const float v : r.emitterWords)
+    *c++ = bits(v);
+  for (const auto& g : r.globals)
+    for (const float v : g)
+      *c++ = bits(v);
+}
+
+Status ParticleWorld::Impl::runFrame() {
+  MOTE_RETURN_IF_ERROR(uploadPrograms());
+  for (std::uint32_t row = 0; row < rowCount; ++row)
+    writeStep(row);
+  // The wind: the host's uniform wind, then the force events' bursts.
+  std::uint32_t* wnd = input.data() + windAt;
+  for (std::uint32_t c = 0; c < 3; ++c)
+    wnd[c] = bits(wind[c]);
+  const emission::ForceBursts& bursts = model->bursts;
+  wnd[frame::kWindBursts] = bursts.size();
+  for (std::uint32_t b = 0; b < bursts.size(); ++b) {
+    std::uint32_t* at = wnd + frame::kWindHeaderWords + b * frame::kBurstWords;
+    const emission::ForceBursts::Burst& burst = bursts[b];
+    at[0] = bits(burst.centre[0]);
+    at[1] = bits(burst.centre[1]);
+    at[2] = bits(burst.centre[2]);
+    at[3] = bits(burst.radius);
+    at[4] = bits(burst.strength);
+  }
+  const std::uint64_t inputUsed = contextsAt + std::uint64_t{rowCount} * desc.maxContextWords;
+  MOTE_RETURN_IF_ERROR(frameInput.upload(std::span(input.data(), inputUsed)));
+  if (callCount > 0) {
+    MOTE_RETURN_IF_ERROR(frameInput.upload(
+        std::span(input.data() + callsAt, std::size_t{callCount} * frame::kCallWords), callsAt));
+  }
+  const std::uint32_t threads =
+      wide ? frame::kWideGroups * frame::kGroup
+           : std::max(1u, context->device().maxComputeWorkGroupCount[0]) * frame::kGroup;
+  const std::uint32_t maxGroups = threads / frame::kGroup;
+  return context->impl().submit([&](VkCommandBuffer cmd) {
+    rowsKernel->bind({&frameInput, &rowState, &counters, &counts, &callStarts});
+    const std::uint32_t rowsPush[] = {rowCount, parity, callsAt, maxGroups};
+    rowsKernel->record(cmd, rowsPush, (rowCount + frame::kGroup - 1) / frame::kGroup);
+    scan.record(cmd, counts, sums, scanResult, rowCount);
+    if (wide) {
+      frameKernel->bind({&programs, &records, &dead, &alive, &counters, &rowState, &frameInput,
+                         &callStarts, &sums, &scanResult, &registers});
+    } else {
+      frameKernel->bind({&programs, &records, &dead, &alive, &counters, &rowState, &frameInput,
+                         &callStarts, &sums, &scanResult});
+    }
+    const std::uint32_t simulate[] = {0,      rowCount, capacity, stride,
+                                      parity, callsAt,  windAt,   threads};
+    frameKernel->recordIndirect(cmd, simulate, counters, frame::kSimulateArgs * 4);
+    const std::uint32_t emit[] = {1, rowCount, capacity, stride, parity, callsAt, windAt, threads};
+    frameKernel->recordIndirect(cmd, emit, scanResult, 4);
+  });
+}
+
+void ParticleWorld::Impl::step(std::span<const std::uint32_t> stepRows, double /*dt*/) {
+  if (healthy().ok()) {
+    for (const std::uint32_t row : stepRows)
+      stepping[row] = 1;
+    error = runFrame();
+    if (error.ok()) {
+      parity ^= 1u;
+      std::fill(resetPending.begin(), resetPending.begin() + rowCount, std::uint8_t{0});
+    }
+  }
+  for (const std::uint32_t row : stepRows) {
+    stepping[row] = 0;
+    rowCallCount[row] = 0;
+  }
+  callCount = 0;
+}
+
+void ParticleWorld::Impl::spawnCall(std::uint32_t row, std::uint32_t count,
+                                    const emission::BirthTimes& birth) {
+  EmitterRow& r = model->rows[row];
+  if (count == 0) return;
+  if (callCount >= desc.maxSpawnCalls) {  // counted as dropped, never a larger buffer
+    r.hostDropped += count;
+    return;
+  }
+  if (rowCallCount[row] == 0) rowCallFirst[row] = callCount;
+  ++rowCallCount[row];
+  std::uint32_t* c = input.data() + callsAt + std::size_t{callCount++} * frame::kCallWords;
+  c[frame::kCallCount] = count;
+  c[frame::kCallFlags] = birth.constant ? 1u : 0u;
+  putDouble(c + frame::kCallFrom, birth.from);
+  putDouble(c + frame::kCallScale, birth.scale);
+  putDouble(c + frame::kCallBefore, birth.before);
+  putDouble(c + frame::kCallAmount, birth.amount);
+}
+
+namespace {
+std::uint32_t nextGeneration(std::uint32_t g) {
+  return g + 1 == 0 ? 1 : g + 1;
+}
+}  // namespace
+
+void ParticleWorld::Impl::reset(std::uint32_t row) {
+  resetPending[row] = 1;
+  rowGeneration[row] = nextGeneration(rowGeneration[row]);
+  rowProgram[row] = programSlot(*model->rows[row].program);
+  rowCount = std::max(rowCount, row + 1);
+}
+
+void ParticleWorld::Impl::release(std::uint32_t row) {
+  resetPending[row] = 1;  // its particles go in the next simulate pass (the generation moved on)
+  rowGeneration[row] = nextGeneration(rowGeneration[row]);
+}
+
+Status ParticleWorld::Impl::download(const Buffer& buffer, std::vector<std::uint32_t>& out,
+                                     std::uint64_t words, std::uint64_t offset) {
+  out.resize(words);
+  if (words == 0) return {};
+  return buffer.download(out, offset);
+}
+
+Status ParticleWorld::Impl::readRows(std::vector<std::uint32_t>& out) {
+  return download(rowState, out, std::uint64_t{rowCount} * frame::kRowWords);
+}
+
+// The host model's counts from the GPU's row state `state`.
+Status ParticleWorld::Impl::syncStats(const std::vector<std::uint32_t>& state) {
+  WorldStats& s = model->stats;
+  s.live = s.spawned = s.dropped = s.died = 0;
+  for (const std::uint32_t row : model->order) {
+    EmitterRow& r = model->rows[row];
+    const std::uint32_t* g = state.data() + std::size_t{row} * frame::kRowWords;
+    r.live = g[frame::kRowLive];
+    r.stepSpawned = g[frame::kRowStepSpawned];
+    r.stepDropped = g[frame::kRowStepDropped];
+    r.stepDied = g[frame::kRowStepDied];
+    r.spawned = getU64(g + frame::kRowSpawned);
+    r.dropped = getU64(g + frame::kRowDropped) + r.hostDropped;
+    r.died = getU64(g + frame::kRowDied) + r.stepDied;
+    s.live += r.live;
+    s.spawned += r.stepSpawned;
+    s.dropped += r.stepDropped;
+    s.died += r.stepDied;
+  }
+  return {};
+}
+
+Status ParticleWorld::Impl::syncParticles() {
+  std::vector<std::uint32_t> state;
+  MOTE_RETURN_IF_ERROR(readRows(state));
+  std::vector<std::uint32_t> count;
+  MOTE_RETURN_IF_ERROR(download(counters, count, frame::kCounterWords));
+  const std::uint32_t n = count[parity == 0 ? frame::kAlive0 : frame::kAlive1];
+  std::vector<std::uint32_t> slots;
+  MOTE_RETURN_IF_ERROR(download(alive, slots, n, std::uint64_t{parity} * capacity));
+  std::vector<std::uint32_t> pool;
+  MOTE_RETURN_IF_ERROR(download(records, pool, std::uint64_t{capacity} * stride));
+  MOTE_RETURN_IF_ERROR(syncStats(state));
+  // Each live row's particles in id order: (row, id, slot) keys sorted.
+  struct Key {
+    std::uint32_t row, id, slot;
+  };
+  std::vector<Key> keys;
+  keys.reserve(n);
+  for (const std::uint32_t slot : slots) {
+    const std::uint32_t* rec = pool.data() + std::size_t{slot} * stride;
+    const std::uint32_t row = rec[0];
+    if (row >= rowCount) continue;
+    const EmitterRow& r = model->rows[row];
+    if (!r.alive || rowGeneration[row] != rec[1]) continue;  // removed, restarted, or died at birth
+    keys.push_back({row, rec[2], slot});
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    return a.row != b.row ? a.row < b.row : a.id < b.id;
+  });
+  for (const std::uint32_t row : model->order)
+    model->rows[row].live = 0;
+  for (const Key& k : keys) {
+    EmitterRow& r = model->rows[k.row];
+    if (r.live >= r.capacity) {
+      return Status(StatusCode::Internal,
+                    fmt::format("readParticles: emitter '{}' holds more particles than its "
+                                "capacity {} on the GPU",
+                                r.desc->name, r.capacity));
+    }
+    const std::uint32_t i = r.live++;
+    r.ids[i] = k.id;
+    const std::uint32_t* words = pool.data() + std::size_t{k.slot} * stride + frame::kHeaderWords;
+    for (std::uint32_t w = 0; w < r.words; ++w)
+      r.streams[w][i] = std::bit_cast<float>(words[w]);
+  }
+  for (const std::uint32_t row : model->order) {
+    EmitterRow& r = model->rows[row];
+    const std::uint32_t counted = state[std::size_t{row} * frame::kRowWords + frame::kRowLive];
+    if (counted != r.live) {
+      return Status(StatusCode::Internal,
+                    fmt::format("readParticles: emitter '{}' counts {} live particles on the GPU "
+                                "but its records hold {}",
+                                r.desc->name, counted, r.live));
+    }
+    r.usedSegments = 0;
+    model->measureBounds(r);
+  }
+  return {};
+}
+
+}  // namespace mote::gpu

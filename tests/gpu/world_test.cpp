@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: MIT
+// gpu::ParticleWorld against the CPU world, the reference: every example's state after 600 ticks,
+// a scripted lifecycle (budgets, overflow, deaths, bursts, events, removal and reuse within a
+// frame, restart, seek, moving transforms, fields and globals) compared tick by tick, the faults,
+// and the frame layout the host and the shaders share.
+#include "gpu_test.h"
+#include "gpu_world.h"  // the host's copy of the frame layout
+#include "support/compile_effect.h"
+#include "support/source_dir.h"
+
+#include <mote/authoring/effect_json.h>
+#include <mote/compiler/compiler.h>
+#include <mote/core/file.h>
+#include <mote/gpu/world.h>
+#include <mote/runtime/world.h>
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+
+namespace mote {
+namespace {
+
+using test::compileJson;
+
+class GpuWorld : public test::GpuTest {
+ protected:
+  std::unique_ptr<gpu::ParticleWorld> makeGpu(const gpu::WorldDesc& desc) {
+    Result<std::unique_ptr<gpu::ParticleWorld>> w = gpu::ParticleWorld::create(*context(), desc);
+    EXPECT_TRUE(w.ok()) << w.status().toString();
+    return w.ok() ? std::move(w).takeValue() : nullptr;
+  }
+  static std::unique_ptr<ParticleWorld> makeCpu(const WorldDesc& desc) {
+    Result<std::unique_ptr<ParticleWorld>> w = ParticleWorld::create(desc);
+    EXPECT_TRUE(w.ok()) << w.status().toString();
+    return w.ok() ? std::move(w).takeValue() : nullptr;
+  }
+};
+
+bytecode::CompiledEffect compileFile(const std::string& path) {
+  const authoring::EffectLoadResult loaded = authoring::loadEffectFile(path);
+  EXPECT_TRUE(loaded.ok()) << path;
+  compiler::CompileResult compiled = compiler::compileEffect(loaded.effect);
+  EXPECT_TRUE(compiled.ok()) << path;
+  return std::move(compiled.effect);
+}
+
+// The stats both worlds report for each emitter, as one comparable line.
+std::string emitterLine(const ParticleWorld& w, EmitterHandle e) {
+  const Result<EmitterStats> s = w.emitterStats(e);
+  if (!s.ok()) return "stale";
+  std::ostringstream out;
+  out << "live " << s->live << " spawned " << s->spawned << " dropped " << s->dropped << " died "
+      << s->died << " finished " << s->finished;
+  return out.str();
+}
+
+// ---- every example ------------------------------------------------------------------------------
+
+class GpuExample : public GpuWorld, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(GpuExample, HashesAsTheCpuInIdOrderAfter600Ticks) {
+  if (context()->selfTest().mode != gpu::Mode::Exact)
+    GTEST_SKIP() << "fast mode promises no hash: " << context()->selfTest().reason;
+  const bytecode::CompiledEffect effect =
+      compileFile(test::sourcePath("examples/" + GetParam() + ".json"));
+  std::unique_ptr<ParticleWorld> cpu = makeCpu(worldDescFor(effect));
+  std::unique_ptr<gpu::ParticleWorld> gpu = makeGpu(gpu::worldDescFor(effect));
+  ASSERT_TRUE(cpu && gpu);
+  const Result<EffectHandle> a = cpu->addEffect(effect);
+  const Result<EffectHandle> b = gpu->addEffect(effect);
+  ASSERT_TRUE(a.ok() && b.ok()) << b.status().toString();
+  for (int t = 0; t < 600; ++t) {
+    cpu->tick(1.0f / 60.0f);
+    ASSERT_TRUE(gpu->tick(1.0f / 60.0f).ok());
+  }
+  ASSERT_TRUE(gpu->readParticles().ok());
+  EXPECT_EQ(gpu->host().stateHash(HashOrder::Id), cpu->stateHash(HashOrder::Id));
+  for (std::uint32_t i = 0; i < effect.emitters.size(); ++i)
+    EXPECT_EQ(emitterLine(gpu->host(), gpu->emitter(*b, i)), emitterLine(*cpu, cpu->emitter(*a, i)))
+        << effect.emitters[i].name;
+}
+
+TEST_F(GpuWorld, TheWideRegisterFileHashesAsTheCpuToo) {
+  if (context()->selfTest().mode != gpu::Mode::Exact) GTEST_SKIP() << "fast mode";
+  const bytecode::CompiledEffect effect = compileFile(test::sourcePath("examples/explosion.json"));
+  std::unique_ptr<ParticleWorld> cpu = makeCpu(worldDescFor(effect));
+  gpu::WorldDesc desc = gpu::worldDescFor(effect);
+  desc.wideRegisterFile = true;
+  std::unique_ptr<gpu::ParticleWorld> gpu = makeGpu(desc);
+  ASSERT_TRUE(cpu && gpu);
+  ASSERT_TRUE(cpu->addEffect(effect).ok());
+  ASSERT_TRUE(gpu->addEffect(effect).ok());
+  for (int t = 0; t < 240; ++t) {
+    cpu->tick(1.0f / 60.0f);
+    ASSERT_TRUE(gpu->tick(1.0f / 60.0f).ok());
+  }
+  ASSERT_TRUE(gpu->readParticles().ok());
+  EXPECT_EQ(gpu->host().stateHash(HashOrder::Id), cpu->stateHash(HashOrder::Id));
+}
+
+// rain.json's drops SPAWN splashes: not on the GPU yet (GpuWorld.SpawnIsRefusedClearly).
+INSTANTIATE_TEST_SUITE_P(Examples, GpuExample,
+                         ::testing::Values("bonfire", "custom_graph", "explosion", "fountain",
+                                           "homing_missiles", "lightning", "magic_portal",
+                                           "ribbon_trail", "sanctuary", "snow", "sparks", "trail"));
+
+// ---- the lifecycle, scripted on both worlds -----------------------------------------------------
+
+// Budgets too small for the rates (overflow), deaths, bursts with repeats, host events with a
+// force event that every emitter's wind feels, a per-distance rate, an emitter field steering a
+// target, and a global.
+constexpr const char* kScenario = R"({
+  "format": "mote.effect/1", "name": "scenario", "materials": [{"name": "m"}],
+  "global_fields": [{"name": "lift", "type": "vec3", "value": [0, 1, 0]}],
+  "emitters": [
+    {"name": "rate", "material": "m", "max_particles": 24, "spawn": {"rate": 300},
+     "init": {"lifetime": [0.2, 0.4], "velocity": {"kind": "sphere", "speed": [1, 2]}},
+     "update": [{"type": "gravity", "acceleration": [0, -9.8, 0]},
+                {"type": "wind", "velocity": [0.5, 0, 0], "response": 2}]},
+    {"name": "bursts", "material": "m", "max_particles": 40,
+     "spawn": {"rate": 0, "bursts": [{"time": 0.05, "count": 30, "repeat_interval": 0.3,
+                                      "repeat_count": 4}]},
+     "init": {"lifetime": 0.5, "velocity": {"kind": "cone", "spread": 30, "speed": [2, 3]}},
+     "update": [{"type": "wind", "velocity": [0, 0, 0], "response": 1}]},
+    {"name": "events", "material": "m", "max_particles": 16,
+     "spawn": {"mode": "event_burst", "rate": 6, "event_name": "boom"},
+     "force_event": {"radius": 4, "duration": 0.5, "strength": 12},
+     "init": {"lifetime": 0.3}},
+    {"name": "distance", "material": "m", "max_particles": 64,
+     "spawn": {"metric": "per_distance", "rate": 20}, "init": {"lifetime": 0.6}},
+    {"name": "target", "material": "m", "max_particles": 32, "spawn": {"rate": 40},
+     "emitter_fields": [{"name": "target_pos", "type": "vec3", "value": [0, 0, 5]}],
+     "init": {"lifetime": 1, "velocity": {"kind": "sphere", "speed": [0.5, 1]}},
+     "update": [{"type": "target", "position_field": "target_pos", "gravity": 20,
+                 "kill_radius": 0.2},
+                {"type": "graph", "graph": {"nodes": [
+                  {"id": "g", "op": "global_field_get", "names": {"field": "lift"}},
+                  {"id": "v", "op": "particle_field_get", "names": {"field": "velocity"}},
+                  {"id": "s", "op": "add", "inputs": {"a": "v", "b": "g"}},
+                  {"id": "set", "op": "particle_field_set", "inputs": {"value": "s"},
+                   "names": {"field": "velocity"}}]}}]}
+  ]
+})";
+
+// The same calls on both worlds: `step(world, tick)` for the CPU and the GPU.
+struct Pair {
+  ParticleWorld* cpu;
+  gpu::ParticleWorld* gpu;
+  EffectHandle a;
+  EffectHandle b;
+};
+
+// Where the two worlds' particles first differ: the emitter, the particle id and the word.
+std::string firstDifference(const Pair& p, const bytecode::CompiledEffect& effect) {
+  for (std::uint32_t i = 0; i < effect.emitters.size(); ++i) {
+    const Result<EmitterView> c = p.cpu->view(p.cpu->emitter(p.a, i));
+    const Result<EmitterView> g = p.gpu->host().view(p.gpu->emitter(p.b, i));
+    if (!c.ok() || !g.ok()) continue;
+    std::map<std::uint32_t, std::uint32_t> cpuSlot;
+    for (std::uint32_t k = 0; k < c->live; ++k)
+      cpuSlot[c->ids[k]] = k;
+    for (std::uint32_t k = 0; k < g->live; ++k) {
+      const auto it = cpuSlot.find(g->ids[k]);
+      if (it == cpuSlot.end())
+        return effect.emitters[i].name + ": particle " + std::to_string(g->ids[k]) +
+               " only on the GPU";
+      for (std::size_t w = 0; w < g->streams.size(); ++w) {
+        const float gv = g->streams[w][k];
+        const float cv = c->streams[w][it->second];
+        if (std::bit_cast<std::uint32_t>(gv) != std::bit_cast<std::uint32_t>(cv) &&
+            !(gv != gv && cv != cv)) {
+          std::ostringstream out;
+          out << effect.emitters[i].name << ": particle " << g->ids[k] << " word " << w << ": GPU "
+              << gv << ", CPU " << cv;
+          for (std::size_t x = 0; x < g->streams.size(); ++x)
+            out << "\n  word " << x << ": " << g->streams[x][k] << " " << c->streams[x][it->second];
+          return out.str();
+        }
+      }
+    }
+  }
+  return "none found";
+}
+
+void expectSame(const Pair& p, const bytecode::CompiledEffect& effect, const std::string& when) {
+  ASSERT_TRUE(p.gpu->readParticles().ok()) << when;
+  EXPECT_EQ(p.gpu->host().stateHash(HashOrder::Id), p.cpu->stateHash(HashOrder::Id))
+      << when << "; first difference: " << firstDifference(p, effect);
+  for (std::uint32_t i = 0; i < effect.emitters.size(); ++i) {
+    EXPECT_EQ(emitterLine(p.gpu->host(), p.gpu->emitter(p.b, i)),
+              emitterLine(*p.cpu, p.cpu->emitter(p.a, i)))
+        << when << ", emitter " << effect.emitters[i].name;
+  }
+}
+
+TEST_F(GpuWorld, ALifecycleMatchesTheCpuTickByTick) {
+  if (context()->selfTest().mode != gpu::Mode::Exact) GTEST_SKIP() << "fast mode";
+  const bytecode::CompiledEffect effect = compileJson(kScenario);
+  WorldDesc cpuDesc = worldDescFor(effect);
+  cpuDesc.maxEffects = 2;
+  cpuDesc.maxEmitters = 2 * cpuDesc.maxEmitters;
+  cpuDesc.maxParticles = 2 * cpuDesc.maxParticles;
+  gpu::WorldDesc gpuDesc = gpu::worldDescFor(effect);
+  gpuDesc.host = cpuDesc;
+  std::unique_ptr<ParticleWorld> cpu = makeCpu(cpuDesc);
+  std::unique_ptr<gpu::ParticleWorld> gpu = makeGpu(gpuDesc);
+  ASSERT_TRUE(cpu && gpu);
+  const Result<EffectHandle> a = cpu->addEffect(effect);
+  const Result<EffectHandle> b = gpu->addEffect(effect);
+  ASSERT_TRUE(a.ok() && b.ok()) << b.status().toString();
+  Pair p{cpu.get(), gpu.get(), *a, *b};
+  const float dt = 1.0f / 60.0f;
+  const auto both = [&](const auto& call) {
+    call(*cpu, *a, cpu->emitter(*a, 4));
+    call(*gpu, *b, gpu->emitter(*b, 4));
+  };
+  for (int t = 0; t < 150; ++t) {
+    const float angle = 0.05f * static_cast<float>(t);
+    Transform moved;
+    moved.position = {3.0f * std::cos(angle), 0.5f, 3.0f * std::sin(angle)};
+    moved.rotation = {0.0f, std::sin(angle / 2), 0.0f, std::cos(angle / 2)};
+    both([&](auto& w, EffectHandle e, EmitterHandle target) {
+      ASSERT_TRUE(w.setTransform(e, moved).ok());
+      if (t == 20) {
+        const float at[] = {1.0f, 2.0f, -3.0f};
+        ASSERT_TRUE(w.setEmitterField(target, "target_pos", at).ok());
+      }
+      if (t == 40) {
+        const float lift[] = {0.0f, 3.0f, 0.5f};
+        ASSERT_TRUE(w.setGlobal("lift", lift).ok());
+      }
+      if (t % 25 == 10) {
+        const Result<std::uint32_t> fired = w.trigger(e, "boom");
+        ASSERT_TRUE(fired.ok());
+        EXPECT_EQ(*fired, 1u);
+      }
+    });
+    cpu->tick(dt);
+    ASSERT_TRUE(gpu->tick(dt).ok());
+    if (t % 30 == 29) expectSame(p, effect, "tick " + std::to_string(t));
+  }
+  // The overflow was counted, and the budget held.
+  const Result<EmitterStats> rate = gpu->host().emitterStats(gpu->emitter(*b, 0));
+  ASSERT_TRUE(rate.ok());
+  EXPECT_GT(rate->dropped, 0u);
+  EXPECT_LE(rate->live, 24u);
+  EXPECT_GT(rate->died, 0u);
+
+  // Removal within a frame, and a new tenant of the freed rows adopts nothing.
+  ASSERT_TRUE(cpu->removeEmitter(cpu->emitter(*a, 1)).ok());
+  ASSERT_TRUE(gpu->removeEmitter(gpu->emitter(*b, 1)).ok());
+  cpu->tick(dt);
+  ASSERT_TRUE(gpu->tick(dt).ok());
+  expectSame(p, effect, "after removeEmitter");
+  ASSERT_TRUE(cpu->removeEffect(*a).ok());
+  ASSERT_TRUE(gpu->removeEffect(*b).ok());
+  EffectOptions seeded;
+  seeded.seed = 7;
+  const Result<EffectHandle> a2 = cpu->addEffect(effect, seeded);
+  const Result<EffectHandle> b2 = gpu->addEffect(effect, seeded);
+  ASSERT_TRUE(a2.ok()) << a2.status().toString();
+  ASSERT_TRUE(b2.ok()) << b2.status().toString();
+  p.a = *a2;
+  p.b = *b2;
+  for (int t = 0; t < 40; ++t) {
+    cpu->tick(dt);
+    ASSERT_TRUE(gpu->tick(dt).ok());
+  }
+  expectSame(p, effect, "a new tenant, 40 ticks on");
+  const Result<WorldStats> stats = gpu->readStats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->live, cpu->stats().live);
+  EXPECT_EQ(stats->spawned, cpu->stats().spawned);
+  EXPECT_EQ(stats->died, cpu->stats().died);
+
+  // restart and seek run the same steps on both.
+  ASSERT_TRUE(cpu->restart(*a2).ok());
+  ASSERT_TRUE(gpu->restart(*b2).ok());
+  cpu->tick(dt);
+  ASSERT_TRUE(gpu->tick(dt).ok());
+  expectSame(p, effect, "after restart");
+  ASSERT_TRUE(cpu->seek(*a2, 0.75f).ok());
+  ASSERT_TRUE(gpu->seek(*b2, 0.75f).ok());
+  expectSame(p, effect, "after seek");
+}
+
+TEST_F(GpuWorld, AWindBlowsAsTheCpusWindFieldOfTheSameVelocity) {
+  if (context()->selfTest().mode != gpu::Mode::Exact) GTEST_SKIP() << "fast mode";
+  const bytecode::CompiledEffect effect = compileJson(kScenario);
+  std::unique_ptr<ParticleWorld> cpu = makeCpu(worldDescFor(effect));
+  std::unique_ptr<gpu::ParticleWorld> gpu = makeGpu(gpu::worldDescFor(effect));
+  ASSERT_TRUE(cpu && gpu);
+  static constexpr std::array<float, 3> kWind{1.5f, -0.25f, 0.75f};
+  cpu->setWind([](const std::array<float, 3>&, void*) { return kWind; }, nullptr);
+  ASSERT_TRUE(gpu->setWind(kWind).ok());
+  const Result<EffectHandle> a = cpu->addEffect(effect);
+  const Result<EffectHandle> b = gpu->addEffect(effect);
+  ASSERT_TRUE(a.ok() && b.ok());
+  for (int t = 0; t < 60; ++t) {
+    if (t == 5) {
+      ASSERT_TRUE(cpu->trigger(*a, "boom").ok());
+      ASSERT_TRUE(gpu->trigger(*b, "boom").ok());
+    }
+    cpu->tick(1.0f / 60.0f);
+    ASSERT_TRUE(gpu->tick(1.0f / 60.0f).ok());
+  }
+  expectSame({cpu.get(), gpu.get(), *a, *b}, effect, "60 ticks in a wind");
+}
+
+// ---- what the GPU world refuses, and its faults -------------------------------------------------
+
+TEST_F(GpuWorld, SpawnIsRefusedClearly) {
+  const bytecode::CompiledEffect effect = compileFile(test::sourcePath("examples/rain.json"));
+  std::unique_ptr<gpu::ParticleWorld> gpu = makeGpu(gpu::worldDescFor(effect));
+  ASSERT_TRUE(gpu);
+  const Result<EffectHandle> placed = gpu->addEffect(effect);
+  ASSERT_FALSE(placed.ok());
+  EXPECT_EQ(placed.status().code(), StatusCode::Unsupported);
+  EXPECT_NE(placed.status().message().find("emitter 'drops': SPAWN"), std::string::npos)
+      << placed.status().message();
+}
+
+TEST_F(GpuWorld, APoolPastTheDevicesLimitIsOutOfMemoryNamingIt) {
+  const bytecode::CompiledEffect effect = compileJson(kScenario);
+  gpu::WorldDesc desc = gpu::worldDescFor(effect);
+  desc.host.maxParticles = 1u << 26;
+  desc.maxParticleWords = 64;  // 2^26 × 67 words: past any maxStorageBufferRange of 4 GiB
+  Result<std::unique_ptr<gpu::ParticleWorld>> w = gpu::ParticleWorld::create(*context(), desc);
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.status().code(), StatusCode::OutOfMemory);
+  EXPECT_NE(w.status().message().find("the particle pool (67108864 particles of 67 words)"),
+            std::string::npos)
+      << w.status().message();
+}
+
+TEST_F(GpuWorld, WhatDoesNotFitTheDescIsAnErrorAtAddEffect) {
+  const bytecode::CompiledEffect effect = compileJson(kScenario);
+  gpu::WorldDesc desc = gpu::worldDescFor(effect);
+  desc.maxParticleWords = 2;
+  std::unique_ptr<gpu::ParticleWorld> gpu = makeGpu(desc);
+  ASSERT_TRUE(gpu);
+  const Result<EffectHandle> placed = gpu->addEffect(effect);
+  ASSERT_FALSE(placed.ok());
+  EXPECT_EQ(placed.status().code(), StatusCode::InvalidArgument);
+  EXPECT_NE(placed.status().message().find("WorldDesc::maxParticleWords"), std::string::npos);
+  // The host model committed nothing: the same effect fits a world that has room.
+  std::unique_ptr<gpu::ParticleWorld> roomy = makeGpu(gpu::worldDescFor(effect));
+  ASSERT_TRUE(roomy);
+  EXPECT_TRUE(roomy->addEffect(effect).ok());
+}
+
+TEST_F(GpuWorld, ALostDeviceFailsEveryLaterCallCleanly) {
+  // A context of its own: the loss must not reach the other tests' device.
+  Result<std::unique_ptr<gpu::Context>> own = gpu::Context::create();
+  ASSERT_TRUE(own.ok()) << own.status().toString();
+  const bytecode::CompiledEffect effect = compileJson(kScenario);
+  Result<std::unique_ptr<gpu::ParticleWorld>> w =
+      gpu::ParticleWorld::create(**own, gpu::worldDescFor(effect));
+  ASSERT_TRUE(w.ok());
+  gpu::ParticleWorld& world = **w;
+  const Result<EffectHandle> placed = world.addEffect(effect);
+  ASSERT_TRUE(placed.ok());
+  ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+  (*own)->simulateDeviceLoss();
+  const Status ticked = world.tick(1.0f / 60.0f);
+  EXPECT_EQ(ticked.code(), StatusCode::DeviceLost);
+  EXPECT_EQ(world.readStats().status().code(), StatusCode::DeviceLost);
+  EXPECT_EQ(world.readParticles().code(), StatusCode::DeviceLost);
+  EXPECT_EQ(world.addEffect(effect).status().code(), StatusCode::DeviceLost);
+  EXPECT_EQ(world.restart(*placed).code(), StatusCode::DeviceLost);
+  EXPECT_EQ(gpu::ParticleWorld::create(**own, gpu::worldDescFor(effect)).status().code(),
+            StatusCode::DeviceLost);
+}
+
+// ---- the frame layout ---------------------------------------------------------------------------
+
+TEST(GpuFrameLayout, TheShadersAndTheHostAgreeOnEveryNumber) {
+  std::ifstream in(test::sourcePath("src/gpu/shaders/frame_layout.glsl"));
+  ASSERT_TRUE(in) << "frame_layout.glsl";
+  std::map<std::string, std::uint32_t> glsl;
+  const std::regex constant(R"(const uint (k\w+) = (\d+)u;)");
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, constant))
+      glsl[m[1]] = static_cast<std::uint32_t>(std::stoul(m[2]));
+  }
+  const std::map<std::string, std::uint32_t> host{
+      {"kCountAlive0", gpu::frame::kAlive0},
+      {"kCountFree", gpu::frame::kFree},
+      {"kCountAlive1", gpu::frame::kAlive1},
+      {"kCountPoolDropped", gpu::frame::kPoolDropped},
+      {"kCountSimulateArgs", gpu::frame::kSimulateArgs},
+      {"kCountSimulated", gpu::frame::kSimulated},
+      {"kCounterWords", gpu::frame::kCounterWords},
+      {"kStepFlags", gpu::frame::kStepFlags},
+      {"kStepGeneration", gpu::frame::kStepGeneration},
+      {"kStepCapacity", gpu::frame::kStepCapacity},
+      {"kStepCallFirst", gpu::frame::kStepCallFirst},
+      {"kStepCallCount", gpu::frame::kStepCallCount},
+      {"kStepInitAt", gpu::frame::kStepInitAt},
+      {"kStepInitCount", gpu::frame::kStepInitCount},
+      {"kStepUpdateAt", gpu::frame::kStepUpdateAt},
+      {"kStepUpdateCount", gpu::frame::kStepUpdateCount},
+      {"kStepConstantsAt", gpu::frame::kStepConstantsAt},
+      {"kStepContextAt", gpu::frame::kStepContextAt},
+      {"kStepEmitterWords", gpu::frame::kStepEmitterWords},
+      {"kStepWords_", gpu::frame::kStepParticleWords},
+      {"kStepSpace", gpu::frame::kStepSpace},
+      {"kStepTick", gpu::frame::kStepTick},
+      {"kStepSeed", gpu::frame::kStepSeed},
+      {"kStepWindowStart", gpu::frame::kStepWindowStart},
+      {"kStepSpan", gpu::frame::kStepSpan},
+      {"kStepT0", gpu::frame::kStepT0},
+      {"kStepDt", gpu::frame::kStepDt},
+      {"kStepStop", gpu::frame::kStepStop},
+      {"kStepStart", gpu::frame::kStepStart},
+      {"kStepPath", gpu::frame::kStepPath},
+      {"kStepWords", gpu::frame::kStepWords},
+      {"kRowAlive", gpu::frame::kRowAlive},
+      {"kRowStepping", gpu::frame::kRowStepping},
+      {"kRowReset", gpu::frame::kRowReset},
+      {"kRowWindowIsStep", gpu::frame::kRowWindowIsStep},
+      {"kRowSpans", gpu::frame::kRowSpans},
+      {"kRowMoves", gpu::frame::kRowMoves},
+      {"kRowLive", gpu::frame::kRowLive},
+      {"kRowNextId", gpu::frame::kRowNextId},
+      {"kRowFirstId", gpu::frame::kRowFirstId},
+      {"kRowStepSpawned", gpu::frame::kRowStepSpawned},
+      {"kRowStepDropped", gpu::frame::kRowStepDropped},
+      {"kRowStepDied", gpu::frame::kRowStepDied},
+      {"kRowSpawned", gpu::frame::kRowSpawned},
+      {"kRowDropped", gpu::frame::kRowDropped},
+      {"kRowDied", gpu::frame::kRowDied},
+      {"kRowWords", gpu::frame::kRowWords},
+      {"kCallCount", gpu::frame::kCallCount},
+      {"kCallFlags", gpu::frame::kCallFlags},
+      {"kCallFrom", gpu::frame::kCallFrom},
+      {"kCallScale", gpu::frame::kCallScale},
+      {"kCallBefore", gpu::frame::kCallBefore},
+      {"kCallAmount", gpu::frame::kCallAmount},
+      {"kCallWords", gpu::frame::kCallWords},
+      {"kWindBursts", gpu::frame::kWindBursts},
+      {"kWindHeaderWords", gpu::frame::kWindHeaderWords},
+      {"kBurstWords", gpu::frame::kBurstWords},
+      {"kBuiltinWords", gpu::frame::kBuiltinWords},
+      {"kHeaderWords", gpu::frame::kHeaderWords},
+      {"kFrameGroup", gpu::frame::kGroup},
+  };
+  for (const auto& [name, value] : host) {
+    const auto it = glsl.find(name);
+    ASSERT_NE(it, glsl.end()) << name << " is not in frame_layout.glsl";
+    EXPECT_EQ(it->second, value) << name;
+  }
+  EXPECT_EQ(glsl.size(), host.size()) << "frame_layout.glsl has a constant the host does not check";
+}
+
+}  // namespace
+}  // namespace mote
