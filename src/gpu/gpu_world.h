@@ -27,7 +27,9 @@ inline constexpr std::uint32_t kAlive1 = 2;
 inline constexpr std::uint32_t kPoolDropped = 3;
 inline constexpr std::uint32_t kSimulateArgs = 4;
 inline constexpr std::uint32_t kSimulated = 7;
-inline constexpr std::uint32_t kCounterWords = 8;
+inline constexpr std::uint32_t kSpawnedTotal = 8;
+inline constexpr std::uint32_t kDroppedTotal = 10;
+inline constexpr std::uint32_t kCounterWords = 12;
 // A row's step block.
 inline constexpr std::uint32_t kStepFlags = 0;
 inline constexpr std::uint32_t kStepGeneration = 1;
@@ -140,7 +142,8 @@ struct ParticleWorld::Impl final : runtime_detail::ParticleBackend {
   bool wide = false;  // some program needs the wide register file
 
   std::array<float, 3> wind{0.0f, 0.0f, 0.0f};
-  std::uint32_t parity = 0;  // the alive half the next simulate pass reads
+  std::uint64_t hostDroppedTotal = 0;  // rates' excess past the capacities, never on the GPU
+  std::uint32_t parity = 0;            // the alive half the next simulate pass reads
 
   Buffer programs, records, dead, alive, counters, rowState, frameInput, callStarts, counts, sums,
       scanResult, registers;
@@ -162,7 +165,8 @@ struct ParticleWorld::Impl final : runtime_detail::ParticleBackend {
                   std::uint64_t offset = 0);
   Status readRows(std::vector<std::uint32_t>& out);
   Status syncParticles();
-  Status syncStats(const std::vector<std::uint32_t>& state);
+  Status syncStats(const std::vector<std::uint32_t>& state,
+                   const std::vector<std::uint32_t>& totals);
 
   // runtime_detail::ParticleBackend
   Status admit(const bytecode::CompiledEffect& effect) override;
@@ -170,6 +174,7 @@ struct ParticleWorld::Impl final : runtime_detail::ParticleBackend {
   void release(std::uint32_t row) override;
   void spawnCall(std::uint32_t row, std::uint32_t count,
                  const emission::BirthTimes& birth) override;
+  void drop(std::uint32_t row, std::uint64_t count) override;
   void step(std::span<const std::uint32_t> stepRows, double dt) override;
 
   /// Ok, or the error every call returns from now on.

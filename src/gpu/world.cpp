@@ -191,7 +191,9 @@ Result<WorldStats> ParticleWorld::readStats() {
   MOTE_RETURN_IF_ERROR(impl_->healthy());
   std::vector<std::uint32_t> state;
   MOTE_RETURN_IF_ERROR(impl_->readRows(state));
-  MOTE_RETURN_IF_ERROR(impl_->syncStats(state));
+  std::vector<std::uint32_t> counts;
+  MOTE_RETURN_IF_ERROR(impl_->download(impl_->counters, counts, frame::kCounterWords));
+  MOTE_RETURN_IF_ERROR(impl_->syncStats(state, counts));
   return impl_->model->stats;
 }
 

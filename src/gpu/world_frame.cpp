@@ -112,7 +112,7 @@ Status ParticleWorld::Impl::createBuffers() {
   Result<PrefixScan> s = PrefixScan::create(*context, rowsCapacity, frame::kGroup);
   if (!s.ok()) return std::move(s).status();
   scan = std::move(s).takeValue();
-  Result<Kernel*> rows = c.kernel(*context, "frame_rows", frameRowsShader(), 5, 16, 0);
+  Result<Kernel*> rows = c.kernel(*context, "frame_rows", frameRowsShader(), 5, 20, 0);
   if (!rows.ok()) return std::move(rows).status();
   rowsKernel = *rows;
   Result<Kernel*> init = c.kernel(*context, "pool_init", poolInitShader(), 2, 4, 0);
@@ -276,7 +276,9 @@ Status ParticleWorld::Impl::runFrame() {
   const std::uint32_t maxGroups = threads / frame::kGroup;
   return context->impl().submit([&](VkCommandBuffer cmd) {
     rowsKernel->bind({&frameInput, &rowState, &counters, &counts, &callStarts});
-    const std::uint32_t rowsPush[] = {rowCount, parity, callsAt, maxGroups};
+    // The world's totals count ticks' steps only, as the CPU's do (raisingBlasts: tick() steps).
+    const std::uint32_t rowsPush[] = {rowCount, parity, callsAt, maxGroups,
+                                      model->raisingBlasts ? 1u : 0u};
     rowsKernel->record(cmd, rowsPush, (rowCount + frame::kGroup - 1) / frame::kGroup);
     scan.record(cmd, counts, sums, scanResult, rowCount);
     if (wide) {
@@ -317,6 +319,7 @@ void ParticleWorld::Impl::spawnCall(std::uint32_t row, std::uint32_t count,
   if (count == 0) return;
   if (callCount >= desc.maxSpawnCalls) {  // counted as dropped, never a larger buffer
     r.hostDropped += count;
+    if (model->raisingBlasts) hostDroppedTotal += count;
     return;
   }
   if (rowCallCount[row] == 0) rowCallFirst[row] = callCount;
@@ -335,6 +338,11 @@ std::uint32_t nextGeneration(std::uint32_t g) {
   return g + 1 == 0 ? 1 : g + 1;
 }
 }  // namespace
+
+void ParticleWorld::Impl::drop(std::uint32_t /*row*/, std::uint64_t count) {
+  if (model->raisingBlasts)
+    hostDroppedTotal += count;  // the row's own count is the host model's (EmitterRow::hostDropped)
+}
 
 void ParticleWorld::Impl::reset(std::uint32_t row) {
   resetPending[row] = 1;
@@ -360,9 +368,12 @@ Status ParticleWorld::Impl::readRows(std::vector<std::uint32_t>& out) {
 }
 
 // The host model's counts from the GPU's row state `state`.
-Status ParticleWorld::Impl::syncStats(const std::vector<std::uint32_t>& state) {
+Status ParticleWorld::Impl::syncStats(const std::vector<std::uint32_t>& state,
+                                      const std::vector<std::uint32_t>& totals) {
   WorldStats& s = model->stats;
   s.live = s.spawned = s.dropped = s.died = 0;
+  s.spawnedTotal = getU64(totals.data() + frame::kSpawnedTotal);
+  s.droppedTotal = getU64(totals.data() + frame::kDroppedTotal) + hostDroppedTotal;
   for (const std::uint32_t row : model->order) {
     EmitterRow& r = model->rows[row];
     const std::uint32_t* g = state.data() + std::size_t{row} * frame::kRowWords;
@@ -391,7 +402,7 @@ Status ParticleWorld::Impl::syncParticles() {
   MOTE_RETURN_IF_ERROR(download(alive, slots, n, std::uint64_t{parity} * capacity));
   std::vector<std::uint32_t> pool;
   MOTE_RETURN_IF_ERROR(download(records, pool, std::uint64_t{capacity} * stride));
-  MOTE_RETURN_IF_ERROR(syncStats(state));
+  MOTE_RETURN_IF_ERROR(syncStats(state, count));
   // Each live row's particles in id order: (row, id, slot) keys sorted.
   struct Key {
     std::uint32_t row, id, slot;

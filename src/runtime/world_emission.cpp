@@ -37,6 +37,8 @@ class RowSink final : public emission::Sink {
   void drop(std::uint64_t count) override {
     row_.stepDropped += count;
     row_.hostDropped += count;
+    if (world_.backend != nullptr)
+      world_.backend->drop(static_cast<std::uint32_t>(&row_ - world_.rows.data()), count);
   }
   void forceEvent() override { world_.raiseBlast(row_); }
 

@@ -199,6 +199,8 @@ class ParticleBackend {
   /// One of the step's spawn calls of row `row` (emission::Sink::spawn), in order.
   virtual void spawnCall(std::uint32_t row, std::uint32_t count,
                          const emission::BirthTimes& birth) = 0;
+  /// Particles a rate of row `row` asked for past its capacity (emission::Sink::drop).
+  virtual void drop(std::uint32_t row, std::uint64_t count) = 0;
   /// Runs one step of `dt` of `stepRows` (scheduled, their contexts prepared; the rows' windows
   /// in EmitterRow::window).
   virtual void step(std::span<const std::uint32_t> stepRows, double dt) = 0;

@@ -279,6 +279,8 @@ TEST_F(GpuWorld, ALifecycleMatchesTheCpuTickByTick) {
   EXPECT_EQ(stats->live, cpu->stats().live);
   EXPECT_EQ(stats->spawned, cpu->stats().spawned);
   EXPECT_EQ(stats->died, cpu->stats().died);
+  EXPECT_EQ(stats->spawnedTotal, cpu->stats().spawnedTotal);
+  EXPECT_EQ(stats->droppedTotal, cpu->stats().droppedTotal);
 
   // restart and seek run the same steps on both.
   ASSERT_TRUE(cpu->restart(*a2).ok());
@@ -398,6 +400,8 @@ TEST(GpuFrameLayout, TheShadersAndTheHostAgreeOnEveryNumber) {
       {"kCountPoolDropped", gpu::frame::kPoolDropped},
       {"kCountSimulateArgs", gpu::frame::kSimulateArgs},
       {"kCountSimulated", gpu::frame::kSimulated},
+      {"kCountSpawned", gpu::frame::kSpawnedTotal},
+      {"kCountDropped", gpu::frame::kDroppedTotal},
       {"kCounterWords", gpu::frame::kCounterWords},
       {"kStepFlags", gpu::frame::kStepFlags},
       {"kStepGeneration", gpu::frame::kStepGeneration},

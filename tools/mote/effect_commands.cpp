@@ -1,21 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "effect_commands.h"
 
+#include "simulation.h"
+
 #include <mote/authoring/effect_json.h>
 #include <mote/compiler/compiler.h>
 #include <mote/core/file.h>
 #include <mote/core/job_system.h>
 #include <mote/runtime/world.h>
 
-#if MOTE_HAVE_GPU
-#include <mote/gpu/context.h>
-#include <mote/gpu/world.h>
-#endif
-
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -285,117 +281,29 @@ int runEffectInfo(const std::string& input) {
   return 0;
 }
 
-namespace {
-
-// One way to simulate an effect: the CPU world, or (--gpu) the GPU world read back into its host
-// model. tick() and the reads return the device's errors.
-class Simulation {
- public:
-  virtual ~Simulation() = default;
-  virtual Status tick(float dt) = 0;
-  /// The world's stats after the last tick (a small readback on the GPU).
-  virtual Result<WorldStats> stats() = 0;
-  /// The world with every particle, for the state hash and the per-emitter summary.
-  virtual Result<const ParticleWorld*> world() = 0;
-  virtual double simulateSeconds() const = 0;
-};
-
-class CpuSimulation final : public Simulation {
- public:
-  explicit CpuSimulation(std::unique_ptr<ParticleWorld> world) : world_(std::move(world)) {}
-  Status tick(float dt) override {
-    world_->tick(dt);
-    const WorldStats& s = world_->stats();
-    seconds_ += s.emitSeconds + s.simulateSeconds + s.compactSeconds;
-    return {};
-  }
-  Result<WorldStats> stats() override { return world_->stats(); }
-  Result<const ParticleWorld*> world() override { return world_.get(); }
-  double simulateSeconds() const override { return seconds_; }
-  ParticleWorld& cpu() { return *world_; }
-
- private:
-  std::unique_ptr<ParticleWorld> world_;
-  double seconds_ = 0.0;
-};
-
-#if MOTE_HAVE_GPU
-class GpuSimulation final : public Simulation {
- public:
-  GpuSimulation(std::unique_ptr<gpu::Context> context, std::unique_ptr<gpu::ParticleWorld> world)
-      : context_(std::move(context)), world_(std::move(world)) {}
-  Status tick(float dt) override {
-    const auto t0 = std::chrono::steady_clock::now();
-    Status s = world_->tick(dt);
-    seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return s;
-  }
-  Result<WorldStats> stats() override { return world_->readStats(); }
-  Result<const ParticleWorld*> world() override {
-    MOTE_RETURN_IF_ERROR(world_->readParticles());
-    return &world_->host();
-  }
-  double simulateSeconds() const override { return seconds_; }
-
- private:
-  std::unique_ptr<gpu::Context> context_;  // outlives the world (declared first)
-  std::unique_ptr<gpu::ParticleWorld> world_;
-  double seconds_ = 0.0;
-};
-#endif
-
-// The effect placed in a world of its own, on the CPU or the GPU; null after printing why not.
-std::unique_ptr<Simulation> place(const SimulateOptions& options,
-                                  const bytecode::CompiledEffect& effect, EffectHandle& placed,
-                                  std::unique_ptr<ThreadPool>& pool) {
-  EffectOptions effectOptions;
-  effectOptions.seed = options.seed;
-  const auto fail = [&](const Status& s, bool named) {
-    fmt::print(stderr, "{}error: {}\n", named ? options.input + ": " : "", s.message());
-    return nullptr;
-  };
-  if (options.gpu) {
-#if MOTE_HAVE_GPU
-    Result<std::unique_ptr<gpu::Context>> context = gpu::Context::create();
-    if (!context.ok()) return fail(context.status(), false);
-    Result<std::unique_ptr<gpu::ParticleWorld>> world =
-        gpu::ParticleWorld::create(**context, gpu::worldDescFor(effect));
-    if (!world.ok()) return fail(world.status(), false);
-    Result<EffectHandle> h = (*world)->addEffect(effect, effectOptions);
-    if (!h.ok()) return fail(h.status(), true);
-    placed = *h;
-    return std::make_unique<GpuSimulation>(std::move(context).takeValue(),
-                                           std::move(world).takeValue());
-#else
-    fmt::print(stderr,
-               "error: this build has no GPU backend (configure with -DMOTE_GPU=ON after "
-               "scripts/bootstrap installs the Vulkan packages)\n");
-    return nullptr;
-#endif
-  }
-  if (options.threads > 1) {
-    Result<std::unique_ptr<ThreadPool>> created = ThreadPool::create(options.threads);
-    if (!created.ok()) return fail(created.status(), false);
-    pool = std::move(created.value());
-  }
-  Result<std::unique_ptr<ParticleWorld>> world =
-      ParticleWorld::create(worldDescFor(effect, pool.get()));
-  if (!world.ok()) return fail(world.status(), false);
-  Result<EffectHandle> h = (*world)->addEffect(effect, effectOptions);
-  if (!h.ok()) return fail(h.status(), true);
-  placed = *h;
-  return std::make_unique<CpuSimulation>(std::move(world.value()));
-}
-
-}  // namespace
-
 int runSimulate(const SimulateOptions& options) {
   bytecode::CompiledEffect effect;
   if (!loadCompiledEffect(options.input, effect)) return 1;
   std::unique_ptr<ThreadPool> pool;
+  if (!options.gpu && options.threads > 1) {
+    Result<std::unique_ptr<ThreadPool>> created = ThreadPool::create(options.threads);
+    if (!created.ok()) {
+      fmt::print(stderr, "error: {}\n", created.status().message());
+      return 1;
+    }
+    pool = std::move(created.value());
+  }
+  PlaceOptions place;
+  place.gpu = options.gpu;
+  place.jobs = pool.get();
+  place.seed = options.seed;
   EffectHandle placed;
-  std::unique_ptr<Simulation> sim = place(options, effect, placed, pool);
-  if (sim == nullptr) return 1;
+  Result<std::unique_ptr<Simulation>> made = placeEffect(effect, place, placed);
+  if (!made.ok()) {
+    fmt::print(stderr, "{}: error: {}\n", options.input, made.status().message());
+    return 1;
+  }
+  Simulation* sim = made->get();
   const auto failed = [](const Status& s) {
     fmt::print(stderr, "error: {}\n", s.message());
     return 1;

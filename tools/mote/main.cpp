@@ -305,6 +305,8 @@ int main(int argc, char** argv) {
   renderCommand->add_option("--time", renderOptions.time, "Seconds into the effect of frame 0")
       ->check(CLI::Range(0.0, 3600.0));
   renderCommand->add_flag("--dither", renderOptions.dither, "Dither GIF output");
+  renderCommand->add_flag("--gpu", renderOptions.gpu,
+                          "Simulate on the GPU (Vulkan) and draw the particles read back");
   renderCommand
       ->add_option("--circle", renderOptions.circle,
                    "Move the effect on a horizontal circle of this radius, m (one turn per 4 s)")

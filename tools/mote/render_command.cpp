@@ -2,6 +2,7 @@
 #include "render_command.h"
 
 #include "effect_commands.h"
+#include "simulation.h"
 
 #include <mote/core/job_system.h>
 #include <mote/render/particle_renderer.h>
@@ -69,19 +70,20 @@ Transform transformAt(const RenderCommandOptions& o, double t) {
 // The clip's clock: advances the world by `seconds` in steps of at most 1/60 s, moving the effect
 // along its path before each step.
 struct Clock {
-  ParticleWorld& world;
+  Simulation& sim;
   EffectHandle effect;
   const RenderCommandOptions& options;
   double now = 0.0;
 
-  void advance(double seconds) {
-    if (!(seconds > 0.0)) return;
+  Status advance(double seconds) {
+    if (!(seconds > 0.0)) return {};
     const auto steps = static_cast<std::uint32_t>(std::ceil(seconds / kMaxStep - 1e-9));
     for (std::uint32_t s = 0; s < steps; ++s) {
       now += seconds / steps;
-      (void)world.setTransform(effect, transformAt(options, now));
-      world.tick(static_cast<float>(seconds / steps));
+      MOTE_RETURN_IF_ERROR(sim.setTransform(effect, transformAt(options, now)));
+      MOTE_RETURN_IF_ERROR(sim.tick(static_cast<float>(seconds / steps)));
     }
+    return {};
   }
 };
 
@@ -92,14 +94,17 @@ struct Framing {
 
 // Where the effect is over the frames to be drawn: the box between the 3rd and 97th percentile of
 // the particle positions on each axis (sampled), so a few strays do not shrink the effect to a dot.
-Framing measure(ParticleWorld& world, EffectHandle effect, const RenderCommandOptions& o,
-                std::size_t emitterCount) {
+Result<Framing> measure(Simulation& sim, EffectHandle effect, const RenderCommandOptions& o,
+                        std::size_t emitterCount) {
   std::array<std::vector<float>, 3> samples;
   const double step = 1.0 / o.fps;
-  Clock clock{world, effect, o};
-  clock.advance(o.time);
+  Clock clock{sim, effect, o};
+  MOTE_RETURN_IF_ERROR(clock.advance(o.time));
   for (std::uint32_t f = 0; f < o.frames; ++f) {
-    if (f > 0) clock.advance(step);
+    if (f > 0) MOTE_RETURN_IF_ERROR(clock.advance(step));
+    Result<const ParticleWorld*> current = sim.world();
+    if (!current.ok()) return current.status();
+    const ParticleWorld& world = **current;
     for (std::uint32_t i = 0; i < emitterCount; ++i) {
       const Result<EmitterView> v = world.view(world.emitter(effect, i));
       if (!v.ok() || v->live == 0 || v->emitter->channels.position < 0) continue;
@@ -231,21 +236,21 @@ int runRender(const RenderCommandOptions& o) {
     if (!created.ok()) return fail(created.status().message());
     pool = std::move(created.value());
   }
-  const WorldDesc desc = worldDescFor(effect, pool.get());
-  Result<std::unique_ptr<ParticleWorld>> created = ParticleWorld::create(desc);
-  if (!created.ok()) return fail(created.status().message());
-  ParticleWorld& world = *created.value();
-  EffectOptions placement;
-  placement.seed = o.seed;
-  placement.transform = transformAt(o, 0.0);
-  const Result<EffectHandle> placed = world.addEffect(effect, placement);
-  if (!placed.ok()) return fail(o.input + ": " + placed.status().message());
+  PlaceOptions place;
+  place.gpu = o.gpu;
+  place.jobs = pool.get();
+  place.seed = o.seed;
+  place.transform = transformAt(o, 0.0);
+  EffectHandle placed;
+  Result<std::unique_ptr<Simulation>> made = placeEffect(effect, place, placed);
+  if (!made.ok()) return fail(o.input + ": " + made.status().message());
+  Simulation& sim = **made;
 
   // Frame the effect from its measured bounds over the whole clip, then start again.
-  const Framing framing = measure(world, placed.value(), o, effect.emitters.size());
-  if (Status s = world.setTransform(placed.value(), transformAt(o, 0.0)); !s.ok())
-    return fail(s.message());
-  if (Status s = world.restart(placed.value()); !s.ok()) return fail(s.message());
+  const Result<Framing> framing = measure(sim, placed, o, effect.emitters.size());
+  if (!framing.ok()) return fail(framing.status().message());
+  if (Status s = sim.setTransform(placed, transformAt(o, 0.0)); !s.ok()) return fail(s.message());
+  if (Status s = sim.restart(placed); !s.ok()) return fail(s.message());
 
   render::RendererOptions ro;
   ro.viewport = {width, height};
@@ -258,14 +263,18 @@ int runRender(const RenderCommandOptions& o) {
 
   std::vector<render::Image> frames(o.frames);
   const bool tty = isatty(fileno(stderr)) != 0;
-  Clock clock{world, placed.value(), o};
-  clock.advance(o.time);
+  Clock clock{sim, placed, o};
+  if (Status s = clock.advance(o.time); !s.ok()) return fail(s.message());
   const float aspect = static_cast<float>(width) / static_cast<float>(height);
   for (std::uint32_t f = 0; f < o.frames; ++f) {
-    if (f > 0) clock.advance(1.0 / o.fps);
-    Result<render::Camera> camera = makeCamera(o, framing, aspect, f);
+    if (f > 0) {
+      if (Status s = clock.advance(1.0 / o.fps); !s.ok()) return fail(s.message());
+    }
+    Result<render::Camera> camera = makeCamera(o, *framing, aspect, f);
     if (!camera.ok()) return fail(camera.status().message());
-    if (Status s = renderer->render(world, camera.value(), frames[f]); !s.ok())
+    Result<const ParticleWorld*> world = sim.world();
+    if (!world.ok()) return fail(world.status().message());
+    if (Status s = renderer->render(**world, camera.value(), frames[f]); !s.ok())
       return fail(s.message());
     if (tty) {
       const std::uint32_t filled = (f + 1) * 30 / o.frames;

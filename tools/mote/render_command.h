@@ -27,6 +27,9 @@ struct RenderCommandOptions {
   bool dither = false;
   std::string animation;         ///< .mdl input: the animation that drives the effect
   std::string textureDirectory;  ///< .mdl input: where NWN textures are looked up
+  /// --gpu: simulate on the GPU and draw what is read back with the software renderer (the GPU
+  /// renderer is a later issue's).
+  bool gpu = false;
 };
 
 /// Returns 0 on success, 1 (with a message on stderr) on any error.

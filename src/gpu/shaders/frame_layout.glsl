@@ -12,7 +12,9 @@ const uint kCountAlive1 = 2u;
 const uint kCountPoolDropped = 3u;  // newborns that found no free slot (never, within capacity)
 const uint kCountSimulateArgs = 4u; // VkDispatchIndirectCommand of the simulate pass (3 words)
 const uint kCountSimulated = 7u;    // how many the simulate pass visits (the alive half's length)
-const uint kCounterWords = 8u;
+const uint kCountSpawned = 8u;      // 2 words each: the world's totals since it was made
+const uint kCountDropped = 10u;
+const uint kCounterWords = 12u;
 uint aliveCounter(uint half_) { return half_ == 0u ? kCountAlive0 : kCountAlive1; }
 
 // A row's step block (host-written each step), kStepWords words at row * kStepWords.

@@ -22,6 +22,7 @@ layout(push_constant) uniform Push {
   uint parity;    // the alive half the simulate pass reads
   uint callsAt;   // the calls' first word in the frame input
   uint maxGroups; // the most workgroups a pass dispatches (it strides past them)
+  uint ticking;   // 1: a tick's step, whose counts go into the world's totals (not prewarm, seek)
 } push;
 
 uint step_(uint row, uint k) { return frameInput[row * kStepWords + k]; }
@@ -31,6 +32,12 @@ void add64(uint at, uint v) {
   uint carry;
   rowState[at] = uaddCarry(rowState[at], v, carry);
   rowState[at + 1u] += carry;
+}
+
+// The world's 64-bit total at `at` plus `v`, from any invocation: each add carries its own wrap.
+void addTotal(uint at, uint v) {
+  const uint old = atomicAdd(counters[at], v);
+  if (old + v < old) atomicAdd(counters[at + 1u], 1u);
 }
 
 void main() {
@@ -78,4 +85,8 @@ void main() {
   rowState[at + kRowStepDropped] = dropped;
   add64(at + kRowSpawned, born);
   add64(at + kRowDropped, dropped);
+  if (push.ticking != 0u) {
+    addTotal(kCountSpawned, born);
+    addTotal(kCountDropped, dropped);
+  }
 }
