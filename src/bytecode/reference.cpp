@@ -423,7 +423,8 @@ class Machine {
         constexpr float kMaxCount = 1048576.0f;                 // one emitter's capacity at most
         const Lanes at = read(in, 2, 3);
         ctx_.spawn(in.src[0], static_cast<std::uint32_t>(count < kMaxCount ? count : kMaxCount),
-                   {at[0], at[1], at[2]}, ctx_.spawnUser);
+                   {at[0], at[1], at[2]}, static_cast<std::uint32_t>(ctx_.randomCounter),
+                   ctx_.spawnUser);
         return;
       }
       case Opcode::Curve:

@@ -188,9 +188,10 @@ void runPerParticle(const BatchState& batch, const PreparedProgram::Op& op) {
         if (!(spawnCount >= 1.0f) || ctx.spawn == nullptr) break;
         constexpr float kMaxCount = 1048576.0f;
         const Lanes at = get(2, 3);
-        ctx.spawn(op.index,
-                  static_cast<std::uint32_t>(spawnCount < kMaxCount ? spawnCount : kMaxCount),
-                  {at[0], at[1], at[2]}, ctx.spawnUser);
+        ctx.spawn(
+            op.index, static_cast<std::uint32_t>(spawnCount < kMaxCount ? spawnCount : kMaxCount),
+            {at[0], at[1], at[2]},
+            ctx.particleIds != nullptr ? ctx.particleIds[batch.first + i] : 0u, ctx.spawnUser);
         break;
       }
       default:

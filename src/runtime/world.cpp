@@ -98,11 +98,12 @@ Result<std::shared_ptr<SharedProgram>> prepareProgram(const bytecode::Program& p
   p->hash = hash;
   p->program = program;
   p->prepared = PreparedProgram::prepare(verified.value());
-  for (const auto* code :
-       {&p->prepared.section(Section::Init), &p->prepared.section(Section::Update)}) {
-    for (const PreparedProgram::Op& op : *code)
-      p->spawns = p->spawns || op.op == bytecode::Opcode::Spawn;
+  for (const Section s : {Section::Init, Section::Update}) {
+    const std::span<const std::uint32_t> code = program.section(s);
+    for (std::size_t i = 0; i < code.size(); i += 4)
+      p->spawnOps += (code[i] & 0xffu) == static_cast<std::uint32_t>(bytecode::Opcode::Spawn);
   }
+  p->spawns = p->spawnOps > 0;
   return p;
 }
 

@@ -162,40 +162,35 @@ std::array<float, 3> ParticleWorld::Impl::windWithBlasts(const std::array<float,
   return w.bursts.add(position, out);
 }
 
-// SPAWN requests the effect's emitters queued for `r` in the last step, in (source emitter,
-// chunk, request) order, born at the window's start. A request's position is the source
-// particle's, in world space.
+// SPAWN requests the effect's emitters queued for `r` in the last step, in (source emitter, source
+// particle id, the particle's own order) order, born at the window's start. A request's position is
+// the source particle's, in world space.
 void ParticleWorld::Impl::consumeRequests(EmitterRow& r, const EmissionWindow& w) {
   const EffectSlot& e = effects[r.effect];
   const bool targetLocal = bytecode::movesWithEmitter(r.desc->space);
   for (const std::uint32_t row : e.rows) {
     if (row == kNone) continue;
     const EmitterRow& source = rows[row];
-    if (!source.program->spawns) continue;
     const bool local = bytecode::movesWithEmitter(source.desc->space);
-    for (std::uint32_t s = 0; s < source.usedSegments; ++s) {
-      const SpawnRequest* requests =
-          source.requests.data() + std::size_t{s} * kSpawnRequestsPerChunk;
-      for (std::uint32_t q = 0; q < source.segments[s].count; ++q) {
-        const SpawnRequest& request = requests[q];
-        if (request.target != r.index) continue;
-        Vec3 p = request.position;
-        if (local) {
-          const Vec3 turned = rotate(source.world.rotation, p);
-          for (std::size_t c = 0; c < 3; ++c)
-            p[c] = source.world.position[c] + turned[c];
-        }
-        // A target simulating in its emitter's frame gets the point in that frame.
-        Vec3 offset{};
-        if (targetLocal) {
-          const Quat& turn = r.world.rotation;
-          const Quat inverse{-turn[0], -turn[1], -turn[2], turn[3]};
-          offset = rotate(inverse, {p[0] - r.world.position[0], p[1] - r.world.position[1],
-                                    p[2] - r.world.position[2]});
-        }
-        spawn(r, request.count, BirthTimes{w.start}, w.start, w.span, w.t0, w.dt, &p,
-              targetLocal ? &offset : nullptr);
+    for (std::uint32_t q = 0; q < source.orderedCount; ++q) {
+      const SpawnRequest& request = source.ordered[q];
+      if (request.target != r.index) continue;
+      Vec3 p = request.position;
+      if (local) {
+        const Vec3 turned = rotate(source.world.rotation, p);
+        for (std::size_t c = 0; c < 3; ++c)
+          p[c] = source.world.position[c] + turned[c];
       }
+      // A target simulating in its emitter's frame gets the point in that frame.
+      Vec3 offset{};
+      if (targetLocal) {
+        const Quat& turn = r.world.rotation;
+        const Quat inverse{-turn[0], -turn[1], -turn[2], turn[3]};
+        offset = rotate(inverse, {p[0] - r.world.position[0], p[1] - r.world.position[1],
+                                  p[2] - r.world.position[2]});
+      }
+      spawn(r, request.count, BirthTimes{w.start}, w.start, w.span, w.t0, w.dt, &p,
+            targetLocal ? &offset : nullptr);
     }
   }
 }

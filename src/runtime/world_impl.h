@@ -27,7 +27,6 @@ namespace runtime_detail {
 
 inline constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 inline constexpr std::uint32_t kMaxBindings = 8;
-inline constexpr std::uint32_t kSpawnRequestsPerChunk = 256;
 inline constexpr std::uint32_t kVmRows = 512;
 
 // Per-newborn value arrays (indexed like the particle streams).
@@ -68,6 +67,8 @@ struct SpawnRequest {
   std::uint32_t target;
   std::uint32_t count;
   Vec3 position;
+  std::uint32_t source;  // the asking particle's id
+  std::uint32_t seq;     // its place in the step's requests of the emitter (the tie-break)
 };
 
 struct ChunkOutput {           // what one chunk's run leaves; one writer
@@ -81,7 +82,9 @@ struct SharedProgram {
   std::uint64_t hash = 0;
   bytecode::Program program;  // for the equality check behind the hash
   PreparedProgram prepared;
-  bool spawns = false;  // has a SPAWN instruction
+  bool spawns = false;         // has a SPAWN instruction
+  std::uint32_t spawnOps = 0;  // SPAWN instructions, INIT's and UPDATE's: a particle's requests
+                               // in a step at most
 };
 
 struct Binding {
@@ -126,7 +129,12 @@ struct EmitterRow {
   std::uint32_t bindingCount = 0;
   std::vector<std::uint32_t> globalSlots;  // world global per program import
   std::vector<std::array<float, 4>> globals;
-  std::vector<SpawnRequest> requests;  // segments × kSpawnRequestsPerChunk
+  // SPAWN requests: segments × requestsPerSegment (a chunk's particles × the program's SPAWN
+  // instructions: never full), then after the step in (source id, seq) order in `ordered`.
+  std::vector<SpawnRequest> requests;
+  std::uint32_t requestsPerSegment = 0;
+  std::vector<SpawnRequest> ordered;
+  std::uint32_t orderedCount = 0;
   std::vector<ChunkOutput> segments;
   std::uint32_t usedSegments = 0;
   double lastEmission = 0.0;
@@ -271,6 +279,7 @@ struct ParticleWorld::Impl {
   void resetRow(EmitterRow& r);
   void freeRow(std::uint32_t row);
   void compact(EmitterRow& r);
+  void orderRequests(EmitterRow& r);
 
   // world_tick.cpp: tick orchestration.
   void prewarm(EffectSlot& e);

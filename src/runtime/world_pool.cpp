@@ -30,7 +30,11 @@ void allocateSlab(EmitterRow& r, std::uint32_t chunkParticles) {
   r.lanes.assign(std::size_t{kLaneArrays} * r.stride, 0.0f);
   const std::uint32_t segments = (r.capacity + chunkParticles - 1) / chunkParticles + 1;
   r.segments.assign(segments, {});
-  if (r.program->spawns) r.requests.resize(std::size_t{segments} * kSpawnRequestsPerChunk);
+  if (r.program->spawns) {
+    r.requestsPerSegment = std::min(chunkParticles, r.capacity) * r.program->spawnOps;
+    r.requests.resize(std::size_t{segments} * r.requestsPerSegment);
+    r.ordered.resize(std::size_t{r.capacity} * r.program->spawnOps);
+  }
 }
 
 void moveParticle(EmitterRow& r, std::uint32_t from, std::uint32_t to) {
@@ -125,6 +129,7 @@ void ParticleWorld::Impl::resetRow(EmitterRow& r) {
   r.spawned = r.dropped = r.died = 0;
   r.stepSpawned = r.stepDropped = r.stepDied = 0;
   r.usedSegments = 0;
+  r.orderedCount = 0;
   for (ChunkOutput& s : r.segments)
     s = {};
   const EffectSlot& e = effects[r.effect];
@@ -159,6 +164,26 @@ void ParticleWorld::Impl::compact(EmitterRow& r) {
       ordered ? compactInOrder(r, total, first) : compactBySwap(r, total, first);
   r.stepDied = total - n;
   r.live = n;
+}
+
+// The step's SPAWN requests of `r` in (source id, seq) order — the order a target emits them in,
+// whatever chunks (or, on the GPU, atomics) gathered them. Complexity: O(q log q) for q requests.
+// Allocates: never.
+void ParticleWorld::Impl::orderRequests(EmitterRow& r) {
+  r.orderedCount = 0;
+  if (!r.program->spawns) return;
+  for (std::uint32_t s = 0; s < r.usedSegments; ++s) {
+    const SpawnRequest* from = r.requests.data() + std::size_t{s} * r.requestsPerSegment;
+    for (std::uint32_t q = 0; q < r.segments[s].count; ++q) {
+      SpawnRequest& to = r.ordered[r.orderedCount];
+      to = from[q];
+      to.seq = r.orderedCount++;
+    }
+  }
+  std::sort(r.ordered.begin(), r.ordered.begin() + r.orderedCount,
+            [](const SpawnRequest& a, const SpawnRequest& b) {
+              return a.source != b.source ? a.source < b.source : a.seq < b.seq;
+            });
 }
 
 }  // namespace mote

@@ -9,6 +9,7 @@
 #include "bounds.h"
 #include "world_impl.h"
 
+#include <mote/core/assert.h>
 #include <mote/runtime/vm.h>
 #include <mote/runtime/world.h>
 
@@ -55,13 +56,16 @@ runtime_detail::BoundsInput boundsInput(const EmitterRow& r, std::uint32_t first
 
 struct SpawnSink {
   SpawnRequest* requests;
+  std::uint32_t room;  // the chunk's particles × the program's SPAWN instructions: never full
   ChunkOutput* segment;
 };
 
-void sinkSpawn(std::uint32_t target, std::uint32_t count, const Vec3& position, void* user) {
+void sinkSpawn(std::uint32_t target, std::uint32_t count, const Vec3& position,
+               std::uint32_t source, void* user) {
   SpawnSink& sink = *static_cast<SpawnSink*>(user);
-  if (sink.segment->count < kSpawnRequestsPerChunk) {
-    sink.requests[sink.segment->count++] = {target, count, position};
+  MOTE_ASSERT(sink.segment->count < sink.room, "a chunk asked for more SPAWNs than it can");
+  if (sink.segment->count < sink.room) {
+    sink.requests[sink.segment->count++] = {target, count, position, source, 0};
   } else {
     sink.segment->overflow += count;
   }
@@ -298,6 +302,7 @@ void ParticleWorld::Impl::finishRows(std::span<const std::uint32_t> stepRowList)
         EmitterRow& r = f.world->rows[f.rows[k]];
         f.world->compact(r);
         f.world->measureBounds(r);
+        f.world->orderRequests(r);
       },
       &finish);
 }
@@ -343,9 +348,9 @@ void ParticleWorld::Impl::runItem(BatchVm& vm, const WorkItem& item) {
   VmContext c = r.context;
   // Only a spawning program has request storage: the sink points into it only then (an offset
   // from an empty vector's null data() is undefined behaviour).
-  SpawnSink sink{nullptr, &r.segments[item.segment]};
+  SpawnSink sink{nullptr, r.requestsPerSegment, &r.segments[item.segment]};
   if (r.program->spawns) {
-    sink.requests = r.requests.data() + std::size_t{item.segment} * kSpawnRequestsPerChunk;
+    sink.requests = r.requests.data() + std::size_t{item.segment} * r.requestsPerSegment;
     c.spawn = &sinkSpawn;
     c.spawnUser = &sink;
   }

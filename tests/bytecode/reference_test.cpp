@@ -721,7 +721,7 @@ struct SpawnLog {
 };
 
 void logSpawn(std::uint32_t target, std::uint32_t count, const std::array<float, 3>& at,
-              void* user) {
+              std::uint32_t /*source*/, void* user) {
   static_cast<SpawnLog*>(user)->requests.push_back(
       {static_cast<float>(target), static_cast<float>(count), at[0], at[1], at[2]});
 }

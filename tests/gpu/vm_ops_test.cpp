@@ -34,7 +34,8 @@ struct SpawnLog {
   std::vector<gpu::VmSpawn> spawns;
 };
 
-void record(std::uint32_t target, std::uint32_t count, const std::array<float, 3>& at, void* user) {
+void record(std::uint32_t target, std::uint32_t count, const std::array<float, 3>& at,
+            std::uint32_t /*source*/, void* user) {
   static_cast<SpawnLog*>(user)->spawns.push_back({target, count, at});
 }
 

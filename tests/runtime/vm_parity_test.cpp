@@ -49,9 +49,10 @@ struct SpawnLog {
   std::vector<SpawnRecord> records;
 };
 
-void record(std::uint32_t target, std::uint32_t count, const std::array<float, 3>& at, void* user) {
+void record(std::uint32_t target, std::uint32_t count, const std::array<float, 3>& at,
+            std::uint32_t source, void* user) {
   auto* log = static_cast<SpawnLog*>(user);
-  log->records.push_back({log->particle, target, count, at});
+  log->records.push_back({source, target, count, at});
 }
 
 std::array<float, 3> wind(const std::array<float, 3>& p, void*) {
@@ -139,6 +140,7 @@ std::size_t expectEveryOpcodeMatches() {
         EXPECT_EQ(vmLog.records.size(), refLog.records.size()) << info.mnemonic;
         if (vmLog.records.size() != refLog.records.size()) return cases;
         for (std::size_t k = 0; k < vmLog.records.size(); ++k) {
+          EXPECT_EQ(vmLog.records[k].particle, refLog.records[k].particle) << "the source's id";
           EXPECT_EQ(vmLog.records[k].target, refLog.records[k].target);
           EXPECT_EQ(vmLog.records[k].count, refLog.records[k].count);
           using Bits3 = std::array<std::uint32_t, 3>;

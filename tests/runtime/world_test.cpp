@@ -518,6 +518,25 @@ TEST(ParticleWorld, StateIsBitIdenticalForAnyThreadCount) {
   }
 }
 
+// SPAWN requests reach their target in (source emitter, source particle id) order, so how the
+// source's particles are chunked (or, on the GPU, which slots atomics gave them) changes nothing:
+// in id order, the state is the same for any chunk size.
+TEST(ParticleWorld, SpawnRequestsAreEmittedInSourceIdOrderWhateverTheChunks) {
+  const auto effect =
+      compileFile(std::filesystem::path(mote::test::sourceDir()) / "examples/rain.json");
+  std::uint64_t expected = 0;
+  for (const std::uint32_t chunk : {8192u, 512u, 256u}) {
+    WorldDesc desc;
+    desc.chunkParticles = chunk;
+    auto world = makeWorld(desc);
+    ASSERT_TRUE(world->addEffect(effect).ok());
+    for (int i = 0; i < 240; ++i)
+      world->tick(1.0f / 60.0f);
+    if (chunk == 8192u) expected = world->stateHash(HashOrder::Id);
+    EXPECT_EQ(world->stateHash(HashOrder::Id), expected) << chunk << " particles per chunk";
+  }
+}
+
 // A known-answer hash: every build (dev, release, clang, sanitizers) and every SIMD target must
 // give it. Re-pin deliberately (with the reason in the commit) when the simulation changes.
 TEST(ParticleWorld, BonfireStateHashIsPinned) {

@@ -21,9 +21,10 @@ namespace mote::bytecode {
 /// The host's wind at a world position (m/s). Null: still air.
 using WindFn = std::array<float, 3> (*)(const std::array<float, 3>& position, void* user);
 
-/// A SPAWN request: `count` particles into emitter `target` of the effect, born at `position`.
+/// A SPAWN request: `count` particles into emitter `target` of the effect, born at `position`,
+/// asked for by the particle whose id is `source` (its random counter).
 using SpawnFn = void (*)(std::uint32_t target, std::uint32_t count,
-                         const std::array<float, 3>& position, void* user);
+                         const std::array<float, 3>& position, std::uint32_t source, void* user);
 
 struct ReferenceContext {
   /// LOAD_BUILTIN values, indexed by Builtin (lanes past a builtin's width are ignored).
