@@ -29,7 +29,12 @@ inline constexpr std::uint32_t kSimulateArgs = 4;
 inline constexpr std::uint32_t kSimulated = 7;
 inline constexpr std::uint32_t kSpawnedTotal = 8;
 inline constexpr std::uint32_t kDroppedTotal = 10;
-inline constexpr std::uint32_t kCounterWords = 12;
+inline constexpr std::uint32_t kRequests0 = 12;
+inline constexpr std::uint32_t kRequests1 = 13;
+inline constexpr std::uint32_t kRequestOverflow = 14;
+inline constexpr std::uint32_t kCarryArgs = 15;
+inline constexpr std::uint32_t kSortArgs = 18;
+inline constexpr std::uint32_t kCounterWords = 21;
 // A row's step block.
 inline constexpr std::uint32_t kStepFlags = 0;
 inline constexpr std::uint32_t kStepGeneration = 1;
@@ -54,7 +59,9 @@ inline constexpr std::uint32_t kStepDt = 24;
 inline constexpr std::uint32_t kStepStop = 26;
 inline constexpr std::uint32_t kStepStart = 28;
 inline constexpr std::uint32_t kStepPath = 34;
-inline constexpr std::uint32_t kStepWords = 40;
+inline constexpr std::uint32_t kStepEffectKey = 40;
+inline constexpr std::uint32_t kStepPositionWord = 41;
+inline constexpr std::uint32_t kStepWords = 42;
 // Step flags.
 inline constexpr std::uint32_t kRowAlive = 1;
 inline constexpr std::uint32_t kRowStepping = 2;
@@ -72,7 +79,20 @@ inline constexpr std::uint32_t kRowStepDied = 5;
 inline constexpr std::uint32_t kRowSpawned = 6;
 inline constexpr std::uint32_t kRowDropped = 8;
 inline constexpr std::uint32_t kRowDied = 10;
-inline constexpr std::uint32_t kRowWords = 12;
+inline constexpr std::uint32_t kRowRequestFirst = 12;
+inline constexpr std::uint32_t kRowRequestCount = 13;
+inline constexpr std::uint32_t kRowRequestBorn = 14;
+inline constexpr std::uint32_t kRowWords = 16;
+// A SPAWN request.
+inline constexpr std::uint32_t kRequestKey = 0;
+inline constexpr std::uint32_t kRequestSource = 1;
+inline constexpr std::uint32_t kRequestId = 2;
+inline constexpr std::uint32_t kRequestSeq = 3;
+inline constexpr std::uint32_t kRequestCount = 4;
+inline constexpr std::uint32_t kRequestRow = 5;
+inline constexpr std::uint32_t kRequestGeneration = 6;
+inline constexpr std::uint32_t kRequestPosition = 7;
+inline constexpr std::uint32_t kRequestWords = 10;
 // A spawn call.
 inline constexpr std::uint32_t kCallCount = 0;
 inline constexpr std::uint32_t kCallFlags = 1;
@@ -146,11 +166,12 @@ struct ParticleWorld::Impl final : runtime_detail::ParticleBackend {
   std::uint32_t parity = 0;            // the alive half the next simulate pass reads
 
   Buffer programs, records, dead, alive, counters, rowState, frameInput, callStarts, counts, sums,
-      scanResult, registers;
+      scanResult, requests, requestStarts, registers;
   PrefixScan scan;
   Kernel* rowsKernel = nullptr;
   Kernel* frameKernel = nullptr;
   Kernel* poolInit = nullptr;
+  Kernel* requestsKernel = nullptr;
 
   // world_frame.cpp
   Status createBuffers();

@@ -40,6 +40,10 @@ constexpr std::uint32_t kFrameRows[] = {
 #include "frame_rows_fast.spv.inc"
 };
 
+constexpr std::uint32_t kRequests[] = {
+#include "requests_fast.spv.inc"
+};
+
 constexpr std::uint32_t kScanBlocks[] = {
 #include "scan_blocks_fast.spv.inc"
 };
@@ -89,6 +93,10 @@ ShaderCode frameShader(bool wide) noexcept {
 
 std::span<const std::uint32_t> frameRowsShader() noexcept {
   return kFrameRows;
+}
+
+std::span<const std::uint32_t> requestsShader() noexcept {
+  return kRequests;
 }
 
 }  // namespace mote::gpu

@@ -32,5 +32,7 @@ ShaderCode vmOpsShader(bool wide) noexcept;
 /// a storage buffer) and its rows pass (frame_rows.comp, integer code only).
 ShaderCode frameShader(bool wide) noexcept;
 std::span<const std::uint32_t> frameRowsShader() noexcept;
+/// The SPAWN requests' carry and sort passes (requests.comp, integer code only).
+std::span<const std::uint32_t> requestsShader() noexcept;
 
 }  // namespace mote::gpu

@@ -20,7 +20,9 @@ WorldDesc worldDescFor(const CompiledEffect& effect) noexcept {
   std::uint32_t words = 1;
   std::uint32_t context = frame::kBuiltinWords;
   std::uint64_t program = 0;
+  std::uint64_t requests = 0;
   for (const CompiledEmitter& e : effect.emitters) {
+    requests += std::uint64_t{e.maxParticles} * e.program.countOf(bytecode::Opcode::Spawn);
     words = std::max(words, e.program.particleWords);
     context = std::max(context, frame::kBuiltinWords + e.program.emitterWords +
                                     4 * static_cast<std::uint32_t>(e.program.globals.size()));
@@ -30,13 +32,24 @@ WorldDesc worldDescFor(const CompiledEffect& effect) noexcept {
   desc.maxContextWords = context;
   desc.maxProgramWords =
       static_cast<std::uint32_t>(std::clamp<std::uint64_t>(program, 1, std::uint64_t{1} << 28));
+  desc.maxSpawnRequests =
+      static_cast<std::uint32_t>(std::clamp<std::uint64_t>(requests, 1, std::uint64_t{1} << 26));
   return desc;
 }
 
 Status ParticleWorld::Impl::admit(const CompiledEffect& effect) {
   MOTE_RETURN_IF_ERROR(healthy());
   std::uint64_t programWordsNeeded = programWords.size();
+  std::uint64_t requestsNeeded = 0;
+  for (const runtime_detail::EmitterRow& r : model->rows)
+    if (r.alive) requestsNeeded += std::uint64_t{r.capacity} * r.program->spawnOps;
   bool needsWide = false;
+  if (effect.emitters.size() > 0xffff) {
+    return invalidArgument(
+        fmt::format("addEffect: '{}' has {} emitters; the GPU world's keys hold "
+                    "65535",
+                    effect.name, effect.emitters.size()));
+  }
   for (const CompiledEmitter& e : effect.emitters) {
     const bytecode::Program& p = e.program;
     const std::string where = fmt::format("addEffect: '{}' emitter '{}': ", effect.name, e.name);
@@ -55,15 +68,7 @@ Status ParticleWorld::Impl::admit(const CompiledEffect& effect) {
                       "(WorldDesc::maxContextWords)",
                       where, contextWords, desc.maxContextWords));
     }
-    for (const bytecode::Section s : {bytecode::Section::Init, bytecode::Section::Update}) {
-      const std::span<const std::uint32_t> code = p.section(s);
-      for (std::size_t i = 0; i < code.size(); i += 4) {
-        if ((code[i] & 0xffu) == static_cast<std::uint32_t>(bytecode::Opcode::Spawn)) {
-          return unsupported(where +
-                             "SPAWN (sub-emitters) does not run on the GPU yet (docs/gpu.md)");
-        }
-      }
-    }
+    requestsNeeded += std::uint64_t{e.maxParticles} * p.countOf(bytecode::Opcode::Spawn);
     if (findProgram(p, bytecode::contentHash(p)) == programSlots.size())
       programWordsNeeded += p.init.size() + p.update.size() + 4 * p.constants.size();
     needsWide = needsWide || p.registerCount > kFastRegisterSlots;
@@ -73,6 +78,13 @@ Status ParticleWorld::Impl::admit(const CompiledEffect& effect) {
         fmt::format("addEffect: '{}': the programs need {} words; the GPU world "
                     "holds {} (WorldDesc::maxProgramWords)",
                     effect.name, programWordsNeeded, desc.maxProgramWords));
+  }
+  if (requestsNeeded > desc.maxSpawnRequests) {
+    return budgetExhausted(
+        fmt::format("addEffect: '{}': the live emitters' SPAWN requests (capacity "
+                    "× SPAWN instructions) come to {}; the GPU world holds {} "
+                    "(WorldDesc::maxSpawnRequests)",
+                    effect.name, requestsNeeded, desc.maxSpawnRequests));
   }
   if (needsWide) MOTE_RETURN_IF_ERROR(useWideFile());
   return {};
@@ -92,8 +104,11 @@ Result<std::unique_ptr<ParticleWorld>> ParticleWorld::create(Context& context,
         "at least 1, maxContextWords at least {}",
         bytecode::kMaxParticleWords, frame::kBuiltinWords));
   }
-  if (desc.host.maxParticles > (1u << 26)) {
-    return invalidArgument("gpu::WorldDesc: maxParticles is at most 2^26 on the GPU");
+  if (desc.host.maxParticles > (1u << 26) || desc.host.maxEffects > 0xffff ||
+      desc.maxSpawnRequests == 0 || desc.maxSpawnRequests > (1u << 26)) {
+    return invalidArgument(
+        "gpu::WorldDesc: maxParticles and maxSpawnRequests are in [1, 2^26] on the GPU, "
+        "maxEffects at most 65535");
   }
   auto impl = std::make_unique<Impl>();
   impl->context = &context;

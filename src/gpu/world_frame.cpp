@@ -107,20 +107,27 @@ Status ParticleWorld::Impl::createBuffers() {
   MOTE_RETURN_IF_ERROR(make(programs, desc.maxProgramWords,
                             fmt::format("the programs ({} words)", desc.maxProgramWords)));
   MOTE_RETURN_IF_ERROR(make(registers, 4, "the wide register file (unused)"));
+  MOTE_RETURN_IF_ERROR(make(requests, 2ull * desc.maxSpawnRequests * frame::kRequestWords,
+                            fmt::format("the SPAWN requests (2 × {})", desc.maxSpawnRequests)));
+  MOTE_RETURN_IF_ERROR(make(requestStarts, desc.maxSpawnRequests,
+                            fmt::format("the SPAWN requests' starts ({})", desc.maxSpawnRequests)));
 
   Context::Impl& c = context->impl();
   Result<PrefixScan> s = PrefixScan::create(*context, rowsCapacity, frame::kGroup);
   if (!s.ok()) return std::move(s).status();
   scan = std::move(s).takeValue();
-  Result<Kernel*> rows = c.kernel(*context, "frame_rows", frameRowsShader(), 5, 20, 0);
+  Result<Kernel*> rows = c.kernel(*context, "frame_rows", frameRowsShader(), 7, 24, 0);
   if (!rows.ok()) return std::move(rows).status();
   rowsKernel = *rows;
+  Result<Kernel*> carry = c.kernel(*context, "requests", requestsShader(), 3, 32, 0);
+  if (!carry.ok()) return std::move(carry).status();
+  requestsKernel = *carry;
   Result<Kernel*> init = c.kernel(*context, "pool_init", poolInitShader(), 2, 4, 0);
   if (!init.ok()) return std::move(init).status();
   poolInit = *init;
   const bool fp64 = hasFp64Shaders(context->device());
   Result<Kernel*> f =
-      c.kernel(*context, "frame", frameShader(false).pick(fp64), 10, 32, context->selfTest().flags);
+      c.kernel(*context, "frame", frameShader(false).pick(fp64), 12, 36, context->selfTest().flags);
   if (!f.ok()) return std::move(f).status();
   frameKernel = *f;
 
@@ -143,7 +150,7 @@ Status ParticleWorld::Impl::useWideFile() {
   if (!file.ok()) return std::move(file).status();
   const bool fp64 = hasFp64Shaders(context->device());
   Result<Kernel*> f = context->impl().kernel(*context, "frame_wide", frameShader(true).pick(fp64),
-                                             11, 32, context->selfTest().flags);
+                                             13, 36, context->selfTest().flags);
   if (!f.ok()) return std::move(f).status();
   registers = std::move(file).takeValue();
   frameKernel = *f;
@@ -221,6 +228,10 @@ void ParticleWorld::Impl::writeStep(std::uint32_t row) {
   s[frame::kStepEmitterWords] = static_cast<std::uint32_t>(r.emitterWords.size());
   s[frame::kStepParticleWords] = r.words;
   s[frame::kStepSpace] = bytecode::movesWithEmitter(r.desc->space) ? 1u : 0u;
+  s[frame::kStepEffectKey] = r.effect << 16 | r.index;
+  s[frame::kStepPositionWord] = r.desc->channels.position >= 0
+                                    ? static_cast<std::uint32_t>(r.desc->channels.position)
+                                    : 0xffffffffu;
   putU64(s + frame::kStepTick, r.steps);
   putU64(s + frame::kStepSeed, r.seed);
   putDouble(s + frame::kStepWindowStart, w.start);
@@ -274,25 +285,42 @@ Status ParticleWorld::Impl::runFrame() {
       wide ? frame::kWideGroups * frame::kGroup
            : std::max(1u, context->device().maxComputeWorkGroupCount[0]) * frame::kGroup;
   const std::uint32_t maxGroups = threads / frame::kGroup;
+  const std::uint32_t capacityOfRequests = desc.maxSpawnRequests;
   return context->impl().submit([&](VkCommandBuffer cmd) {
-    rowsKernel->bind({&frameInput, &rowState, &counters, &counts, &callStarts});
+    rowsKernel->bind(
+        {&frameInput, &rowState, &counters, &counts, &callStarts, &requests, &requestStarts});
     // The world's totals count ticks' steps only, as the CPU's do (raisingBlasts: tick() steps).
-    const std::uint32_t rowsPush[] = {rowCount, parity, callsAt, maxGroups,
-                                      model->raisingBlasts ? 1u : 0u};
+    const std::uint32_t rowsPush[] = {
+        rowCount, parity, callsAt, maxGroups, model->raisingBlasts ? 1u : 0u, capacityOfRequests};
     rowsKernel->record(cmd, rowsPush, (rowCount + frame::kGroup - 1) / frame::kGroup);
+    requestsKernel->bind({&frameInput, &counters, &requests});
+    const std::uint32_t carry[] = {0, rowCount, parity, capacityOfRequests, maxGroups, 0, 0, 0};
+    requestsKernel->recordIndirect(cmd, carry, counters, frame::kCarryArgs * 4);
     scan.record(cmd, counts, sums, scanResult, rowCount);
     if (wide) {
       frameKernel->bind({&programs, &records, &dead, &alive, &counters, &rowState, &frameInput,
-                         &callStarts, &sums, &scanResult, &registers});
+                         &callStarts, &sums, &scanResult, &requests, &requestStarts, &registers});
     } else {
       frameKernel->bind({&programs, &records, &dead, &alive, &counters, &rowState, &frameInput,
-                         &callStarts, &sums, &scanResult});
+                         &callStarts, &sums, &scanResult, &requests, &requestStarts});
     }
-    const std::uint32_t simulate[] = {0,      rowCount, capacity, stride,
-                                      parity, callsAt,  windAt,   threads};
+    const std::uint32_t simulate[] = {0,      rowCount, capacity,          stride, parity, callsAt,
+                                      windAt, threads,  capacityOfRequests};
     frameKernel->recordIndirect(cmd, simulate, counters, frame::kSimulateArgs * 4);
-    const std::uint32_t emit[] = {1, rowCount, capacity, stride, parity, callsAt, windAt, threads};
+    const std::uint32_t emit[] = {1,      rowCount, capacity,          stride, parity, callsAt,
+                                  windAt, threads,  capacityOfRequests};
     frameKernel->recordIndirect(cmd, emit, scanResult, 4);
+    // This frame's requests sorted for the next one: a bitonic network over the next power of two
+    // of the count (the GPU's; the passes past it do nothing).
+    const std::uint32_t args[] = {1, rowCount, parity, capacityOfRequests, maxGroups, 0, 0, 0};
+    requestsKernel->record(cmd, args, 1);
+    for (std::uint32_t k = 2; k / 2 < capacityOfRequests; k <<= 1) {
+      for (std::uint32_t j = k / 2; j >= 1; j >>= 1) {
+        const std::uint32_t pass[] = {2,         rowCount, parity, capacityOfRequests,
+                                      maxGroups, k,        j,      j == k / 2 ? 1u : 0u};
+        requestsKernel->recordIndirect(cmd, pass, counters, frame::kSortArgs * 4);
+      }
+    }
   });
 }
 

@@ -98,11 +98,7 @@ Result<std::shared_ptr<SharedProgram>> prepareProgram(const bytecode::Program& p
   p->hash = hash;
   p->program = program;
   p->prepared = PreparedProgram::prepare(verified.value());
-  for (const Section s : {Section::Init, Section::Update}) {
-    const std::span<const std::uint32_t> code = program.section(s);
-    for (std::size_t i = 0; i < code.size(); i += 4)
-      p->spawnOps += (code[i] & 0xffu) == static_cast<std::uint32_t>(bytecode::Opcode::Spawn);
-  }
+  p->spawnOps = program.countOf(bytecode::Opcode::Spawn);
   p->spawns = p->spawnOps > 0;
   return p;
 }

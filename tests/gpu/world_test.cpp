@@ -41,6 +41,32 @@ class GpuWorld : public test::GpuTest {
     EXPECT_TRUE(w.ok()) << w.status().toString();
     return w.ok() ? std::move(w).takeValue() : nullptr;
   }
+  // `effect` placed in a CPU world and a GPU world (the GPU's host desc is the CPU's); `ok` false
+  // after a test failure saying why.
+  struct Both {
+    std::unique_ptr<ParticleWorld> cpu;
+    std::unique_ptr<gpu::ParticleWorld> gpu;
+    EffectHandle a;
+    EffectHandle b;
+    bool ok = false;
+  };
+  Both placeBoth(const bytecode::CompiledEffect& effect, const WorldDesc& cpuDesc,
+                 gpu::WorldDesc gpuDesc) {
+    Both w;
+    gpuDesc.host = cpuDesc;
+    w.cpu = makeCpu(cpuDesc);
+    w.gpu = makeGpu(gpuDesc);
+    if (!w.cpu || !w.gpu) return w;
+    const Result<EffectHandle> a = w.cpu->addEffect(effect);
+    const Result<EffectHandle> b = w.gpu->addEffect(effect);
+    EXPECT_TRUE(a.ok()) << a.status().toString();
+    EXPECT_TRUE(b.ok()) << b.status().toString();
+    if (!a.ok() || !b.ok()) return w;
+    w.a = *a;
+    w.b = *b;
+    w.ok = true;
+    return w;
+  }
 };
 
 bytecode::CompiledEffect compileFile(const std::string& path) {
@@ -105,10 +131,9 @@ TEST_F(GpuWorld, TheWideRegisterFileHashesAsTheCpuToo) {
   EXPECT_EQ(gpu->host().stateHash(HashOrder::Id), cpu->stateHash(HashOrder::Id));
 }
 
-// rain.json's drops SPAWN splashes: not on the GPU yet (GpuWorld.SpawnIsRefusedClearly).
 INSTANTIATE_TEST_SUITE_P(Examples, GpuExample,
                          ::testing::Values("bonfire", "custom_graph", "explosion", "fountain",
-                                           "homing_missiles", "lightning", "magic_portal",
+                                           "homing_missiles", "lightning", "magic_portal", "rain",
                                            "ribbon_trail", "sanctuary", "snow", "sparks", "trail"));
 
 // ---- the lifecycle, scripted on both worlds -----------------------------------------------------
@@ -207,15 +232,13 @@ TEST_F(GpuWorld, ALifecycleMatchesTheCpuTickByTick) {
   cpuDesc.maxEffects = 2;
   cpuDesc.maxEmitters = 2 * cpuDesc.maxEmitters;
   cpuDesc.maxParticles = 2 * cpuDesc.maxParticles;
-  gpu::WorldDesc gpuDesc = gpu::worldDescFor(effect);
-  gpuDesc.host = cpuDesc;
-  std::unique_ptr<ParticleWorld> cpu = makeCpu(cpuDesc);
-  std::unique_ptr<gpu::ParticleWorld> gpu = makeGpu(gpuDesc);
-  ASSERT_TRUE(cpu && gpu);
-  const Result<EffectHandle> a = cpu->addEffect(effect);
-  const Result<EffectHandle> b = gpu->addEffect(effect);
-  ASSERT_TRUE(a.ok() && b.ok()) << b.status().toString();
-  Pair p{cpu.get(), gpu.get(), *a, *b};
+  Both worlds = placeBoth(effect, cpuDesc, gpu::worldDescFor(effect));
+  ASSERT_TRUE(worlds.ok);
+  ParticleWorld* cpu = worlds.cpu.get();
+  gpu::ParticleWorld* gpu = worlds.gpu.get();
+  const EffectHandle* a = &worlds.a;
+  const EffectHandle* b = &worlds.b;
+  Pair p{cpu, gpu, *a, *b};
   const float dt = 1.0f / 60.0f;
   const auto both = [&](const auto& call) {
     call(*cpu, *a, cpu->emitter(*a, 4));
@@ -318,15 +341,57 @@ TEST_F(GpuWorld, AWindBlowsAsTheCpusWindFieldOfTheSameVelocity) {
 
 // ---- what the GPU world refuses, and its faults -------------------------------------------------
 
-TEST_F(GpuWorld, SpawnIsRefusedClearly) {
-  const bytecode::CompiledEffect effect = compileFile(test::sourcePath("examples/rain.json"));
-  std::unique_ptr<gpu::ParticleWorld> gpu = makeGpu(gpu::worldDescFor(effect));
-  ASSERT_TRUE(gpu);
-  const Result<EffectHandle> placed = gpu->addEffect(effect);
-  ASSERT_FALSE(placed.ok());
-  EXPECT_EQ(placed.status().code(), StatusCode::Unsupported);
-  EXPECT_NE(placed.status().message().find("emitter 'drops': SPAWN"), std::string::npos)
-      << placed.status().message();
+// SPAWN requests from drops that hit the ground into a splash emitter that sits elsewhere, turned,
+// in its own frame (the source point carried into it), while the effect moves and a second effect
+// is placed and prewarmed between ticks (the pending requests kept as the CPU keeps them).
+TEST_F(GpuWorld, SpawnRequestsIntoAMovingLocalTargetMatchTheCpu) {
+  if (context()->selfTest().mode != gpu::Mode::Exact) GTEST_SKIP() << "fast mode";
+  const bytecode::CompiledEffect effect = compileJson(R"({
+    "format": "mote.effect/1", "name": "t", "materials": [{"name": "m"}],
+    "emitters": [
+      {"name": "drops", "material": "m", "position": [0, 2, 0], "space": "local",
+       "spawn": {"rate": 64}, "init": {"lifetime": 10, "velocity": {"kind": "sphere", "speed": 1}},
+       "update": [{"type": "gravity"},
+                  {"type": "collision", "colliders": [{"kind": "plane"}], "response": "kill",
+                   "spawn_emitter": "splash", "spawn_count": 3}]},
+      {"name": "splash", "material": "m", "position": [3, 1, 0], "rotation": [0, 90, 0],
+       "space": "local", "spawn": {"rate": 0}, "init": {"lifetime": 0.5}}]})");
+  const bytecode::CompiledEffect other = compileFile(test::sourcePath("examples/sparks.json"));
+  WorldDesc cpuDesc = worldDescFor(effect);
+  cpuDesc.maxEffects = 2;
+  cpuDesc.maxEmitters += static_cast<std::uint32_t>(other.emitters.size());
+  cpuDesc.maxParticles += worldDescFor(other).maxParticles;
+  gpu::WorldDesc gpuDesc = gpu::worldDescFor(effect);
+  gpuDesc.maxParticleWords =
+      std::max(gpuDesc.maxParticleWords, gpu::worldDescFor(other).maxParticleWords);
+  gpuDesc.maxContextWords =
+      std::max(gpuDesc.maxContextWords, gpu::worldDescFor(other).maxContextWords);
+  gpuDesc.maxProgramWords += gpu::worldDescFor(other).maxProgramWords;
+  Both worlds = placeBoth(effect, cpuDesc, gpuDesc);
+  ASSERT_TRUE(worlds.ok);
+  ParticleWorld* cpu = worlds.cpu.get();
+  gpu::ParticleWorld* gpu = worlds.gpu.get();
+  const EffectHandle* a = &worlds.a;
+  const EffectHandle* b = &worlds.b;
+  for (int t = 0; t < 150; ++t) {
+    const float angle = 0.03f * static_cast<float>(t);
+    Transform moved;
+    moved.position = {2.0f * std::cos(angle), 0.25f, 2.0f * std::sin(angle)};
+    moved.rotation = {0.0f, std::sin(angle), 0.0f, std::cos(angle)};
+    ASSERT_TRUE(cpu->setTransform(*a, moved).ok());
+    ASSERT_TRUE(gpu->setTransform(*b, moved).ok());
+    if (t == 100) {  // prewarm steps of another effect between two ticks
+      ASSERT_TRUE(cpu->addEffect(other).ok());
+      ASSERT_TRUE(gpu->addEffect(other).ok());
+    }
+    cpu->tick(1.0f / 60.0f);
+    ASSERT_TRUE(gpu->tick(1.0f / 60.0f).ok());
+  }
+  const Result<EmitterStats> splash = cpu->emitterStats(cpu->emitter(*a, 1));
+  ASSERT_TRUE(splash.ok());
+  EXPECT_GT(splash->spawned, 30u);
+  expectSame({cpu, gpu, *a, *b}, effect, "150 ticks");
+  EXPECT_EQ(gpu->host().stateHash(HashOrder::Id), cpu->stateHash(HashOrder::Id));
 }
 
 TEST_F(GpuWorld, APoolPastTheDevicesLimitIsOutOfMemoryNamingIt) {
@@ -402,6 +467,25 @@ TEST(GpuFrameLayout, TheShadersAndTheHostAgreeOnEveryNumber) {
       {"kCountSimulated", gpu::frame::kSimulated},
       {"kCountSpawned", gpu::frame::kSpawnedTotal},
       {"kCountDropped", gpu::frame::kDroppedTotal},
+      {"kCountRequests0", gpu::frame::kRequests0},
+      {"kCountRequests1", gpu::frame::kRequests1},
+      {"kCountRequestOverflow", gpu::frame::kRequestOverflow},
+      {"kCountCarryArgs", gpu::frame::kCarryArgs},
+      {"kCountSortArgs", gpu::frame::kSortArgs},
+      {"kStepEffectKey", gpu::frame::kStepEffectKey},
+      {"kStepPositionWord", gpu::frame::kStepPositionWord},
+      {"kRowRequestFirst", gpu::frame::kRowRequestFirst},
+      {"kRowRequestCount", gpu::frame::kRowRequestCount},
+      {"kRowRequestBorn", gpu::frame::kRowRequestBorn},
+      {"kRequestKey", gpu::frame::kRequestKey},
+      {"kRequestSource", gpu::frame::kRequestSource},
+      {"kRequestId", gpu::frame::kRequestId},
+      {"kRequestSeq", gpu::frame::kRequestSeq},
+      {"kRequestCount", gpu::frame::kRequestCount},
+      {"kRequestRow", gpu::frame::kRequestRow},
+      {"kRequestGeneration", gpu::frame::kRequestGeneration},
+      {"kRequestPosition", gpu::frame::kRequestPosition},
+      {"kRequestWords", gpu::frame::kRequestWords},
       {"kCounterWords", gpu::frame::kCounterWords},
       {"kStepFlags", gpu::frame::kStepFlags},
       {"kStepGeneration", gpu::frame::kStepGeneration},

@@ -57,6 +57,16 @@ struct Program {
   std::span<const std::uint32_t> section(Section s) const {
     return s == Section::Init ? init : update;
   }
+  /// The instructions of opcode `op` in INIT and UPDATE together (for SPAWN: the most requests
+  /// one particle makes in a step). O(instructions).
+  std::uint32_t countOf(Opcode op) const {
+    std::uint32_t n = 0;
+    for (const std::span<const std::uint32_t> code :
+         {section(Section::Init), section(Section::Update)})
+      for (std::size_t i = 0; i < code.size(); i += 4)
+        n += (code[i] & 0xffu) == static_cast<std::uint32_t>(op) ? 1u : 0u;
+    return n;
+  }
   bool operator==(const Program&) const = default;
 };
 

@@ -6,8 +6,8 @@
 // and the pool are the GPU's, and no pass is sized from a readback. In exact mode (Context::
 // selfTest()) the particles are the CPU world's bit for bit: hash both in id order to compare.
 //
-// Not yet on the GPU (addEffect refuses them, or the docs say what differs): SPAWN sub-emitter
-// requests, culling (tick takes no camera), and a host wind other than a uniform one.
+// Not yet on the GPU (the docs say what differs): culling (tick takes no camera) and a host wind
+// other than a uniform one.
 //
 // Ownership: borrows the Context, which must outlive the world. Thread safety: one thread drives a
 // world. Allocation: create() and addEffect() allocate host and device memory; tick() allocates
@@ -36,6 +36,9 @@ struct WorldDesc {
   /// Words of one emitter's context: 44 of builtins, its emitter words, 4 per global import.
   std::uint32_t maxContextWords = 512;
   std::uint32_t maxProgramWords = 1u << 20;  ///< the programs' code and constants, all together
+  /// SPAWN requests one step can hold: the sum over the live emitters of capacity × the SPAWN
+  /// instructions of its program (the most they can ask for), so none is ever dropped.
+  std::uint32_t maxSpawnRequests = 1u << 16;
   /// Run every program with the register file in a storage buffer — the fallback the world picks
   /// by itself once a program needs more than 64 registers — from the start (tests use it to check
   /// the fallback on effects that would not need it).
@@ -57,8 +60,8 @@ class ParticleWorld {
   ParticleWorld& operator=(const ParticleWorld&) = delete;
 
   /// As mote::ParticleWorld::addEffect (prewarm runs on the GPU); also InvalidArgument for more
-  /// particle or context words than the desc allows, BudgetExhausted past maxProgramWords,
-  /// Unsupported for a program with SPAWN, OutOfMemory for the wide register file.
+  /// particle or context words than the desc allows, BudgetExhausted past maxProgramWords or
+  /// maxSpawnRequests, OutOfMemory for the wide register file.
   Result<EffectHandle> addEffect(const bytecode::CompiledEffect& effect,
                                  const EffectOptions& options = {});
   Status removeEffect(EffectHandle effect);

@@ -29,8 +29,12 @@ layout(std430, binding = 6) readonly buffer Input { uint frameInput[]; };
 layout(std430, binding = 7) readonly buffer CallStarts { uint callStarts[]; };
 layout(std430, binding = 8) readonly buffer Sums { uint sums[]; };
 layout(std430, binding = 9) readonly buffer Total { uint total[]; };
+// SPAWN requests: the half the rows pass consumed (read) and this frame's (appended), and the
+// first newborn of each consumed record.
+layout(std430, binding = 10) buffer Requests { uint requests[]; };
+layout(std430, binding = 11) readonly buffer RequestStarts { uint requestStarts[]; };
 #ifdef MOTE_VM_WIDE
-layout(std430, binding = 10) buffer Registers { uint wideRegisters[]; };
+layout(std430, binding = 12) buffer Registers { uint wideRegisters[]; };
 #endif
 
 layout(push_constant) uniform Push {
@@ -42,6 +46,7 @@ layout(push_constant) uniform Push {
   uint callsAt;   // the calls' first word in the frame input
   uint windAt;    // the wind block's
   uint threads;   // invocations dispatched at most (the wide register file's lanes)
+  uint requestCapacity;  // records per half of the request buffer
 } push;
 
 const uint kBuiltinSpawnIndex = 8u;
@@ -50,6 +55,7 @@ const uint kBuiltinParticleId = 10u;
 const uint kBuiltinEmitterAge = 2u;
 const uint kBuiltinEmitterPosition = 3u;
 const uint kBuiltinDt = 0u;
+const uint kBuiltinEmitterRotation = 6u;
 
 // The particle being run.
 uint gRow;
@@ -77,7 +83,7 @@ uint vmCodeWord(uint i) {
   return i < gSwitchWord ? programs[gInitAt + i] : programs[gCodeAt + (i - gSwitchWord)];
 }
 uint vmSwitchAt() { return gSwitchWord / 4u; }
-void vmSwitchSection() { gLanes = gLanes == 0u ? 0u : 2u; }
+
 #define MOTE_VM_SECTION_SWITCH 1
 uvec4 vmConstant(uint i) {
   const uint at = gConstantsAt + 4u * i;
@@ -107,6 +113,22 @@ uvec4 vmGlobal(uint import_) {
 
 #include "exact.glsl"
 
+// A SPAWN request's point in a local-space target's frame, added after INIT to the position it
+// made (runtime: addLocalOffsets).
+bool gLocalSet;
+uvec3 gLocalOffset;
+void vmSwitchSection() {
+  if (gLanes == 1u && gLocalSet) {
+    const uint word = step_(kStepPositionWord);
+    if (word != 0xffffffffu && step_(kStepSpace) != 0u)
+      for (uint k = 0u; k < 3u; ++k) {
+        const uint at = gRecord + kHeaderWords + word + k;
+        records[at] = xAdd(records[at], gLocalOffset[k]);
+      }
+  }
+  gLanes = gLanes == 0u ? 0u : 2u;
+}
+
 // SAMPLE_WIND: the host's uniform wind plus each force-event burst's push (emitter_frame.h,
 // ForceBursts::add, operation for operation).
 uvec3 vmWind(uvec3 p) {
@@ -133,7 +155,30 @@ uvec3 vmWind(uvec3 p) {
   return out_;
 }
 
-void vmSpawn(uint target, uint count, uvec3 position) {}  // SPAWN: not on the GPU yet (docs/gpu.md)
+// SPAWN: a request into this frame's half, keyed for the sort (requests.comp); gSpawnSeq is the
+// particle's own order of its requests, INIT's then UPDATE's.
+uint gSpawnSeq;
+void vmSpawn(uint target, uint count, uvec3 position) {
+  const uint into = push.parity ^ 1u;
+  const uint q = atomicAdd(counters[requestCounter(into)], 1u);
+  const uint seq = gSpawnSeq++;
+  if (q >= push.requestCapacity) {  // never: the buffer holds every emitter's capacity × SPAWNs
+    atomicAdd(counters[kCountRequestOverflow], 1u);
+    return;
+  }
+  const uint at = (into * push.requestCapacity + q) * kRequestWords;
+  const uint key = step_(kStepEffectKey);
+  requests[at + kRequestKey] = (key & 0xffff0000u) | target;
+  requests[at + kRequestSource] = key & 0xffffu;
+  requests[at + kRequestId] = gId;
+  requests[at + kRequestSeq] = seq;
+  requests[at + kRequestCount] = count;
+  requests[at + kRequestRow] = gRow;
+  requests[at + kRequestGeneration] = step_(kStepGeneration);
+  requests[at + kRequestPosition] = position.x;
+  requests[at + kRequestPosition + 1u] = position.y;
+  requests[at + kRequestPosition + 2u] = position.z;
+}
 
 #ifdef MOTE_VM_WIDE
 uint vmWideLane() { return gl_GlobalInvocationID.x; }
@@ -162,7 +207,10 @@ bool runParticle(bool newborn) {
   rng.counter = uvec2(gId, 0u);
   rng.tick = uvec2(step_(kStepTick), step_(kStepTick + 1u));
   rng.update = 0u;
-  return vmRun(initCount + step_(kStepUpdateCount), rng);
+  gSpawnSeq = 0u;
+  const bool killed = vmRun(initCount + step_(kStepUpdateCount), rng);
+  if (gLanes == 1u) vmSwitchSection();  // an empty UPDATE: INIT's end was never reached
+  return killed;
 }
 
 void enterRow(uint row) {
@@ -238,15 +286,18 @@ double inputDouble(uint at) { return packDouble2x32(uvec2(frameInput[at], frameI
 double stepDouble(uint k) { return inputDouble(gRow * kStepWords + k); }
 #endif
 
-// The spawn lanes of newborn k of `call` (runtime/spawn_times.h, writeSpawnTimes).
+// The spawn lanes of newborn k of `call` (runtime/spawn_times.h, writeSpawnTimes); a SPAWN
+// request's newborn (call kRequestCall) is born at the window's start, at a position of its own.
+const uint kRequestCall = 0xffffffffu;
 void spawnLanes(uint call, uint k) {
   const uint flags = step_(kStepFlags);
-  const uint c = push.callsAt + call * kCallWords;
+  const bool request = call == kRequestCall;
+  const uint c = request ? 0u : push.callsAt + call * kCallWords;
 #if MOTE_FP64
   const double windowStart = stepDouble(kStepWindowStart);
   const double stop = stepDouble(kStepStop);
-  double birth = inputDouble(c + kCallFrom);
-  if ((frameInput[c + kCallFlags] & 1u) == 0u) {
+  double birth = request ? windowStart : inputDouble(c + kCallFrom);
+  if (!request && (frameInput[c + kCallFlags] & 1u) == 0u) {
     const double along = dDiv(dSub(dAdd(double(k), 1.0LF), inputDouble(c + kCallBefore)),
                               inputDouble(c + kCallAmount));
     birth = dAdd(birth, dMul(inputDouble(c + kCallScale), along));
@@ -257,6 +308,7 @@ void spawnLanes(uint call, uint k) {
   gSpawnFraction = xToFloat(along);
   gEmitterAge = xToFloat(birth);
   gRest = xToFloat(dSub(stop, birth));
+  if (request) return;
   double f = 1.0LF;
   if ((flags & kRowMoves) != 0u) {
     f = (flags & kRowWindowIsStep) != 0u
@@ -271,8 +323,8 @@ void spawnLanes(uint call, uint k) {
   // Fast mode: the same formulas in float (no hash is promised).
   const float windowStart = stepFloat(kStepWindowStart);
   const float stop = stepFloat(kStepStop);
-  float birth = inputFloat(c + kCallFrom);
-  if ((frameInput[c + kCallFlags] & 1u) == 0u)
+  float birth = request ? windowStart : inputFloat(c + kCallFrom);
+  if (!request && (frameInput[c + kCallFlags] & 1u) == 0u)
     birth += inputFloat(c + kCallScale) *
              ((float(k) + 1.0 - inputFloat(c + kCallBefore)) / inputFloat(c + kCallAmount));
   birth = clamp(birth, windowStart, stop);
@@ -281,6 +333,7 @@ void spawnLanes(uint call, uint k) {
   gSpawnFraction = floatBitsToUint(along);
   gEmitterAge = floatBitsToUint(birth);
   gRest = floatBitsToUint(stop - birth);
+  if (request) return;
   float f = 1.0;
   if ((flags & kRowMoves) != 0u) {
     f = (flags & kRowWindowIsStep) != 0u ? along
@@ -291,6 +344,53 @@ void spawnLanes(uint call, uint k) {
     gPosition[i] = floatBitsToUint(stepFloat(kStepStart + 2u * i) +
                                    stepFloat(kStepPath + 2u * i) * f);
 #endif
+}
+
+// quatRotate (semantics.h): v turned by q normalised; v itself for a zero q.
+uvec3 quatRotateOf(uvec4 q, uvec3 v) {
+  const uint n = xSqrt(xAdd(sumOfSquares3(q.xyz), xMul(q.w, q.w)));
+  if (xEq(n, kZero)) return v;
+  const uvec4 u = uvec4(xDiv(q.x, n), xDiv(q.y, n), xDiv(q.z, n), xDiv(q.w, n));
+  const uvec4 conj = uvec4(xNeg(u.x), xNeg(u.y), xNeg(u.z), u.w);
+  return quatMul(quatMul(u, uvec4(v, kZero)), conj).xyz;
+}
+
+// A context block's builtin `id`, lanes 0..3.
+uvec4 contextBuiltin(uint contextAt, uint id) {
+  const uint at = contextAt + 4u * id;
+  return uvec4(frameInput[at], frameInput[at + 1u], frameInput[at + 2u], frameInput[at + 3u]);
+}
+
+// A newborn of one of the row's SPAWN requests (runtime: consumeRequests): the source particle's
+// point in world space, and for a target in its emitter's frame that point in that frame.
+void enterRequest(uint row, uint index) {
+  const uint first = rowState[row * kRowWords + kRowRequestFirst];
+  uint lo = first;
+  uint n = rowState[row * kRowWords + kRowRequestCount];
+  while (n > 1u) {  // the last record whose first newborn is at or before `index`
+    const uint half_ = n / 2u;
+    lo = requestStarts[lo + half_] <= index ? lo + half_ : lo;
+    n -= half_;
+  }
+  spawnLanes(kRequestCall, 0u);
+  const uint at = (push.parity * push.requestCapacity + lo) * kRequestWords;
+  uvec3 p = uvec3(requests[at + kRequestPosition], requests[at + kRequestPosition + 1u],
+                  requests[at + kRequestPosition + 2u]);
+  const uint source = requests[at + kRequestRow];
+  if (frameInput[source * kStepWords + kStepSpace] != 0u) {
+    const uint context = frameInput[source * kStepWords + kStepContextAt];
+    const uvec3 turned = quatRotateOf(contextBuiltin(context, kBuiltinEmitterRotation), p);
+    const uvec3 origin = contextBuiltin(context, kBuiltinEmitterPosition).xyz;
+    p = uvec3(xAdd(origin.x, turned.x), xAdd(origin.y, turned.y), xAdd(origin.z, turned.z));
+  }
+  gPosition = p;
+  if (step_(kStepSpace) != 0u) {
+    const uvec4 turn = contextBuiltin(gContextAt, kBuiltinEmitterRotation);
+    const uvec3 origin = contextBuiltin(gContextAt, kBuiltinEmitterPosition).xyz;
+    gLocalOffset = quatRotateOf(uvec4(xNeg(turn.x), xNeg(turn.y), xNeg(turn.z), turn.w),
+                                uvec3(xSub(p.x, origin.x), xSub(p.y, origin.y), xSub(p.z, origin.z)));
+    gLocalSet = true;
+  }
 }
 
 // Emit: newborn t of the scan in a fresh slot with its header, zero words and spawn lanes; false
@@ -313,8 +413,13 @@ bool enterNewborn(uint t, out uint slot) {
   records[gRecord + 2u] = gId;
   const uint words = step_(kStepWords_);
   for (uint w = 0u; w < words; ++w) records[gRecord + kHeaderWords + w] = 0u;
-  const uint call = callOf(index);
-  spawnLanes(call, index - callStarts[call]);
+  gLocalSet = false;
+  if (index < rowState[row * kRowWords + kRowRequestBorn]) {
+    enterRequest(row, index);
+  } else {
+    const uint call = callOf(index);
+    spawnLanes(call, index - callStarts[call]);
+  }
   gSpawnIndex = floatBitsToUint(float(index));
   return true;
 }

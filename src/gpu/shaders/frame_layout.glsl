@@ -14,7 +14,13 @@ const uint kCountSimulateArgs = 4u; // VkDispatchIndirectCommand of the simulate
 const uint kCountSimulated = 7u;    // how many the simulate pass visits (the alive half's length)
 const uint kCountSpawned = 8u;      // 2 words each: the world's totals since it was made
 const uint kCountDropped = 10u;
-const uint kCounterWords = 12u;
+const uint kCountRequests0 = 12u;   // SPAWN requests in each half of the request buffer
+const uint kCountRequests1 = 13u;
+const uint kCountRequestOverflow = 14u;  // requests past the buffer (never: it is sized for all)
+const uint kCountCarryArgs = 15u;   // VkDispatchIndirectCommand of the carry pass (3 words)
+const uint kCountSortArgs = 18u;    // and of the sort passes (3 words)
+const uint kCounterWords = 21u;
+uint requestCounter(uint half_) { return half_ == 0u ? kCountRequests0 : kCountRequests1; }
 uint aliveCounter(uint half_) { return half_ == 0u ? kCountAlive0 : kCountAlive1; }
 
 // A row's step block (host-written each step), kStepWords words at row * kStepWords.
@@ -41,7 +47,9 @@ const uint kStepDt = 24u;
 const uint kStepStop = 26u;
 const uint kStepStart = 28u;        // 3 doubles: the emitter's position at the step's start
 const uint kStepPath = 34u;         // 3 doubles: its motion over the step
-const uint kStepWords = 40u;
+const uint kStepEffectKey = 40u;    // effect slot << 16 | the emitter's index in the effect
+const uint kStepPositionWord = 41u; // the position channel's first word (0xffffffff: none)
+const uint kStepWords = 42u;
 
 // Step flags.
 const uint kRowAlive = 1u;
@@ -61,7 +69,10 @@ const uint kRowStepDied = 5u;
 const uint kRowSpawned = 6u;   // 2 words each: totals since the row was placed or restarted
 const uint kRowDropped = 8u;
 const uint kRowDied = 10u;     // without the last step's (kRowStepDied)
-const uint kRowWords = 12u;
+const uint kRowRequestFirst = 12u;  // this step's SPAWN requests for the row: the first record,
+const uint kRowRequestCount = 13u;  // how many records,
+const uint kRowRequestBorn = 14u;   // and the newborns they gave (before the host's calls')
+const uint kRowWords = 16u;
 
 // A spawn call (host-written), kCallWords words: count, flags (1: constant birth time), then the
 // birth times' doubles from, scale, before, amount.
@@ -72,6 +83,19 @@ const uint kCallScale = 4u;
 const uint kCallBefore = 6u;
 const uint kCallAmount = 8u;
 const uint kCallWords = 10u;
+
+// A SPAWN request (kRequestWords words; the sort key first): the target's effect key, the source
+// emitter's index, the asking particle's id and its own order, then the count, the source row and
+// its generation, and the position SPAWN gave.
+const uint kRequestKey = 0u;
+const uint kRequestSource = 1u;
+const uint kRequestId = 2u;
+const uint kRequestSeq = 3u;
+const uint kRequestCount = 4u;
+const uint kRequestRow = 5u;
+const uint kRequestGeneration = 6u;
+const uint kRequestPosition = 7u;
+const uint kRequestWords = 10u;
 
 // The wind block: the host's uniform wind (3 words), the burst count, then kBurstWords per burst:
 // centre (3), radius, strength.

@@ -16,6 +16,9 @@ layout(std430, binding = 1) buffer RowState { uint rowState[]; };
 layout(std430, binding = 2) buffer Counters { uint counters[]; };
 layout(std430, binding = 3) writeonly buffer Counts { uint counts[]; };
 layout(std430, binding = 4) writeonly buffer CallStarts { uint callStarts[]; };
+// The SPAWN requests the last frame left, sorted (requests.comp), and their newborns' starts.
+layout(std430, binding = 5) readonly buffer Requests { uint requests[]; };
+layout(std430, binding = 6) writeonly buffer RequestStarts { uint requestStarts[]; };
 
 layout(push_constant) uniform Push {
   uint rowCount;  // 0 for the priming dispatch: nothing runs
@@ -23,6 +26,7 @@ layout(push_constant) uniform Push {
   uint callsAt;   // the calls' first word in the frame input
   uint maxGroups; // the most workgroups a pass dispatches (it strides past them)
   uint ticking;   // 1: a tick's step, whose counts go into the world's totals (not prewarm, seek)
+  uint requestCapacity;  // records per half of the request buffer
 } push;
 
 uint step_(uint row, uint k) { return frameInput[row * kStepWords + k]; }
@@ -50,6 +54,13 @@ void main() {
     counters[kCountSimulateArgs + 1u] = 1u;
     counters[kCountSimulateArgs + 2u] = 1u;
     counters[aliveCounter(push.parity ^ 1u)] = 0u;
+    // This frame's requests go to the other half; the carry pass keeps there the requests of
+    // sources that do not step now (requests.comp).
+    const uint q = counters[requestCounter(push.parity)];
+    counters[requestCounter(push.parity ^ 1u)] = 0u;
+    counters[kCountCarryArgs] = min((q + kFrameGroup - 1u) / kFrameGroup, push.maxGroups);
+    counters[kCountCarryArgs + 1u] = 1u;
+    counters[kCountCarryArgs + 2u] = 1u;
   }
   if (row >= push.rowCount) return;
   const uint at = row * kRowWords;
@@ -69,6 +80,38 @@ void main() {
   const uint calls = step_(row, kStepCallCount);
   uint born = 0u;
   uint dropped = 0u;  // a rate's excess past the capacity is the host's count
+  // SPAWN requests first, as the CPU consumes them: the records with this row's effect key, in
+  // (source emitter, source id, order) order; a removed or restarted source's are void.
+  const uint key = step_(row, kStepEffectKey);
+  const uint n = counters[requestCounter(push.parity)];
+  const uint base = push.parity * push.requestCapacity;
+  uint lo = 0u;
+  for (uint span = n; span > 0u;) {  // the first record whose key is not below ours
+    const uint half_ = span / 2u;
+    if (requests[(base + lo + half_) * kRequestWords + kRequestKey] < key) {
+      lo += half_ + 1u;
+      span -= half_ + 1u;
+    } else {
+      span = half_;
+    }
+  }
+  uint q = lo;
+  for (; q < n && requests[(base + q) * kRequestWords + kRequestKey] == key; ++q) {
+    const uint at_ = (base + q) * kRequestWords;
+    const uint source = requests[at_ + kRequestRow];
+    const bool valid = source < push.rowCount &&
+                       (step_(source, kStepFlags) & kRowAlive) != 0u &&
+                       step_(source, kStepGeneration) == requests[at_ + kRequestGeneration];
+    const uint asked = valid ? requests[at_ + kRequestCount] : 0u;
+    const uint room = capacity - min(capacity, live + born);
+    const uint got = min(asked, room);
+    requestStarts[q] = born;
+    born += got;
+    dropped += asked - got;
+  }
+  rowState[at + kRowRequestFirst] = lo;
+  rowState[at + kRowRequestCount] = q - lo;
+  rowState[at + kRowRequestBorn] = born;
   for (uint c = first; c < first + calls; ++c) {
     const uint asked = frameInput[push.callsAt + c * kCallWords + kCallCount];
     const uint room = capacity - min(capacity, live + born);
