@@ -57,17 +57,11 @@ constexpr std::uint32_t kScanAdd[] = {
 constexpr std::uint32_t kPoolInit[] = {
 #include "pool_init_fast.spv.inc"
 };
-constexpr std::uint32_t kEmitAlloc[] = {
-#include "emit_alloc_fast.spv.inc"
-};
 
 }  // namespace
 
 std::span<const std::uint32_t> poolInitShader() noexcept {
   return kPoolInit;
-}
-std::span<const std::uint32_t> emitAllocShader() noexcept {
-  return kEmitAlloc;
 }
 std::span<const std::uint32_t> scanBlocksShader() noexcept {
   return kScanBlocks;

@@ -21,9 +21,8 @@ std::span<const std::uint32_t> scanBlocksShader() noexcept;
 std::span<const std::uint32_t> scanPartialsShader() noexcept;
 std::span<const std::uint32_t> scanAddShader() noexcept;
 
-/// The pool's free-list fill and the emit pass's allocation (pool_init.comp, emit_alloc.comp).
+/// The pool's free-list fill (pool_init.comp).
 std::span<const std::uint32_t> poolInitShader() noexcept;
-std::span<const std::uint32_t> emitAllocShader() noexcept;
 
 /// vm_ops.comp, or vm_ops_wide.comp (the register file in a storage buffer).
 ShaderCode vmOpsShader(bool wide) noexcept;
