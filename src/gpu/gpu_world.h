@@ -33,8 +33,7 @@ inline constexpr std::uint32_t kRequests0 = 12;
 inline constexpr std::uint32_t kRequests1 = 13;
 inline constexpr std::uint32_t kRequestOverflow = 14;
 inline constexpr std::uint32_t kCarryArgs = 15;
-inline constexpr std::uint32_t kSortArgs = 18;
-inline constexpr std::uint32_t kCounterWords = 21;
+inline constexpr std::uint32_t kCounterWords = 18;
 // A row's step block.
 inline constexpr std::uint32_t kStepFlags = 0;
 inline constexpr std::uint32_t kStepGeneration = 1;

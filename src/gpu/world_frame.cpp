@@ -119,7 +119,7 @@ Status ParticleWorld::Impl::createBuffers() {
   Result<Kernel*> rows = c.kernel(*context, "frame_rows", frameRowsShader(), 7, 24, 0);
   if (!rows.ok()) return std::move(rows).status();
   rowsKernel = *rows;
-  Result<Kernel*> carry = c.kernel(*context, "requests", requestsShader(), 3, 32, 0);
+  Result<Kernel*> carry = c.kernel(*context, "requests", requestsShader(), 3, 16, 0);
   if (!carry.ok()) return std::move(carry).status();
   requestsKernel = *carry;
   Result<Kernel*> init = c.kernel(*context, "pool_init", poolInitShader(), 2, 4, 0);
@@ -294,7 +294,7 @@ Status ParticleWorld::Impl::runFrame() {
         rowCount, parity, callsAt, maxGroups, model->raisingBlasts ? 1u : 0u, capacityOfRequests};
     rowsKernel->record(cmd, rowsPush, (rowCount + frame::kGroup - 1) / frame::kGroup);
     requestsKernel->bind({&frameInput, &counters, &requests});
-    const std::uint32_t carry[] = {0, rowCount, parity, capacityOfRequests, maxGroups, 0, 0, 0};
+    const std::uint32_t carry[] = {0, rowCount, parity, capacityOfRequests};
     requestsKernel->recordIndirect(cmd, carry, counters, frame::kCarryArgs * 4);
     scan.record(cmd, counts, sums, scanResult, rowCount);
     if (wide) {
@@ -310,17 +310,9 @@ Status ParticleWorld::Impl::runFrame() {
     const std::uint32_t emit[] = {1,      rowCount, capacity,          stride, parity, callsAt,
                                   windAt, threads,  capacityOfRequests};
     frameKernel->recordIndirect(cmd, emit, scanResult, 4);
-    // This frame's requests sorted for the next one: a bitonic network over the next power of two
-    // of the count (the GPU's; the passes past it do nothing).
-    const std::uint32_t args[] = {1, rowCount, parity, capacityOfRequests, maxGroups, 0, 0, 0};
-    requestsKernel->record(cmd, args, 1);
-    for (std::uint32_t k = 2; k / 2 < capacityOfRequests; k <<= 1) {
-      for (std::uint32_t j = k / 2; j >= 1; j >>= 1) {
-        const std::uint32_t pass[] = {2,         rowCount, parity, capacityOfRequests,
-                                      maxGroups, k,        j,      j == k / 2 ? 1u : 0u};
-        requestsKernel->recordIndirect(cmd, pass, counters, frame::kSortArgs * 4);
-      }
-    }
+    // This frame's requests sorted for the next one (one workgroup: requests.comp).
+    const std::uint32_t sort[] = {1, rowCount, parity, capacityOfRequests};
+    requestsKernel->record(cmd, sort, 1);
   });
 }
 

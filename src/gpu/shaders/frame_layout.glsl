@@ -18,8 +18,7 @@ const uint kCountRequests0 = 12u;   // SPAWN requests in each half of the reques
 const uint kCountRequests1 = 13u;
 const uint kCountRequestOverflow = 14u;  // requests past the buffer (never: it is sized for all)
 const uint kCountCarryArgs = 15u;   // VkDispatchIndirectCommand of the carry pass (3 words)
-const uint kCountSortArgs = 18u;    // and of the sort passes (3 words)
-const uint kCounterWords = 21u;
+const uint kCounterWords = 18u;
 uint requestCounter(uint half_) { return half_ == 0u ? kCountRequests0 : kCountRequests1; }
 uint aliveCounter(uint half_) { return half_ == 0u ? kCountAlive0 : kCountAlive1; }
 

@@ -2,10 +2,10 @@
 // The frame's SPAWN requests between two frames (docs/gpu.md, "The frame"): the carry pass keeps
 // in this frame's half the requests of sources that did not step (another effect's prewarm), as
 // the CPU keeps a source's requests until its next step; then the half is sorted by (target's
-// effect key, source emitter, source id, the particle's own order) — a bitonic network of passes
-// that only ever put the smaller record first, so the records past the count act as +infinity
-// without being written, each pass dispatched indirectly for the count the GPU wrote. The order
-// of atomics that gathered the requests changes nothing.
+// effect key, source emitter, source id, the particle's own order) — a bitonic network whose
+// compare-exchanges only ever put the smaller record first, so the records past the count act as
+// +infinity without being written, run by one workgroup over the count the GPU wrote. The order of
+// atomics that gathered the requests changes nothing.
 #version 460
 
 #include "frame_layout.glsl"
@@ -17,14 +17,10 @@ layout(std430, binding = 1) buffer Counters { uint counters[]; };
 layout(std430, binding = 2) buffer Requests { uint requests[]; };
 
 layout(push_constant) uniform Push {
-  uint mode;       // 0 carry, 1 the sort's arguments, 2 a sort pass; rowCount 0 primes
+  uint mode;       // 0 carry, 1 the sort (one workgroup); rowCount 0 primes
   uint rowCount;
   uint parity;     // the half the frame read (it writes the other)
   uint requestCapacity;
-  uint maxGroups;
-  uint k;          // a sort pass: the size of the blocks being merged
-  uint j;          // the distance of its pairs (k / 2 with flip: mirrored pairs)
-  uint flip;
 } push;
 
 uint step_(uint row, uint k) { return frameInput[row * kStepWords + k]; }
@@ -63,38 +59,34 @@ void main() {
     }
     return;
   }
+  // The sort: one workgroup runs the whole network, a barrier between passes (no workgroup waits
+  // on another's progress, and one dispatch whatever the count).
   const uint n = min(counters[requestCounter(into)], push.requestCapacity);
-  if (push.mode == 1u) {
-    if (gl_GlobalInvocationID.x != 0u) return;
-    uint p = 1u;
-    while (p < n) p <<= 1;
-    const uint pairs = n > 1u ? p / 2u : 0u;
-    counters[kCountSortArgs] = min((pairs + kFrameGroup - 1u) / kFrameGroup, push.maxGroups);
-    counters[kCountSortArgs + 1u] = 1u;
-    counters[kCountSortArgs + 2u] = 1u;
-    return;
-  }
   uint p = 1u;
   while (p < n) p <<= 1;
   const uint base = into * push.requestCapacity;
-  for (uint t = gl_GlobalInvocationID.x; t < p / 2u; t += stride) {
-    uint lo;
-    uint hi;
-    if (push.flip != 0u) {  // the block's two halves against each other, mirrored
-      const uint half_ = push.k / 2u;
-      const uint block = (t / half_) * push.k;
-      lo = block + t % half_;
-      hi = block + push.k - 1u - t % half_;
-    } else {
-      lo = (t / push.j) * 2u * push.j + t % push.j;
-      hi = lo + push.j;
-    }
-    if (hi >= n) continue;  // past the count: +infinity, already in place
-    if (!above(base + lo, base + hi)) continue;
-    for (uint w = 0u; w < kRequestWords; ++w) {
-      const uint a = requests[(base + lo) * kRequestWords + w];
-      requests[(base + lo) * kRequestWords + w] = requests[(base + hi) * kRequestWords + w];
-      requests[(base + hi) * kRequestWords + w] = a;
+  for (uint k = 2u; k <= p; k <<= 1) {
+    for (uint j = k / 2u; j >= 1u; j >>= 1) {
+      for (uint t = gl_LocalInvocationID.x; t < p / 2u; t += gl_WorkGroupSize.x) {
+        uint lo;
+        uint hi;
+        if (j == k / 2u) {  // the block's two halves against each other, mirrored
+          const uint block = (t / j) * k;
+          lo = block + t % j;
+          hi = block + k - 1u - t % j;
+        } else {
+          lo = (t / j) * 2u * j + t % j;
+          hi = lo + j;
+        }
+        if (hi >= n || !above(base + lo, base + hi)) continue;  // past the count: +infinity
+        for (uint w = 0u; w < kRequestWords; ++w) {
+          const uint x = requests[(base + lo) * kRequestWords + w];
+          requests[(base + lo) * kRequestWords + w] = requests[(base + hi) * kRequestWords + w];
+          requests[(base + hi) * kRequestWords + w] = x;
+        }
+      }
+      memoryBarrierBuffer();
+      barrier();
     }
   }
 }

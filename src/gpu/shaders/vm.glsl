@@ -165,6 +165,15 @@ bool vmIsElementwise(uint op) {
          (op >= OP_LERP && op <= OP_SEL);
 }
 
+// The register lanes an instruction of `op` at width `w` reads from each source.
+uint vmOperandLanes(uint op, uint w) {
+  if (op == OP_NOP || (op >= OP_LDC && op <= OP_LDG && op != OP_STF)) return 0u;
+  if (vmIsElementwise(op) || op == OP_SIN || op == OP_COS || op == OP_STF || op == OP_DOT ||
+      op == OP_LEN || op == OP_NORM || op == OP_RAND || op == OP_RANDR || op == OP_KILL)
+    return w;
+  return 4u;
+}
+
 // CURVE (isa.h "Curves", semantics.h CurveTable): `first` the table's first constant.
 uint curveItem(uint first, uint width, uint run, uint j, uint lane) {
   const uint at = first + run;
@@ -252,10 +261,12 @@ bool vmRun(uint instructions, VmRandom rng) {
     const uint k1 = (w0 >> 18) & 3u;
     const uint k2 = (w0 >> 20) & 3u;
     const uint dst = w0 >> 24;
-    // Operands of kind Reg or Imm (an Index source reads as its word's register, unused).
-    const uvec4 a = vmRead(k0, s0, 4u);
-    const uvec4 b = vmRead(k1, s1, 4u);
-    const uvec4 c = vmRead(k2, s2, 4u);
+    // Operands of kind Reg or Imm, as many lanes as the opcode reads: the instruction's width
+    // for the lane-wise ones, none for the loads (their sources are indices), four for the rest.
+    const uint lanes = vmOperandLanes(op, w);
+    const uvec4 a = vmRead(k0, s0, lanes);
+    const uvec4 b = vmRead(k1, s1, lanes);
+    const uvec4 c = vmRead(k2, s2, lanes);
     if (vmIsElementwise(op)) {
       uvec4 r = uvec4(0u);
       for (uint lane = 0u; lane < w; ++lane) r[lane] = vmLane(op, a[lane], b[lane], c[lane]);
