@@ -200,6 +200,31 @@ TEST(ParticleWorld, ForceEventsBlowParticlesThatSampleTheWindForTheirDuration) {
   EXPECT_EQ(velocityX(*calm, calm->emitter(c, 1)), 0.0f);
 }
 
+// A burst blows from the tick it is raised in on every emitter, also those scheduled before the
+// emitter that raised it (the leaves come first here).
+TEST(ParticleWorld, AForceEventBlowsOnEarlierEmittersInTheTickItIsRaised) {
+  auto world = makeWorld();
+  const EffectHandle h = world
+                             ->addEffect(compileJson(R"({"format": "mote.effect/1", "name": "blast",
+    "materials": [{"name": "m"}],
+    "emitters": [
+      {"name": "leaves", "material": "m", "position": [2, 0, 0],
+       "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 3}]},
+       "init": {"lifetime": 100},
+       "update": [{"type": "wind", "response": 1000}]},
+      {"name": "blast", "material": "m",
+       "spawn": {"mode": "event_burst", "rate": 1, "event_name": "boom"},
+       "init": {"lifetime": 100},
+       "force_event": {"radius": 4, "duration": 0.25, "strength": 12}}]})"))
+                             .value();
+  const EmitterHandle leaves = world->emitter(h, 0);
+  world->tick(kDt);
+  ASSERT_EQ(world->trigger(h, "boom").value(), 1u);
+  world->tick(kDt);
+  const EmitterView v = world->view(leaves).value();
+  EXPECT_GT(word(v, v.emitter->channels.velocity, 0, 0), 1.0f);  // blown in that very tick
+}
+
 TEST(ParticleWorld, StaleHandlesAreNotFoundAndReusedRowsStartEmpty) {
   auto world = makeWorld();
   const auto effect =
