@@ -289,9 +289,9 @@ Status ParticleWorld::Impl::runFrame() {
   return context->impl().submit([&](VkCommandBuffer cmd) {
     rowsKernel->bind(
         {&frameInput, &rowState, &counters, &counts, &callStarts, &requests, &requestStarts});
-    // The world's totals count ticks' steps only, as the CPU's do (raisingBlasts: tick() steps).
+    // The world's totals count tick()s' steps only, as the CPU's do.
     const std::uint32_t rowsPush[] = {
-        rowCount, parity, callsAt, maxGroups, model->raisingBlasts ? 1u : 0u, capacityOfRequests};
+        rowCount, parity, callsAt, maxGroups, model->ticking ? 1u : 0u, capacityOfRequests};
     rowsKernel->record(cmd, rowsPush, (rowCount + frame::kGroup - 1) / frame::kGroup);
     requestsKernel->bind({&frameInput, &counters, &requests});
     const std::uint32_t carry[] = {0, rowCount, parity, capacityOfRequests};
@@ -339,7 +339,7 @@ void ParticleWorld::Impl::spawnCall(std::uint32_t row, std::uint32_t count,
   if (count == 0) return;
   if (callCount >= desc.maxSpawnCalls) {  // counted as dropped, never a larger buffer
     r.hostDropped += count;
-    if (model->raisingBlasts) hostDroppedTotal += count;
+    if (model->ticking) hostDroppedTotal += count;
     return;
   }
   if (rowCallCount[row] == 0) rowCallFirst[row] = callCount;
@@ -360,13 +360,12 @@ std::uint32_t nextGeneration(std::uint32_t g) {
 }  // namespace
 
 void ParticleWorld::Impl::drop(std::uint32_t /*row*/, std::uint64_t count) {
-  if (model->raisingBlasts)
+  if (model->ticking)
     hostDroppedTotal += count;  // the row's own count is the host model's (EmitterRow::hostDropped)
 }
 
 void ParticleWorld::Impl::reset(std::uint32_t row) {
-  resetPending[row] = 1;
-  rowGeneration[row] = nextGeneration(rowGeneration[row]);
+  release(row);  // the row's records are void from now on
   rowProgram[row] = programSlot(*model->rows[row].program);
   rowCount = std::max(rowCount, row + 1);
 }

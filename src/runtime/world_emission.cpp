@@ -149,7 +149,7 @@ void ParticleWorld::Impl::fillSpawnLanes(EmitterRow& r, const SpawnRun& run, std
 
 // A force event of `r` starts now at the emitter's position (tick() only).
 void ParticleWorld::Impl::raiseBlast(const EmitterRow& r) {
-  if (raisingBlasts) bursts.raise(r.desc->forceEvent, r.world.position, time);
+  if (ticking) bursts.raise(r.desc->forceEvent, r.world.position, time);
 }
 
 // SAMPLE_WIND with bursts: the host's wind plus theirs. Read-only during the simulation phase, so

@@ -252,7 +252,9 @@ struct ParticleWorld::Impl {
   // Force events (an emitter's `force_event`, raised with its events during tick()): wind bursts
   // added to the host's wind for SAMPLE_WIND.
   emission::ForceBursts bursts;
-  bool raisingBlasts = false;  // true while tick() steps: prewarm and seek raise none
+  // True while tick() steps (prewarm and seek do not): only its steps raise force events and
+  // count in the world's totals.
+  bool ticking = false;
 
   void raiseBlast(const EmitterRow& r);
   static std::array<float, 3> windWithBlasts(const std::array<float, 3>& position, void* user);

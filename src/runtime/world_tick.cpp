@@ -159,9 +159,9 @@ void ParticleWorld::tick(float dt, const VisibilityTest* view) {
   s.time = w.time;
   s.spawnedTotal = w.stats.spawnedTotal;
   s.droppedTotal = w.stats.droppedTotal;
-  w.raisingBlasts = true;
+  w.ticking = true;
   w.step(w.order, h, view, &s);
-  w.raisingBlasts = false;
+  w.ticking = false;
   for (const EffectSlot& e : w.effects)
     s.effects += e.alive ? 1 : 0;
   s.emitters = static_cast<std::uint32_t>(w.order.size());
