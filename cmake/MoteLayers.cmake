@@ -34,7 +34,7 @@ mote_layer_forbid(mote_lockstep mote_runtime mote_render hwy::hwy)
 mote_layer_allow(mote_nwn mote_core mote_authoring)
 # The Vulkan backend runs verified bytecode; volk (compiled from Debian's source) loads Vulkan.
 mote_layer_allow(mote_gpu mote_core mote_bytecode mote_sprite mote_render mote_runtime mote_volk
-  fmt::fmt-header-only)
+  Vulkan::Headers fmt::fmt-header-only)
 mote_layer_allow(mote_volk Vulkan::Headers dl)
 
 # The links of `target` as written (direct and interface), without generator-expression wrappers.

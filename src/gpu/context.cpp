@@ -4,6 +4,8 @@
 #include "context_impl.h"
 #include "self_test.h"
 
+#include <mote/gpu/vulkan.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -184,6 +186,8 @@ DeviceInfo infoOf(VkPhysicalDevice pd, std::uint32_t index) {
     props.pNext = &subgroup;
     vkGetPhysicalDeviceProperties2(pd, &props);
     d.subgroupSize = subgroup.subgroupSize;
+    d.subgroupBallot = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
+                       (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT) != 0;
     d.driverName = driver.driverName;
     d.driverInfo = driver.driverInfo;
     d.denormPreserveFloat32 = floats.shaderDenormPreserveFloat32 == VK_TRUE;
@@ -203,15 +207,22 @@ DeviceInfo infoOf(VkPhysicalDevice pd, std::uint32_t index) {
   return d;
 }
 
-// An instance with no layers (for listing) or the validation layer and its messenger.
-Status createInstance(Context::Impl& c) {
-  VkApplicationInfo app{};
-  app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
-  app.pApplicationName = "mote";
-  app.pEngineName = "mote";
-  app.apiVersion = VK_API_VERSION_1_2;
-  std::vector<const char*> layers;
-  std::vector<const char*> extensions;
+// The messenger `info` describes on c.instance, counting the layer's messages.
+Status createMessenger(Context::Impl& c, const VkDebugUtilsMessengerCreateInfoEXT& info) {
+  // volk's pointers are process-wide and reloaded for every instance (one without the
+  // debug-utils extension loads these as null), so each context keeps its own.
+  const auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+      vkGetInstanceProcAddr(c.instance, "vkCreateDebugUtilsMessengerEXT"));
+  c.destroyMessenger = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+      vkGetInstanceProcAddr(c.instance, "vkDestroyDebugUtilsMessengerEXT"));
+  if (create == nullptr || c.destroyMessenger == nullptr)
+    return {StatusCode::Unavailable,
+            "validation needs VK_EXT_debug_utils on the instance, and it offers none"};
+  return vkStatus(create(c.instance, &info, nullptr, &c.messenger),
+                  "vkCreateDebugUtilsMessengerEXT");
+}
+
+VkDebugUtilsMessengerCreateInfoEXT messengerInfo(Context::Impl& c) {
   VkDebugUtilsMessengerCreateInfoEXT messenger{};
   messenger.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT;
   messenger.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
@@ -221,6 +232,19 @@ Status createInstance(Context::Impl& c) {
                           VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
   messenger.pfnUserCallback = onValidationMessage;
   messenger.pUserData = &c;
+  return messenger;
+}
+
+// An instance with no layers (for listing) or the validation layer and its messenger.
+Status createInstance(Context::Impl& c) {
+  VkApplicationInfo app{};
+  app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
+  app.pApplicationName = "mote";
+  app.pEngineName = "mote";
+  app.apiVersion = VK_API_VERSION_1_2;
+  std::vector<const char*> layers;
+  std::vector<const char*> extensions;
+  const VkDebugUtilsMessengerCreateInfoEXT messenger = messengerInfo(c);
   VkInstanceCreateInfo info{};
   info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
   info.pApplicationInfo = &app;
@@ -238,18 +262,7 @@ Status createInstance(Context::Impl& c) {
   info.ppEnabledExtensionNames = extensions.data();
   MOTE_RETURN_IF_ERROR(vkStatus(vkCreateInstance(&info, nullptr, &c.instance), "vkCreateInstance"));
   volkLoadInstance(c.instance);
-  if (c.validation) {
-    // volk's pointers are process-wide and reloaded for every instance (one without the
-    // debug-utils extension loads these as null), so each context keeps its own.
-    const auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
-        vkGetInstanceProcAddr(c.instance, "vkCreateDebugUtilsMessengerEXT"));
-    c.destroyMessenger = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
-        vkGetInstanceProcAddr(c.instance, "vkDestroyDebugUtilsMessengerEXT"));
-    if (create == nullptr || c.destroyMessenger == nullptr)
-      return {StatusCode::Unavailable, "the validation layer offers no VK_EXT_debug_utils"};
-    MOTE_RETURN_IF_ERROR(vkStatus(create(c.instance, &messenger, nullptr, &c.messenger),
-                                  "vkCreateDebugUtilsMessengerEXT"));
-  }
+  if (c.validation) MOTE_RETURN_IF_ERROR(createMessenger(c, messenger));
   return {};
 }
 
@@ -307,6 +320,8 @@ Result<std::size_t> chooseDevice(const std::vector<DeviceInfo>& devices,
   return Status(StatusCode::Unavailable, "no Vulkan device with a compute queue and Vulkan 1.2");
 }
 
+Status createCommands(Context::Impl& c);
+
 Status createDevice(Context::Impl& c) {
   c.queueFamily = computeFamily(c.physical);
   const float priority = 1.0f;
@@ -326,8 +341,13 @@ Status createDevice(Context::Impl& c) {
   MOTE_RETURN_IF_ERROR(
       vkStatus(vkCreateDevice(c.physical, &info, nullptr, &c.device), "vkCreateDevice"));
   vkGetDeviceQueue(c.device, c.queueFamily, 0, &c.queue);
-  vkGetPhysicalDeviceMemoryProperties(c.physical, &c.memory);
+  return createCommands(c);
+}
 
+// What a context creates on its device, its own or the host's: the command pool, the one-shot
+// command buffer and the fence submit() uses.
+Status createCommands(Context::Impl& c) {
+  vkGetPhysicalDeviceMemoryProperties(c.physical, &c.memory);
   VkCommandPoolCreateInfo pool{};
   pool.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
   pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
@@ -354,6 +374,7 @@ std::string describe(const DeviceInfo& d) {
       "api: Vulkan {}.{}.{}\n"
       "driver: {} {}\n"
       "subgroup size: {}\n"
+      "subgroup ballot in compute: {}\n"
       "fp64: {}\n"
       "int64: {}\n"
       "fp32 denormals: {}\n"
@@ -364,7 +385,7 @@ std::string describe(const DeviceInfo& d) {
       d.name, deviceTypeName(d.type), d.index, d.vendorId, d.deviceId,
       VK_API_VERSION_MAJOR(d.apiVersion), VK_API_VERSION_MINOR(d.apiVersion),
       VK_API_VERSION_PATCH(d.apiVersion), d.driverName, d.driverInfo, d.subgroupSize,
-      d.float64 ? "yes" : "no", d.int64 ? "yes" : "no",
+      d.subgroupBallot ? "yes" : "no", d.float64 ? "yes" : "no", d.int64 ? "yes" : "no",
       d.denormPreserveFloat32      ? "preserved on request"
       : d.denormFlushToZeroFloat32 ? "flushed on request (preservation not offered)"
                                    : "neither preservation nor flushing offered",
@@ -393,10 +414,10 @@ Context::Impl::~Impl() {
     primer = Buffer();
     if (fence != VK_NULL_HANDLE) vkDestroyFence(device, fence, nullptr);
     if (pool != VK_NULL_HANDLE) vkDestroyCommandPool(device, pool, nullptr);
-    vkDestroyDevice(device, nullptr);
+    if (!wrapped) vkDestroyDevice(device, nullptr);
   }
   if (messenger != VK_NULL_HANDLE) destroyMessenger(instance, messenger, nullptr);
-  if (instance != VK_NULL_HANDLE) vkDestroyInstance(instance, nullptr);
+  if (instance != VK_NULL_HANDLE && !wrapped) vkDestroyInstance(instance, nullptr);
 }
 
 const Status& Context::Impl::markLost(const std::string& what) {
@@ -420,12 +441,8 @@ Status Context::Impl::submit(const std::function<void(VkCommandBuffer)>& record,
   // Whatever earlier submissions wrote is visible to this one, and what this one writes to the
   // host when the fence signals: submissions are few and large, so the blunt barriers cost nothing.
   const auto barrier = [&](VkPipelineStageFlags dstStage, VkAccessFlags dstAccess) {
-    VkMemoryBarrier b{};
-    b.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-    b.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
-    b.dstAccessMask = dstAccess;
-    vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, dstStage, 0, 1, &b, 0,
-                         nullptr, 0, nullptr);
+    memoryBarrier(commands, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
+                  dstStage, dstAccess);
   };
   barrier(VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
           VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
@@ -470,14 +487,16 @@ Status Context::Impl::prime(Kernel& kernel, std::uint32_t bindings, std::uint32_
 
 Result<Kernel*> Context::Impl::kernel(Context& context, const char* name,
                                       std::span<const std::uint32_t> spirv, std::uint32_t bindings,
-                                      std::uint32_t pushBytes, std::uint32_t flags) {
+                                      std::uint32_t pushBytes, std::uint32_t flags,
+                                      std::uint32_t variant) {
   for (const CachedKernel& k : kernels)
-    if (k.spirv == spirv.data() && k.flags == flags) return k.kernel.get();
-  const std::uint32_t spec[] = {flags};
+    if (k.spirv == spirv.data() && k.flags == flags && k.variant == variant) return k.kernel.get();
+  const std::uint32_t spec[] = {flags, variant};
   Result<Kernel> made = Kernel::create(context, name, spirv, bindings, pushBytes, spec);
   if (!made.ok()) return std::move(made).status();
   MOTE_RETURN_IF_ERROR(prime(*made, bindings, pushBytes));
-  kernels.push_back({spirv.data(), flags, std::make_unique<Kernel>(std::move(made).takeValue())});
+  kernels.push_back(
+      {spirv.data(), flags, variant, std::make_unique<Kernel>(std::move(made).takeValue())});
   return kernels.back().kernel.get();
 }
 
@@ -515,12 +534,68 @@ Result<std::unique_ptr<Context>> Context::create(const ContextDesc& desc) {
   impl->physical = (*pds)[*chosen];
   impl->info = infos[*chosen];
   MOTE_RETURN_IF_ERROR(createDevice(*impl));
+  return finish(std::move(impl));
+}
+
+Result<std::unique_ptr<Context>> Context::finish(std::unique_ptr<Impl> impl) {
   std::unique_ptr<Context> context(new Context(std::move(impl)));
   context->impl().owner = context.get();
   Result<SelfTest> test = runSelfTest(*context);
   if (!test.ok()) return std::move(test).status();
   context->impl().selfTest = std::move(test).takeValue();
   return context;
+}
+
+Result<std::unique_ptr<Context>> Context::wrap(const HostVulkan& host, const ContextDesc& desc) {
+  if (host.instance == VK_NULL_HANDLE || host.physicalDevice == VK_NULL_HANDLE ||
+      host.device == VK_NULL_HANDLE || host.queue == VK_NULL_HANDLE)
+    return Status(StatusCode::InvalidArgument,
+                  "Context::wrap: the host's instance, physical device, device and queue must all "
+                  "be given");
+  if (host.getInstanceProcAddr != nullptr) {
+    volkInitializeCustom(host.getInstanceProcAddr);
+  } else {
+    MOTE_RETURN_IF_ERROR(loadVulkan());
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->desc = desc;
+  impl->wrapped = true;
+  impl->validation = desc.validation || envFlag("MOTE_GPU_VALIDATION");
+  impl->instance = host.instance;
+  volkLoadInstance(host.instance);
+  if (impl->validation) MOTE_RETURN_IF_ERROR(createMessenger(*impl, messengerInfo(*impl)));
+  // The device's index among the instance's, for DeviceInfo (the host chose it).
+  std::uint32_t index = 0;
+  if (Result<std::vector<VkPhysicalDevice>> all = physicalDevices(host.instance); all.ok()) {
+    const auto at = std::find(all->begin(), all->end(), host.physicalDevice);
+    if (at != all->end()) index = static_cast<std::uint32_t>(at - all->begin());
+  }
+  impl->physical = host.physicalDevice;
+  impl->info = infoOf(host.physicalDevice, index);
+  if (impl->info.apiVersion < VK_API_VERSION_1_2)
+    return Status(StatusCode::Unavailable,
+                  fmt::format("Context::wrap: '{}' predates Vulkan 1.2", impl->info.name));
+  std::uint32_t families = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(host.physicalDevice, &families, nullptr);
+  std::vector<VkQueueFamilyProperties> family(families);
+  vkGetPhysicalDeviceQueueFamilyProperties(host.physicalDevice, &families, family.data());
+  if (host.queueFamily >= families ||
+      (family[host.queueFamily].queueFlags & VK_QUEUE_COMPUTE_BIT) == 0)
+    return Status(StatusCode::Unavailable,
+                  fmt::format("Context::wrap: queue family {} of '{}' offers no compute",
+                              host.queueFamily, impl->info.name));
+  // What the device can do is what the host enabled.
+  impl->info.float64 = impl->info.float64 && host.shaderFloat64;
+  impl->info.int64 = impl->info.int64 && host.shaderInt64;
+  impl->device = host.device;
+  impl->queue = host.queue;
+  impl->queueFamily = host.queueFamily;
+  MOTE_RETURN_IF_ERROR(createCommands(*impl));
+  return finish(std::move(impl));
+}
+
+bool Context::wrapsHost() const noexcept {
+  return impl_->wrapped;
 }
 
 Context::Context(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -33,6 +33,7 @@ struct Context::Impl {
   VkFence fence = VK_NULL_HANDLE;
   VkPhysicalDeviceMemoryProperties memory{};
   bool validation = false;
+  bool wrapped = false;  // the instance and device are the host's (Context::wrap)
   SelfTest selfTest;
 
   // Written by the messenger callback (any thread the driver calls it on).
@@ -47,6 +48,7 @@ struct Context::Impl {
   struct CachedKernel {
     const std::uint32_t* spirv = nullptr;
     std::uint32_t flags = 0;
+    std::uint32_t variant = 0;
     std::unique_ptr<Kernel> kernel;
   };
   std::vector<CachedKernel> kernels;
@@ -67,9 +69,11 @@ struct Context::Impl {
   /// gets.
   const Status& markLost(const std::string& what);
 
-  /// The kernel of `spirv` specialised with the one flag word `flags`, built on first use.
+  /// The kernel of `spirv` specialised with `flags` (constant_id 0: exact.glsl's) and `variant`
+  /// (constant_id 1: the shader's own, such as frame.glsl's pass), built on first use.
   Result<Kernel*> kernel(Context& context, const char* name, std::span<const std::uint32_t> spirv,
-                         std::uint32_t bindings, std::uint32_t pushBytes, std::uint32_t flags);
+                         std::uint32_t bindings, std::uint32_t pushBytes, std::uint32_t flags,
+                         std::uint32_t variant = 0);
 
   /// The index of a memory type with all of `required` among `typeBits`, preferring one that also
   /// has `preferred`; -1 when none.

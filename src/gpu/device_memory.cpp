@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -104,13 +105,40 @@ Result<Buffer> Buffer::create(Context& context, std::uint64_t bytes, std::string
                                     VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                     VK_BUFFER_USAGE_TRANSFER_DST_BIT | extraUsage,
                                 VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, name, raw));
+  return adopt(context, raw.buffer, raw.memory, bytes, nullptr);
+}
+
+Buffer Buffer::adopt(Context& context, VkBuffer buffer, VkDeviceMemory memory, std::uint64_t bytes,
+                     void* mapped) {
   Buffer b;
   b.context_ = &context;
-  b.device_ = c.device;
-  b.buffer_ = raw.buffer;
-  b.memory_ = raw.memory;
+  b.device_ = context.impl().device;
+  b.buffer_ = buffer;
+  b.memory_ = memory;
   b.bytes_ = bytes;
+  b.mapped_ = static_cast<std::uint32_t*>(mapped);
   return b;
+}
+
+Result<Buffer> Buffer::createMapped(Context& context, std::uint64_t bytes, std::string_view name) {
+  Context::Impl& c = context.impl();
+  if (!c.lost.ok()) return c.lost;
+  bytes = std::max<std::uint64_t>((bytes + 15u) & ~std::uint64_t{15}, 16);
+  RawBuffer raw;
+  MOTE_RETURN_IF_ERROR(
+      allocate(c, bytes,
+               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                   VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+               VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+               VK_MEMORY_PROPERTY_HOST_CACHED_BIT, name, raw));
+  void* mapped = nullptr;
+  if (const Status s = vkStatus(vkMapMemory(c.device, raw.memory, 0, bytes, 0, &mapped),
+                                fmt::format("vkMapMemory of {}", name));
+      !s.ok()) {
+    destroy(c.device, raw);
+    return s;
+  }
+  return adopt(context, raw.buffer, raw.memory, bytes, mapped);
 }
 
 Buffer::Buffer(Buffer&& other) noexcept
@@ -118,7 +146,8 @@ Buffer::Buffer(Buffer&& other) noexcept
       device_(std::exchange(other.device_, VK_NULL_HANDLE)),
       buffer_(std::exchange(other.buffer_, VK_NULL_HANDLE)),
       memory_(std::exchange(other.memory_, VK_NULL_HANDLE)),
-      bytes_(std::exchange(other.bytes_, 0)) {}
+      bytes_(std::exchange(other.bytes_, 0)),
+      mapped_(std::exchange(other.mapped_, nullptr)) {}
 
 Buffer& Buffer::operator=(Buffer&& other) noexcept {
   if (this != &other) {
@@ -128,6 +157,7 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
     buffer_ = std::exchange(other.buffer_, VK_NULL_HANDLE);
     memory_ = std::exchange(other.memory_, VK_NULL_HANDLE);
     bytes_ = std::exchange(other.bytes_, 0);
+    mapped_ = std::exchange(other.mapped_, nullptr);
   }
   return *this;
 }
@@ -138,6 +168,8 @@ Buffer::~Buffer() {
 
 void Buffer::release() noexcept {
   if (context_ == nullptr) return;
+  if (mapped_ != nullptr) vkUnmapMemory(device_, memory_);
+  mapped_ = nullptr;
   RawBuffer raw{buffer_, memory_};
   destroy(device_, raw);
   buffer_ = VK_NULL_HANDLE;

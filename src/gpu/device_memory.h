@@ -27,7 +27,14 @@ class Buffer {
   static Result<Buffer> create(Context& context, std::uint64_t bytes, std::string_view name,
                                VkBufferUsageFlags extraUsage = 0);
 
+  /// A buffer in host-visible, coherent memory, mapped for its whole life: the frame's staging
+  /// (the host writes, a recorded copy moves it to the device) and its outbox (a recorded copy
+  /// lands there; the host reads it once the submission has completed).
+  static Result<Buffer> createMapped(Context& context, std::uint64_t bytes, std::string_view name);
+
   VkBuffer handle() const noexcept { return buffer_; }
+  /// The mapping of a createMapped buffer (nullptr otherwise).
+  std::uint32_t* mapped() const noexcept { return mapped_; }
   std::uint64_t bytes() const noexcept { return bytes_; }
 
   /// Copies `words` to the start of the buffer (`offsetWords` on), through a staging buffer.
@@ -37,6 +44,8 @@ class Buffer {
 
  private:
   void release() noexcept;
+  static Buffer adopt(Context& context, VkBuffer buffer, VkDeviceMemory memory, std::uint64_t bytes,
+                      void* mapped);
   // Through a staging buffer: `from` (host) → the buffer, or, with `from` null, the buffer → `to`.
   Status copy(const void* from, void* to, std::uint64_t bytes, std::uint64_t offsetWords) const;
   Context* context_ = nullptr;
@@ -44,6 +53,7 @@ class Buffer {
   VkBuffer buffer_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   std::uint64_t bytes_ = 0;
+  std::uint32_t* mapped_ = nullptr;
 };
 
 }  // namespace mote::gpu

@@ -4,6 +4,7 @@
 // frame's data are shaders/frame_layout.glsl's; tests/gpu/world_test.cpp checks the two agree.
 #pragma once
 
+#include "buckets.h"
 #include "device_memory.h"
 #include "kernel.h"
 #include "scan.h"
@@ -33,7 +34,9 @@ inline constexpr std::uint32_t kRequests0 = 12;
 inline constexpr std::uint32_t kRequests1 = 13;
 inline constexpr std::uint32_t kRequestOverflow = 14;
 inline constexpr std::uint32_t kCarryArgs = 15;
-inline constexpr std::uint32_t kCounterWords = 18;
+inline constexpr std::uint32_t kBoundsArgs = 18;
+inline constexpr std::uint32_t kDrawArgs = 21;
+inline constexpr std::uint32_t kCounterWords = 25;
 // A row's step block.
 inline constexpr std::uint32_t kStepFlags = 0;
 inline constexpr std::uint32_t kStepGeneration = 1;
@@ -60,7 +63,11 @@ inline constexpr std::uint32_t kStepStart = 28;
 inline constexpr std::uint32_t kStepPath = 34;
 inline constexpr std::uint32_t kStepEffectKey = 40;
 inline constexpr std::uint32_t kStepPositionWord = 41;
-inline constexpr std::uint32_t kStepWords = 42;
+inline constexpr std::uint32_t kStepBucket = 42;
+inline constexpr std::uint32_t kStepSizeWord = 43;
+inline constexpr std::uint32_t kStepVelocityWord = 44;
+inline constexpr std::uint32_t kStepStretch = 45;
+inline constexpr std::uint32_t kStepWords = 46;
 // Step flags.
 inline constexpr std::uint32_t kRowAlive = 1;
 inline constexpr std::uint32_t kRowStepping = 2;
@@ -108,6 +115,20 @@ inline constexpr std::uint32_t kWindWords =
     kWindHeaderWords + kBurstWords * emission::ForceBursts::kMaxBursts;
 
 inline constexpr std::uint32_t kBuiltinWords = 4 * bytecode::kBuiltinCount;
+inline constexpr std::uint32_t kBoxWords = 8;  // a published box: lo, hi, known
+// What the simulate pass does with a record (frame_layout.glsl's recordFate).
+inline constexpr std::uint32_t kRecordFree = 0;
+inline constexpr std::uint32_t kRecordKeep = 1;
+inline constexpr std::uint32_t kRecordRun = 2;
+inline std::uint32_t recordFate(std::uint32_t row, std::uint32_t generation, std::uint32_t rowCount,
+                                std::uint32_t stepFlags, std::uint32_t stepGeneration) {
+  if (row >= rowCount || generation != stepGeneration || (stepFlags & kRowAlive) == 0)
+    return kRecordFree;
+  return (stepFlags & kRowStepping) == 0 ? kRecordKeep : kRecordRun;
+}
+inline constexpr std::uint32_t kEmptyLow = 0xff800000u;
+inline constexpr std::uint32_t kEmptyHigh = 0x007fffffu;
+inline constexpr std::uint32_t kPadSlot = 0xffffffffu;
 inline constexpr std::uint32_t kHeaderWords = 3;  // a record's row, generation, id
 inline constexpr std::uint32_t kGroup = 64;       // the frame passes' workgroup size
 /// Workgroups of one pass at most with the wide register file (its lanes: kWideGroups · kGroup).
@@ -141,7 +162,10 @@ struct ParticleWorld::Impl final : runtime_detail::ParticleBackend {
   std::uint32_t windAt = 0;
   std::uint32_t contextsAt = 0;
   std::uint32_t callsAt = 0;
-  std::vector<std::uint32_t> input;  // the host's copy, written each step
+  std::uint32_t* input = nullptr;  // the inbox's mapping, written each step
+  // The outbox's layout (words): counters | row state (rowsCapacity rows) | published boxes.
+  std::uint32_t outboxRowsAt = 0;
+  std::uint32_t outboxBoxesAt = 0;
 
   // This step's calls, per row (the schedule visits rows one at a time, so a row's are a run).
   std::uint32_t callCount = 0;
@@ -150,6 +174,13 @@ struct ParticleWorld::Impl final : runtime_detail::ParticleBackend {
   std::vector<std::uint8_t> resetPending;
   std::vector<std::uint8_t> stepping;
   std::vector<std::uint32_t> rowProgram;  // index into programSlots
+  // The simulation order's bucket of each row (its program's among the live rows' programs) and
+  // their count with the last bucket, for records that do not run; redone when a row changes
+  // hands (programs assigned anew).
+  std::vector<std::uint32_t> rowBucket;
+  std::vector<std::uint32_t> slotBucket;  // per program slot, scratch
+  std::uint32_t bucketCount = 1;
+  bool bucketsDirty = true;
   // The generation the records of each row carry: moved on by every reset and removal, so a
   // restart's and a removal's particles are told from the new ones (never 0: died at birth).
   std::vector<std::uint32_t> rowGeneration;
@@ -163,30 +194,48 @@ struct ParticleWorld::Impl final : runtime_detail::ParticleBackend {
   std::array<float, 3> wind{0.0f, 0.0f, 0.0f};
   std::uint64_t hostDroppedTotal = 0;  // rates' excess past the capacities, never on the GPU
   std::uint32_t parity = 0;            // the alive half the next simulate pass reads
+  // recordTick's: the host's command buffer the frame is recorded into instead of submitted.
+  VkCommandBuffer hostCommands = VK_NULL_HANDLE;
+  bool boxesPending = false;  // a frame's boxes in the outbox the host model has not taken
 
   Buffer programs, records, dead, alive, counters, rowState, frameInput, callStarts, counts, sums,
-      scanResult, requests, requestStarts, registers;
+      scanResult, requests, requestStarts, registers, edges, published;
+  // Mapped: the step's input and the programs the host writes (copied in by the frame), and what
+  // the frame copies out (counters, row state, boxes) for readStats and culling.
+  Buffer inbox, programStaging, outbox;
   PrefixScan scan;
+  ProgramBuckets buckets;
   Kernel* rowsKernel = nullptr;
-  Kernel* frameKernel = nullptr;
+  Kernel* simulateKernel = nullptr;
+  Kernel* emitKernel = nullptr;
   Kernel* poolInit = nullptr;
   Kernel* requestsKernel = nullptr;
+  Kernel* boundsKernel = nullptr;
+  Kernel* argsKernel = nullptr;
+  Bindings rowsSet, requestsSet, simulateSet, emitSet, boundsSet, argsSet, poolInitSet;
 
   // world_frame.cpp
   Status createBuffers();
+  /// The simulate and emit pipelines (wide or not) and their bindings.
+  Status useFramePasses(bool wideFile);
   Status useWideFile();
+  void assignBuckets();
   std::uint32_t programSlot(const runtime_detail::SharedProgram& program);
   /// The slot already holding `program`, or programSlots.size().
   std::uint32_t findProgram(const bytecode::Program& program, std::uint64_t hash) const;
   Status uploadPrograms();
   void writeStep(std::uint32_t row);
+  /// Records the frame: the inbox's copies, every pass, the outbox's copies (docs/gpu.md).
+  void recordFrame(VkCommandBuffer cmd, std::uint64_t inputUsed) const;
   Status runFrame();
+  /// The boxes the last frame published into the host model's rows (culling reads them), once per
+  /// frame; a row reset since keeps the unknown box the host model gave it.
+  void takeBounds();
   Status download(const Buffer& buffer, std::vector<std::uint32_t>& out, std::uint64_t words,
                   std::uint64_t offset = 0);
-  Status readRows(std::vector<std::uint32_t>& out);
   Status syncParticles();
-  Status syncStats(const std::vector<std::uint32_t>& state,
-                   const std::vector<std::uint32_t>& totals);
+  /// The host model's counts from the outbox.
+  void syncStats();
 
   // runtime_detail::ParticleBackend
   Status admit(const bytecode::CompiledEffect& effect) override;

@@ -10,6 +10,21 @@
 
 namespace mote::gpu {
 
+void memoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags srcStage, VkAccessFlags srcAccess,
+                   VkPipelineStageFlags dstStage, VkAccessFlags dstAccess) {
+  VkMemoryBarrier b{};
+  b.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  b.srcAccessMask = srcAccess;
+  b.dstAccessMask = dstAccess;
+  vkCmdPipelineBarrier(cmd, srcStage, dstStage, 0, 1, &b, 0, nullptr, 0, nullptr);
+}
+
+void transferToCompute(VkCommandBuffer cmd) {
+  memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+}
+
 Result<Kernel> Kernel::create(Context& context, std::string name,
                               std::span<const std::uint32_t> spirv, std::uint32_t bindings,
                               std::uint32_t pushBytes,
@@ -79,26 +94,36 @@ Result<Kernel> Kernel::create(Context& context, std::string name,
       check(vkCreateComputePipelines(c.device, VK_NULL_HANDLE, 1, &pipeline, nullptr, &k.pipeline_),
             "vkCreateComputePipelines"));
 
-  const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bindings};
+  Result<Bindings> own = k.emptySet(c.device);
+  if (!own.ok()) return std::move(own).status();
+  k.own_ = std::move(own).takeValue();
+  return k;
+}
+
+Result<Bindings> Kernel::emptySet(VkDevice device) const {
+  Bindings b;
+  b.device_ = device;
+  const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bindings_};
   VkDescriptorPoolCreateInfo pool{};
   pool.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
   pool.maxSets = 1;
   pool.poolSizeCount = 1;
   pool.pPoolSizes = &size;
-  MOTE_RETURN_IF_ERROR(
-      check(vkCreateDescriptorPool(c.device, &pool, nullptr, &k.pool_), "vkCreateDescriptorPool"));
+  MOTE_RETURN_IF_ERROR(vkStatus(vkCreateDescriptorPool(device, &pool, nullptr, &b.pool_),
+                                fmt::format("vkCreateDescriptorPool for the shader '{}'", name_)));
   VkDescriptorSetAllocateInfo alloc{};
   alloc.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
-  alloc.descriptorPool = k.pool_;
+  alloc.descriptorPool = b.pool_;
   alloc.descriptorSetCount = 1;
-  alloc.pSetLayouts = &k.setLayout_;
+  alloc.pSetLayouts = &setLayout_;
   MOTE_RETURN_IF_ERROR(
-      check(vkAllocateDescriptorSets(c.device, &alloc, &k.set_), "vkAllocateDescriptorSets"));
-  return k;
+      vkStatus(vkAllocateDescriptorSets(device, &alloc, &b.set_),
+               fmt::format("vkAllocateDescriptorSets for the shader '{}'", name_)));
+  return b;
 }
 
-void Kernel::bind(std::span<const Buffer* const> buffers) {
-  MOTE_ASSERT(buffers.size() == bindings_, "Kernel::bind: one buffer per binding");
+void Kernel::write(VkDescriptorSet set, std::span<const Buffer* const> buffers) const {
+  MOTE_ASSERT(buffers.size() == bindings_, "Kernel: one buffer per binding");
   std::vector<VkDescriptorBufferInfo> infos;
   std::vector<VkWriteDescriptorSet> writes;
   infos.reserve(bindings_);
@@ -107,7 +132,7 @@ void Kernel::bind(std::span<const Buffer* const> buffers) {
   for (std::uint32_t i = 0; i < bindings_; ++i) {
     VkWriteDescriptorSet w{};
     w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-    w.dstSet = set_;
+    w.dstSet = set;
     w.dstBinding = i;
     w.descriptorCount = 1;
     w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
@@ -117,38 +142,81 @@ void Kernel::bind(std::span<const Buffer* const> buffers) {
   vkUpdateDescriptorSets(device_, bindings_, writes.data(), 0, nullptr);
 }
 
-void Kernel::begin(VkCommandBuffer cmd, std::span<const std::uint32_t> push) const {
+Result<Bindings> Kernel::bindings(std::span<const Buffer* const> buffers) const {
+  Result<Bindings> b = emptySet(device_);
+  if (!b.ok()) return b;
+  write(b->set(), buffers);
+  return b;
+}
+
+void Kernel::bind(std::span<const Buffer* const> buffers) {
+  write(own_.set(), buffers);
+}
+
+void Kernel::begin(VkCommandBuffer cmd, VkDescriptorSet set,
+                   std::span<const std::uint32_t> push) const {
   MOTE_ASSERT(push.size_bytes() == pushBytes_, "Kernel::record: push constants of the wrong size");
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
-  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, 0, 1, &set_, 0, nullptr);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, 0, 1, &set, 0, nullptr);
   if (pushBytes_ > 0)
     vkCmdPushConstants(cmd, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, pushBytes_, push.data());
 }
 
 void Kernel::barrierAfter(VkCommandBuffer cmd) {
-  VkMemoryBarrier b{};
-  b.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-  b.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-  b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                    VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
-  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
-                           VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
-                       0, 1, &b, 0, nullptr, 0, nullptr);
+  memoryBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
+                    VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                    VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
 }
 
 void Kernel::record(VkCommandBuffer cmd, std::span<const std::uint32_t> push,
                     std::uint32_t groups) const {
-  begin(cmd, push);
-  if (groups > 0) vkCmdDispatch(cmd, groups, 1, 1);
-  barrierAfter(cmd);
+  record(cmd, own_, push, groups);
 }
 
 void Kernel::recordIndirect(VkCommandBuffer cmd, std::span<const std::uint32_t> push,
                             const Buffer& args, std::uint64_t offset) const {
-  begin(cmd, push);
+  recordIndirect(cmd, own_, push, args, offset);
+}
+
+void Kernel::record(VkCommandBuffer cmd, const Bindings& set, std::span<const std::uint32_t> push,
+                    std::uint32_t groups) const {
+  begin(cmd, set.set(), push);
+  if (groups > 0) vkCmdDispatch(cmd, groups, 1, 1);
+  barrierAfter(cmd);
+}
+
+void Kernel::recordIndirect(VkCommandBuffer cmd, const Bindings& set,
+                            std::span<const std::uint32_t> push, const Buffer& args,
+                            std::uint64_t offset) const {
+  begin(cmd, set.set(), push);
   vkCmdDispatchIndirect(cmd, args.handle(), offset);
   barrierAfter(cmd);
+}
+
+Bindings::Bindings(Bindings&& other) noexcept {
+  *this = std::move(other);
+}
+
+Bindings& Bindings::operator=(Bindings&& other) noexcept {
+  if (this != &other) {
+    release();
+    device_ = std::exchange(other.device_, VK_NULL_HANDLE);
+    pool_ = std::exchange(other.pool_, VK_NULL_HANDLE);
+    set_ = std::exchange(other.set_, VK_NULL_HANDLE);
+  }
+  return *this;
+}
+
+Bindings::~Bindings() {
+  release();
+}
+
+void Bindings::release() noexcept {
+  if (pool_ != VK_NULL_HANDLE) vkDestroyDescriptorPool(device_, pool_, nullptr);  // frees the set
+  pool_ = VK_NULL_HANDLE;
+  set_ = VK_NULL_HANDLE;
 }
 
 Kernel::Kernel(Kernel&& other) noexcept {
@@ -167,8 +235,7 @@ Kernel& Kernel::operator=(Kernel&& other) noexcept {
     setLayout_ = std::exchange(other.setLayout_, VK_NULL_HANDLE);
     layout_ = std::exchange(other.layout_, VK_NULL_HANDLE);
     pipeline_ = std::exchange(other.pipeline_, VK_NULL_HANDLE);
-    pool_ = std::exchange(other.pool_, VK_NULL_HANDLE);
-    set_ = std::exchange(other.set_, VK_NULL_HANDLE);
+    own_ = std::move(other.own_);
   }
   return *this;
 }
@@ -180,7 +247,7 @@ Kernel::~Kernel() {
 void Kernel::release() noexcept {
   if (context_ == nullptr) return;
   const VkDevice d = device_;
-  if (pool_ != VK_NULL_HANDLE) vkDestroyDescriptorPool(d, pool_, nullptr);
+  own_.release();
   if (pipeline_ != VK_NULL_HANDLE) vkDestroyPipeline(d, pipeline_, nullptr);
   if (layout_ != VK_NULL_HANDLE) vkDestroyPipelineLayout(d, layout_, nullptr);
   if (setLayout_ != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(d, setLayout_, nullptr);

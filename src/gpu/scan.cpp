@@ -32,18 +32,25 @@ Result<PrefixScan> PrefixScan::create(Context& context, std::uint32_t capacity,
   return s;
 }
 
-void PrefixScan::record(VkCommandBuffer cmd, const Buffer& counts, const Buffer& sums,
-                        const Buffer& result, std::uint32_t count) {
+Status PrefixScan::bind(const Buffer& counts, const Buffer& sums, const Buffer& result) {
+  const auto make = [](Result<Bindings> made, Bindings& out) {
+    if (!made.ok()) return std::move(made).status();
+    out = std::move(made).takeValue();
+    return Status();
+  };
+  MOTE_RETURN_IF_ERROR(make(blocks_->bindings({&counts, &sums, &totals_}), blocksSet_));
+  MOTE_RETURN_IF_ERROR(make(partials_->bindings({&totals_, &result}), partialsSet_));
+  return make(add_->bindings({&sums, &totals_}), addSet_);
+}
+
+void PrefixScan::record(VkCommandBuffer cmd, std::uint32_t count) const {
   MOTE_ASSERT(count <= capacity_, "PrefixScan::record: more counts than its capacity");
   const std::uint32_t blocks = (count + kBlock - 1) / kBlock;
-  blocks_->bind({&counts, &sums, &totals_});
-  partials_->bind({&totals_, &result});
-  add_->bind({&sums, &totals_});
   const std::uint32_t one[] = {count};
   const std::uint32_t partials[] = {blocks, groupSize_, maxGroups_};
-  blocks_->record(cmd, one, blocks);
-  partials_->record(cmd, partials, 1);
-  add_->record(cmd, one, blocks);
+  blocks_->record(cmd, blocksSet_, one, blocks);
+  partials_->record(cmd, partialsSet_, partials, 1);
+  add_->record(cmd, addSet_, one, blocks);
 }
 
 }  // namespace mote::gpu

@@ -21,12 +21,13 @@ class PrefixScan {
   static Result<PrefixScan> create(Context& context, std::uint32_t capacity,
                                    std::uint32_t groupSize);
 
+  /// Points this scan at its buffers (once; they must outlive it): the counts it reads, the sums
+  /// it writes and the four result words.
+  Status bind(const Buffer& counts, const Buffer& sums, const Buffer& result);
   /// Records the scan of counts[0, count) (count <= capacity): sums[i] = counts[0] + … +
   /// counts[i]; result words: [0] the total, [1..3] a VkDispatchIndirectCommand of ceil(total /
-  /// groupSize) workgroups (at most the device's limit; the pass must stride past it), 1, 1. Binds
-  /// the scan's pipelines to these buffers: one recorded scan per submission.
-  void record(VkCommandBuffer cmd, const Buffer& counts, const Buffer& sums, const Buffer& result,
-              std::uint32_t count);
+  /// groupSize) workgroups (at most the device's limit; the pass must stride past it), 1, 1.
+  void record(VkCommandBuffer cmd, std::uint32_t count) const;
 
   static constexpr std::uint32_t kBlock = 256;  // scan.glsl's kScanBlock
 
@@ -34,6 +35,7 @@ class PrefixScan {
   Kernel* blocks_ = nullptr;
   Kernel* partials_ = nullptr;
   Kernel* add_ = nullptr;
+  Bindings blocksSet_, partialsSet_, addSet_;
   Buffer totals_;
   std::uint32_t capacity_ = 0;
   std::uint32_t groupSize_ = 0;

@@ -24,6 +24,19 @@ constexpr std::uint32_t kVmOpsWideFast[] = {
 #include "vm_ops_wide_fast.spv.inc"
 };
 
+constexpr std::uint32_t kFrameBoundsExact[] = {
+#include "frame_bounds_exact.spv.inc"
+};
+constexpr std::uint32_t kFrameBoundsFast[] = {
+#include "frame_bounds_fast.spv.inc"
+};
+constexpr std::uint32_t kFrameBuckets[] = {
+#include "frame_buckets_fast.spv.inc"
+};
+constexpr std::uint32_t kFrameArgs[] = {
+#include "frame_args_fast.spv.inc"
+};
+
 constexpr std::uint32_t kFrameExact[] = {
 #include "frame_exact.spv.inc"
 };
@@ -87,6 +100,18 @@ ShaderCode frameShader(bool wide) noexcept {
 
 std::span<const std::uint32_t> frameRowsShader() noexcept {
   return kFrameRows;
+}
+
+ShaderCode frameBoundsShader() noexcept {
+  return {kFrameBoundsExact, kFrameBoundsFast};
+}
+
+std::span<const std::uint32_t> frameBucketsShader() noexcept {
+  return kFrameBuckets;
+}
+
+std::span<const std::uint32_t> frameArgsShader() noexcept {
+  return kFrameArgs;
 }
 
 std::span<const std::uint32_t> requestsShader() noexcept {

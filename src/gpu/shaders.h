@@ -31,6 +31,12 @@ ShaderCode vmOpsShader(bool wide) noexcept;
 /// a storage buffer) and its rows pass (frame_rows.comp, integer code only).
 ShaderCode frameShader(bool wide) noexcept;
 std::span<const std::uint32_t> frameRowsShader() noexcept;
+/// The frame's bounds passes (frame_bounds.comp: accumulate and publish, exact arithmetic), its
+/// simulation order (frame_buckets.comp) and its indirect arguments (frame_args.comp), the last
+/// two integer code only.
+ShaderCode frameBoundsShader() noexcept;
+std::span<const std::uint32_t> frameBucketsShader() noexcept;
+std::span<const std::uint32_t> frameArgsShader() noexcept;
 /// The SPAWN requests' carry and sort passes (requests.comp, integer code only).
 std::span<const std::uint32_t> requestsShader() noexcept;
 

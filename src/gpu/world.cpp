@@ -4,6 +4,7 @@
 #include "gpu_world.h"
 
 #include <mote/gpu/vm_cases.h>
+#include <mote/gpu/vulkan.h>
 
 #include <fmt/format.h>
 
@@ -110,6 +111,12 @@ Result<std::unique_ptr<ParticleWorld>> ParticleWorld::create(Context& context,
         "gpu::WorldDesc: maxParticles and maxSpawnRequests are in [1, 2^26] on the GPU, "
         "maxEffects at most 65535");
   }
+  if (!context.device().subgroupBallot) {
+    return Status(StatusCode::Unavailable,
+                  fmt::format("the GPU world needs subgroup ballot operations in compute shaders, "
+                              "which '{}' does not offer",
+                              context.device().name));
+  }
   auto impl = std::make_unique<Impl>();
   impl->context = &context;
   impl->desc = desc;
@@ -196,24 +203,49 @@ Status ParticleWorld::seek(EffectHandle effect, float seconds) {
   return impl_->healthy();
 }
 
-Status ParticleWorld::tick(float dt) {
+Status ParticleWorld::tick(float dt, const VisibilityTest* view) {
   MOTE_RETURN_IF_ERROR(impl_->healthy());
-  impl_->host->tick(dt);
+  impl_->takeBounds();  // a recorded frame's, now that the host has seen it complete
+  impl_->host->tick(dt, view);
   return impl_->healthy();
+}
+
+Status ParticleWorld::recordTick(float dt, VkCommandBuffer_T* commands,
+                                 const VisibilityTest* view) {
+  MOTE_RETURN_IF_ERROR(impl_->healthy());
+  if (commands == nullptr) return invalidArgument("recordTick: no command buffer");
+  impl_->takeBounds();
+  impl_->hostCommands = commands;
+  impl_->host->tick(dt, view);
+  impl_->hostCommands = VK_NULL_HANDLE;
+  return impl_->healthy();
+}
+
+WorldBuffers ParticleWorld::buffers() const noexcept {
+  const Impl& w = *impl_;
+  WorldBuffers b;
+  b.pool = w.records.handle();
+  b.recordWords = w.stride;
+  b.headerWords = frame::kHeaderWords;
+  b.alive = w.alive.handle();
+  b.aliveOffset = VkDeviceSize{w.parity} * w.capacity * 4;  // the half the last frame appended to
+  b.counters = w.counters.handle();
+  b.aliveCountOffset = VkDeviceSize{w.parity == 0 ? frame::kAlive0 : frame::kAlive1} * 4;
+  b.drawArgsOffset = VkDeviceSize{frame::kDrawArgs} * 4;
+  b.bounds = w.published.handle();
+  return b;
 }
 
 Result<WorldStats> ParticleWorld::readStats() {
   MOTE_RETURN_IF_ERROR(impl_->healthy());
-  std::vector<std::uint32_t> state;
-  MOTE_RETURN_IF_ERROR(impl_->readRows(state));
-  std::vector<std::uint32_t> counts;
-  MOTE_RETURN_IF_ERROR(impl_->download(impl_->counters, counts, frame::kCounterWords));
-  MOTE_RETURN_IF_ERROR(impl_->syncStats(state, counts));
+  impl_->takeBounds();
+  impl_->syncStats();
   return impl_->model->stats;
 }
 
 Status ParticleWorld::readParticles() {
   MOTE_RETURN_IF_ERROR(impl_->healthy());
+  impl_->takeBounds();
   return impl_->syncParticles();
 }
 

@@ -41,16 +41,6 @@ std::uint64_t getU64(const std::uint32_t* at) {
   return std::uint64_t{at[0]} | std::uint64_t{at[1]} << 32;
 }
 
-// A barrier after transfers (fills, uploads) before the compute passes that read them.
-void transferToCompute(VkCommandBuffer cmd) {
-  VkMemoryBarrier b{};
-  b.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-  b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
-                       1, &b, 0, nullptr, 0, nullptr);
-}
-
 }  // namespace
 
 const Status& ParticleWorld::Impl::healthy() {
@@ -68,20 +58,29 @@ Status ParticleWorld::Impl::createBuffers() {
   callsAt = contextsAt + rowsCapacity * desc.maxContextWords;
   const std::uint64_t inputWords =
       std::uint64_t{callsAt} + std::uint64_t{desc.maxSpawnCalls} * frame::kCallWords;
-  input.assign(inputWords, 0u);
+  outboxRowsAt = frame::kCounterWords;
+  outboxBoxesAt = outboxRowsAt + rowsCapacity * frame::kRowWords;
+  const std::uint64_t outboxWords =
+      std::uint64_t{outboxBoxesAt} + std::uint64_t{rowsCapacity} * frame::kBoxWords;
   rowCallFirst.assign(rowsCapacity, 0);
   rowCallCount.assign(rowsCapacity, 0);
   resetPending.assign(rowsCapacity, 0);
   stepping.assign(rowsCapacity, 0);
   rowProgram.assign(rowsCapacity, 0);
+  rowBucket.assign(rowsCapacity, 0);
   rowGeneration.assign(rowsCapacity, 0);
 
-  const auto make = [&](Buffer& out, std::uint64_t words, const std::string& name,
-                        VkBufferUsageFlags extra = 0) {
-    Result<Buffer> b = Buffer::create(*context, std::max<std::uint64_t>(words, 1) * 4, name, extra);
+  const auto take = [](Result<Buffer> b, Buffer& out) {
     if (!b.ok()) return std::move(b).status();
     out = std::move(b).takeValue();
     return Status();
+  };
+  const auto make = [&](Buffer& out, std::uint64_t words, const std::string& name,
+                        VkBufferUsageFlags extra = 0) {
+    return take(Buffer::create(*context, std::max<std::uint64_t>(words, 1) * 4, name, extra), out);
+  };
+  const auto mapped = [&](Buffer& out, std::uint64_t words, const std::string& name) {
+    return take(Buffer::createMapped(*context, std::max<std::uint64_t>(words, 1) * 4, name), out);
   };
   MOTE_RETURN_IF_ERROR(
       make(records, std::uint64_t{capacity} * stride,
@@ -93,9 +92,14 @@ Status ParticleWorld::Impl::createBuffers() {
                             VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT));
   MOTE_RETURN_IF_ERROR(make(rowState, std::uint64_t{rowsCapacity} * frame::kRowWords,
                             fmt::format("the row state ({} emitters)", rowsCapacity)));
-  MOTE_RETURN_IF_ERROR(make(frameInput, inputWords,
-                            fmt::format("the step input ({} emitters, {} spawn calls)",
-                                        rowsCapacity, desc.maxSpawnCalls)));
+  const std::string stepInput =
+      fmt::format("the step input ({} emitters, {} spawn calls)", rowsCapacity, desc.maxSpawnCalls);
+  MOTE_RETURN_IF_ERROR(make(frameInput, inputWords, stepInput));
+  MOTE_RETURN_IF_ERROR(mapped(inbox, inputWords, "the staging of " + stepInput));
+  input = inbox.mapped();
+  std::fill_n(input, inputWords, 0u);
+  MOTE_RETURN_IF_ERROR(
+      mapped(outbox, outboxWords, fmt::format("the frame's outbox ({} emitters)", rowsCapacity)));
   MOTE_RETURN_IF_ERROR(make(callStarts, desc.maxSpawnCalls,
                             fmt::format("the spawn calls' starts ({})", desc.maxSpawnCalls)));
   MOTE_RETURN_IF_ERROR(
@@ -104,42 +108,104 @@ Status ParticleWorld::Impl::createBuffers() {
       make(sums, rowsCapacity, fmt::format("the spawn sums ({} emitters)", rowsCapacity)));
   MOTE_RETURN_IF_ERROR(
       make(scanResult, 4, "the emit dispatch", VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT));
-  MOTE_RETURN_IF_ERROR(make(programs, desc.maxProgramWords,
-                            fmt::format("the programs ({} words)", desc.maxProgramWords)));
+  const std::string programsName = fmt::format("the programs ({} words)", desc.maxProgramWords);
+  MOTE_RETURN_IF_ERROR(make(programs, desc.maxProgramWords, programsName));
+  MOTE_RETURN_IF_ERROR(
+      mapped(programStaging, desc.maxProgramWords, "the staging of " + programsName));
   MOTE_RETURN_IF_ERROR(make(registers, 4, "the wide register file (unused)"));
   MOTE_RETURN_IF_ERROR(make(requests, 2ull * desc.maxSpawnRequests * frame::kRequestWords,
                             fmt::format("the SPAWN requests (2 × {})", desc.maxSpawnRequests)));
   MOTE_RETURN_IF_ERROR(make(requestStarts, desc.maxSpawnRequests,
                             fmt::format("the SPAWN requests' starts ({})", desc.maxSpawnRequests)));
+  MOTE_RETURN_IF_ERROR(make(edges, 12ull * rowsCapacity,
+                            fmt::format("the bounds' edges ({} emitters)", rowsCapacity)));
+  MOTE_RETURN_IF_ERROR(make(published, std::uint64_t{rowsCapacity} * frame::kBoxWords,
+                            fmt::format("the published bounds ({} emitters)", rowsCapacity)));
 
   Context::Impl& c = context->impl();
   Result<PrefixScan> s = PrefixScan::create(*context, rowsCapacity, frame::kGroup);
   if (!s.ok()) return std::move(s).status();
   scan = std::move(s).takeValue();
-  Result<Kernel*> rows = c.kernel(*context, "frame_rows", frameRowsShader(), 7, 24, 0);
-  if (!rows.ok()) return std::move(rows).status();
-  rowsKernel = *rows;
-  Result<Kernel*> carry = c.kernel(*context, "requests", requestsShader(), 3, 16, 0);
-  if (!carry.ok()) return std::move(carry).status();
-  requestsKernel = *carry;
-  Result<Kernel*> init = c.kernel(*context, "pool_init", poolInitShader(), 2, 4, 0);
-  if (!init.ok()) return std::move(init).status();
-  poolInit = *init;
+  MOTE_RETURN_IF_ERROR(scan.bind(counts, sums, scanResult));
+  Result<ProgramBuckets> b =
+      ProgramBuckets::create(*context, rowsCapacity + 1, capacity, frame::kGroup);
+  if (!b.ok()) return std::move(b).status();
+  buckets = std::move(b).takeValue();
+  MOTE_RETURN_IF_ERROR(buckets.bind(frameInput, records, alive, counters));
+  const auto kernel = [&](Kernel*& out, const char* name, std::span<const std::uint32_t> spirv,
+                          std::uint32_t bindings, std::uint32_t pushBytes, std::uint32_t flags) {
+    Result<Kernel*> k = c.kernel(*context, name, spirv, bindings, pushBytes, flags);
+    if (!k.ok()) return std::move(k).status();
+    out = *k;
+    return Status();
+  };
+  const auto bind = [](Result<Bindings> made, Bindings& out) {
+    if (!made.ok()) return std::move(made).status();
+    out = std::move(made).takeValue();
+    return Status();
+  };
   const bool fp64 = hasFp64Shaders(context->device());
-  Result<Kernel*> f =
-      c.kernel(*context, "frame", frameShader(false).pick(fp64), 12, 36, context->selfTest().flags);
-  if (!f.ok()) return std::move(f).status();
-  frameKernel = *f;
+  const std::uint32_t flags = context->selfTest().flags;
+  MOTE_RETURN_IF_ERROR(kernel(rowsKernel, "frame_rows", frameRowsShader(), 7, 24, 0));
+  MOTE_RETURN_IF_ERROR(bind(rowsKernel->bindings({&frameInput, &rowState, &counters, &counts,
+                                                  &callStarts, &requests, &requestStarts}),
+                            rowsSet));
+  MOTE_RETURN_IF_ERROR(kernel(requestsKernel, "requests", requestsShader(), 3, 16, 0));
+  MOTE_RETURN_IF_ERROR(
+      bind(requestsKernel->bindings({&frameInput, &counters, &requests}), requestsSet));
+  MOTE_RETURN_IF_ERROR(kernel(poolInit, "pool_init", poolInitShader(), 2, 4, 0));
+  MOTE_RETURN_IF_ERROR(bind(poolInit->bindings({&counters, &dead}), poolInitSet));
+  MOTE_RETURN_IF_ERROR(
+      kernel(boundsKernel, "frame_bounds", frameBoundsShader().pick(fp64), 6, 24, flags));
+  MOTE_RETURN_IF_ERROR(
+      bind(boundsKernel->bindings({&frameInput, &records, &alive, &counters, &edges, &published}),
+           boundsSet));
+  MOTE_RETURN_IF_ERROR(kernel(argsKernel, "frame_args", frameArgsShader(), 1, 12, 0));
+  MOTE_RETURN_IF_ERROR(bind(argsKernel->bindings({&counters}), argsSet));
+  MOTE_RETURN_IF_ERROR(useFramePasses(false));
 
-  // Every slot free, every counter and row zero.
+  // Every slot free, every counter and row zero, every box empty.
   return c.submit([&](VkCommandBuffer cmd) {
     vkCmdFillBuffer(cmd, rowState.handle(), 0, VK_WHOLE_SIZE, 0);
     vkCmdFillBuffer(cmd, counters.handle(), 0, VK_WHOLE_SIZE, 0);
+    vkCmdFillBuffer(cmd, published.handle(), 0, VK_WHOLE_SIZE, 0);
+    vkCmdFillBuffer(cmd, edges.handle(), 0, 24ull * rowsCapacity, frame::kEmptyLow);
+    vkCmdFillBuffer(cmd, edges.handle(), 24ull * rowsCapacity, 24ull * rowsCapacity,
+                    frame::kEmptyHigh);
     transferToCompute(cmd);
-    poolInit->bind({&counters, &dead});
     const std::uint32_t push[] = {capacity};
-    poolInit->record(cmd, push, (capacity + 255) / 256);
+    poolInit->record(cmd, poolInitSet, push, (capacity + 255) / 256);
   });
+}
+
+Status ParticleWorld::Impl::useFramePasses(bool wideFile) {
+  const bool fp64 = hasFp64Shaders(context->device());
+  const std::uint32_t flags = context->selfTest().flags;
+  const std::uint32_t bindings = wideFile ? 14 : 13;
+  const ShaderCode code = frameShader(wideFile);
+  const char* name = wideFile ? "frame_wide" : "frame";
+  Context::Impl& c = context->impl();
+  Result<Kernel*> sim = c.kernel(*context, name, code.pick(fp64), bindings, 32, flags, 0);
+  if (!sim.ok()) return std::move(sim).status();
+  Result<Kernel*> emit = c.kernel(*context, name, code.pick(fp64), bindings, 32, flags, 1);
+  if (!emit.ok()) return std::move(emit).status();
+  // Simulate reads the order and its length; emit the scan's newborns (Total), the order unused.
+  std::vector<const Buffer*> common{&programs, &records,    &dead,       &alive, &counters,
+                                    &rowState, &frameInput, &callStarts, &sums};
+  const auto set = [&](Kernel* k, const Buffer& total, Bindings& out) {
+    std::vector<const Buffer*> all = common;
+    all.insert(all.end(), {&total, &requests, &requestStarts, &buckets.order()});
+    if (wideFile) all.push_back(&registers);
+    Result<Bindings> b = k->bindings(all);
+    if (!b.ok()) return std::move(b).status();
+    out = std::move(b).takeValue();
+    return Status();
+  };
+  MOTE_RETURN_IF_ERROR(set(*sim, buckets.result(), simulateSet));
+  MOTE_RETURN_IF_ERROR(set(*emit, scanResult, emitSet));
+  simulateKernel = *sim;
+  emitKernel = *emit;
+  return {};
 }
 
 Status ParticleWorld::Impl::useWideFile() {
@@ -148,12 +214,8 @@ Status ParticleWorld::Impl::useWideFile() {
       *context, std::uint64_t{frame::kWideSlots} * frame::kWideGroups * frame::kGroup * 4,
       "the wide register file");
   if (!file.ok()) return std::move(file).status();
-  const bool fp64 = hasFp64Shaders(context->device());
-  Result<Kernel*> f = context->impl().kernel(*context, "frame_wide", frameShader(true).pick(fp64),
-                                             13, 36, context->selfTest().flags);
-  if (!f.ok()) return std::move(f).status();
   registers = std::move(file).takeValue();
-  frameKernel = *f;
+  MOTE_RETURN_IF_ERROR(useFramePasses(true));
   wide = true;
   return {};
 }
@@ -189,16 +251,9 @@ std::uint32_t ParticleWorld::Impl::programSlot(const SharedProgram& shared) {
   return static_cast<std::uint32_t>(programSlots.size() - 1);
 }
 
-Status ParticleWorld::Impl::uploadPrograms() {
-  if (!programsDirty) return {};
-  MOTE_RETURN_IF_ERROR(programs.upload(programWords));
-  programsDirty = false;
-  return {};
-}
-
 // Row `row`'s step block and context in `input`.
 void ParticleWorld::Impl::writeStep(std::uint32_t row) {
-  std::uint32_t* s = input.data() + std::size_t{row} * frame::kStepWords;
+  std::uint32_t* s = input + std::size_t{row} * frame::kStepWords;
   std::fill_n(s, frame::kStepWords, 0u);
   const EmitterRow& r = model->rows[row];
   std::uint32_t flags = resetPending[row] != 0 ? frame::kRowReset : 0u;
@@ -229,9 +284,19 @@ void ParticleWorld::Impl::writeStep(std::uint32_t row) {
   s[frame::kStepParticleWords] = r.words;
   s[frame::kStepSpace] = bytecode::movesWithEmitter(r.desc->space) ? 1u : 0u;
   s[frame::kStepEffectKey] = r.effect << 16 | r.index;
-  s[frame::kStepPositionWord] = r.desc->channels.position >= 0
-                                    ? static_cast<std::uint32_t>(r.desc->channels.position)
-                                    : 0xffffffffu;
+  const bytecode::ParticleChannels& ch = r.desc->channels;
+  const auto word = [](std::int32_t channel) {
+    return channel >= 0 ? static_cast<std::uint32_t>(channel) : 0xffffffffu;
+  };
+  s[frame::kStepPositionWord] = word(ch.position);
+  s[frame::kStepBucket] = rowBucket[row];
+  // The quad's extent, as the CPU's boundsInput reads it.
+  s[frame::kStepSizeWord] = word(ch.size);
+  const bytecode::RenderMode mode = r.desc->render.mode;
+  const bool stretched =
+      mode == bytecode::RenderMode::Stretched || mode == bytecode::RenderMode::VelocityAligned;
+  s[frame::kStepVelocityWord] = stretched ? word(ch.velocity) : 0xffffffffu;
+  s[frame::kStepStretch] = bits(1.7320508f * std::fabs(r.desc->render.stretchScaleSeconds));
   putU64(s + frame::kStepTick, r.steps);
   putU64(s + frame::kStepSeed, r.seed);
   putDouble(s + frame::kStepWindowStart, w.start);
@@ -245,7 +310,7 @@ void ParticleWorld::Impl::writeStep(std::uint32_t row) {
               static_cast<double>(r.world.position[c] - r.previous.position[c]));
   }
   // The context: builtins, emitter words, globals (admit() checked they fit).
-  std::uint32_t* c = input.data() + contextAt;
+  std::uint32_t* c = input + contextAt;
   for (const auto& b : r.context.builtins)
     for (const float v : b)
       *c++ = bits(v);
@@ -256,12 +321,90 @@ void ParticleWorld::Impl::writeStep(std::uint32_t row) {
       *c++ = bits(v);
 }
 
+// The simulation order's buckets: one per program among the live rows (a program shared by
+// emitters of many effects is one bucket), then the one for records that do not run.
+void ParticleWorld::Impl::assignBuckets() {
+  if (!bucketsDirty) return;
+  slotBucket.assign(programSlots.size(), frame::kPadSlot);
+  bucketCount = 0;
+  for (std::uint32_t row = 0; row < rowCount; ++row) {
+    if (!model->rows[row].alive) continue;
+    std::uint32_t& b = slotBucket[rowProgram[row]];
+    if (b == frame::kPadSlot) b = bucketCount++;
+    rowBucket[row] = b;
+  }
+  ++bucketCount;
+  bucketsDirty = false;
+}
+
+void ParticleWorld::Impl::recordFrame(VkCommandBuffer cmd, std::uint64_t inputUsed) const {
+  // The last frame's reads of what this one overwrites come first (a host recording frames ahead).
+  memoryBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+  const VkBufferCopy in{0, 0, inputUsed * 4};
+  vkCmdCopyBuffer(cmd, inbox.handle(), frameInput.handle(), 1, &in);
+  if (callCount > 0) {
+    const VkBufferCopy calls{std::uint64_t{callsAt} * 4, std::uint64_t{callsAt} * 4,
+                             std::uint64_t{callCount} * frame::kCallWords * 4};
+    vkCmdCopyBuffer(cmd, inbox.handle(), frameInput.handle(), 1, &calls);
+  }
+  if (programsDirty && !programWords.empty()) {
+    const VkBufferCopy code{0, 0, programWords.size() * 4};
+    vkCmdCopyBuffer(cmd, programStaging.handle(), programs.handle(), 1, &code);
+  }
+  transferToCompute(cmd);
+
+  const std::uint32_t threads =
+      wide ? frame::kWideGroups * frame::kGroup
+           : std::max(1u, context->device().maxComputeWorkGroupCount[0]) * frame::kGroup;
+  const std::uint32_t maxGroups = threads / frame::kGroup;
+  const std::uint32_t requestCapacity = desc.maxSpawnRequests;
+  const std::uint32_t rowGroups = (rowCount + frame::kGroup - 1) / frame::kGroup;
+  // The world's totals count tick()s' steps only, as the CPU's do.
+  const std::uint32_t rowsPush[] = {
+      rowCount, parity, callsAt, maxGroups, model->ticking ? 1u : 0u, requestCapacity};
+  rowsKernel->record(cmd, rowsSet, rowsPush, rowGroups);
+  const std::uint32_t carry[] = {0, rowCount, parity, requestCapacity};
+  requestsKernel->recordIndirect(cmd, requestsSet, carry, counters, frame::kCarryArgs * 4);
+  scan.record(cmd, rowCount);
+  buckets.record(cmd, {rowCount, capacity, stride, parity, bucketCount}, counters,
+                 frame::kSimulateArgs * 4);
+  const std::uint32_t pass[] = {rowCount, capacity, stride,  parity,
+                                callsAt,  windAt,   threads, requestCapacity};
+  simulateKernel->recordIndirect(cmd, simulateSet, pass, buckets.result(), 4);
+  emitKernel->recordIndirect(cmd, emitSet, pass, scanResult, 4);
+  // This frame's requests sorted for the next one (one workgroup: requests.comp).
+  const std::uint32_t sort[] = {1, rowCount, parity, requestCapacity};
+  requestsKernel->record(cmd, requestsSet, sort, 1);
+  // The alive list this frame leaves: its indirect arguments, then its boxes.
+  const std::uint32_t args[] = {rowCount, parity, maxGroups};
+  argsKernel->record(cmd, argsSet, args, 1);
+  const std::uint32_t accumulate[] = {0, rowCount, capacity, stride, parity, rowsCapacity};
+  boundsKernel->recordIndirect(cmd, boundsSet, accumulate, counters, frame::kBoundsArgs * 4);
+  const std::uint32_t publish[] = {1, rowCount, capacity, stride, parity, rowsCapacity};
+  boundsKernel->record(cmd, boundsSet, publish, rowGroups);
+
+  // The outbox: counters, row state, boxes, for the host once the frame has completed.
+  const VkBufferCopy out[] = {
+      {0, 0, frame::kCounterWords * 4},
+      {0, std::uint64_t{outboxRowsAt} * 4, std::uint64_t{rowCount} * frame::kRowWords * 4},
+      {0, std::uint64_t{outboxBoxesAt} * 4, std::uint64_t{rowCount} * frame::kBoxWords * 4}};
+  vkCmdCopyBuffer(cmd, counters.handle(), outbox.handle(), 1, &out[0]);
+  if (rowCount > 0) {
+    vkCmdCopyBuffer(cmd, rowState.handle(), outbox.handle(), 1, &out[1]);
+    vkCmdCopyBuffer(cmd, published.handle(), outbox.handle(), 1, &out[2]);
+  }
+  memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+}
+
 Status ParticleWorld::Impl::runFrame() {
-  MOTE_RETURN_IF_ERROR(uploadPrograms());
+  assignBuckets();
   for (std::uint32_t row = 0; row < rowCount; ++row)
     writeStep(row);
   // The wind: the host's uniform wind, then the force events' bursts.
-  std::uint32_t* wnd = input.data() + windAt;
+  std::uint32_t* wnd = input + windAt;
   for (std::uint32_t c = 0; c < 3; ++c)
     wnd[c] = bits(wind[c]);
   const emission::ForceBursts& bursts = model->bursts;
@@ -275,45 +418,34 @@ Status ParticleWorld::Impl::runFrame() {
     at[3] = bits(burst.radius);
     at[4] = bits(burst.strength);
   }
+  if (programsDirty) std::copy(programWords.begin(), programWords.end(), programStaging.mapped());
   const std::uint64_t inputUsed = contextsAt + std::uint64_t{rowCount} * desc.maxContextWords;
-  MOTE_RETURN_IF_ERROR(frameInput.upload(std::span(input.data(), inputUsed)));
-  if (callCount > 0) {
-    MOTE_RETURN_IF_ERROR(frameInput.upload(
-        std::span(input.data() + callsAt, std::size_t{callCount} * frame::kCallWords), callsAt));
+  if (hostCommands != VK_NULL_HANDLE) {  // recordTick: the host submits; the boxes come later
+    recordFrame(hostCommands, inputUsed);
+    programsDirty = false;
+    boxesPending = true;
+    return {};
   }
-  const std::uint32_t threads =
-      wide ? frame::kWideGroups * frame::kGroup
-           : std::max(1u, context->device().maxComputeWorkGroupCount[0]) * frame::kGroup;
-  const std::uint32_t maxGroups = threads / frame::kGroup;
-  const std::uint32_t capacityOfRequests = desc.maxSpawnRequests;
-  return context->impl().submit([&](VkCommandBuffer cmd) {
-    rowsKernel->bind(
-        {&frameInput, &rowState, &counters, &counts, &callStarts, &requests, &requestStarts});
-    // The world's totals count tick()s' steps only, as the CPU's do.
-    const std::uint32_t rowsPush[] = {
-        rowCount, parity, callsAt, maxGroups, model->ticking ? 1u : 0u, capacityOfRequests};
-    rowsKernel->record(cmd, rowsPush, (rowCount + frame::kGroup - 1) / frame::kGroup);
-    requestsKernel->bind({&frameInput, &counters, &requests});
-    const std::uint32_t carry[] = {0, rowCount, parity, capacityOfRequests};
-    requestsKernel->recordIndirect(cmd, carry, counters, frame::kCarryArgs * 4);
-    scan.record(cmd, counts, sums, scanResult, rowCount);
-    if (wide) {
-      frameKernel->bind({&programs, &records, &dead, &alive, &counters, &rowState, &frameInput,
-                         &callStarts, &sums, &scanResult, &requests, &requestStarts, &registers});
-    } else {
-      frameKernel->bind({&programs, &records, &dead, &alive, &counters, &rowState, &frameInput,
-                         &callStarts, &sums, &scanResult, &requests, &requestStarts});
+  MOTE_RETURN_IF_ERROR(
+      context->impl().submit([&](VkCommandBuffer cmd) { recordFrame(cmd, inputUsed); }));
+  programsDirty = false;
+  boxesPending = true;
+  return {};
+}
+
+void ParticleWorld::Impl::takeBounds() {
+  if (!boxesPending) return;
+  boxesPending = false;
+  const std::uint32_t* box = outbox.mapped() + outboxBoxesAt;
+  for (std::uint32_t row = 0; row < rowCount; ++row, box += frame::kBoxWords) {
+    if (resetPending[row] != 0) continue;  // a new tenant or a restart since: no box yet
+    Bounds& b = model->rows[row].bounds;
+    b.known = box[6] != 0;
+    for (std::size_t c = 0; c < 3; ++c) {
+      b.min[c] = b.known ? std::bit_cast<float>(box[c]) : 0.0f;
+      b.max[c] = b.known ? std::bit_cast<float>(box[3 + c]) : 0.0f;
     }
-    const std::uint32_t simulate[] = {0,      rowCount, capacity,          stride, parity, callsAt,
-                                      windAt, threads,  capacityOfRequests};
-    frameKernel->recordIndirect(cmd, simulate, counters, frame::kSimulateArgs * 4);
-    const std::uint32_t emit[] = {1,      rowCount, capacity,          stride, parity, callsAt,
-                                  windAt, threads,  capacityOfRequests};
-    frameKernel->recordIndirect(cmd, emit, scanResult, 4);
-    // This frame's requests sorted for the next one (one workgroup: requests.comp).
-    const std::uint32_t sort[] = {1, rowCount, parity, capacityOfRequests};
-    requestsKernel->record(cmd, sort, 1);
-  });
+  }
 }
 
 void ParticleWorld::Impl::step(std::span<const std::uint32_t> stepRows, double /*dt*/) {
@@ -324,6 +456,7 @@ void ParticleWorld::Impl::step(std::span<const std::uint32_t> stepRows, double /
     if (error.ok()) {
       parity ^= 1u;
       std::fill(resetPending.begin(), resetPending.begin() + rowCount, std::uint8_t{0});
+      if (hostCommands == VK_NULL_HANDLE) takeBounds();  // a recorded frame's: at the next call
     }
   }
   for (const std::uint32_t row : stepRows) {
@@ -344,7 +477,7 @@ void ParticleWorld::Impl::spawnCall(std::uint32_t row, std::uint32_t count,
   }
   if (rowCallCount[row] == 0) rowCallFirst[row] = callCount;
   ++rowCallCount[row];
-  std::uint32_t* c = input.data() + callsAt + std::size_t{callCount++} * frame::kCallWords;
+  std::uint32_t* c = input + callsAt + std::size_t{callCount++} * frame::kCallWords;
   c[frame::kCallCount] = count;
   c[frame::kCallFlags] = birth.constant ? 1u : 0u;
   putDouble(c + frame::kCallFrom, birth.from);
@@ -366,12 +499,14 @@ void ParticleWorld::Impl::drop(std::uint32_t /*row*/, std::uint64_t count) {
 
 void ParticleWorld::Impl::reset(std::uint32_t row) {
   release(row);  // the row's records are void from now on
+  bucketsDirty = true;
   rowProgram[row] = programSlot(*model->rows[row].program);
   rowCount = std::max(rowCount, row + 1);
 }
 
 void ParticleWorld::Impl::release(std::uint32_t row) {
   resetPending[row] = 1;  // its particles go in the next simulate pass (the generation moved on)
+  bucketsDirty = true;
   rowGeneration[row] = nextGeneration(rowGeneration[row]);
 }
 
@@ -382,20 +517,16 @@ Status ParticleWorld::Impl::download(const Buffer& buffer, std::vector<std::uint
   return buffer.download(out, offset);
 }
 
-Status ParticleWorld::Impl::readRows(std::vector<std::uint32_t>& out) {
-  return download(rowState, out, std::uint64_t{rowCount} * frame::kRowWords);
-}
-
-// The host model's counts from the GPU's row state `state`.
-Status ParticleWorld::Impl::syncStats(const std::vector<std::uint32_t>& state,
-                                      const std::vector<std::uint32_t>& totals) {
+// The host model's counts from the outbox the last frame filled.
+void ParticleWorld::Impl::syncStats() {
+  const std::uint32_t* totals = outbox.mapped();
   WorldStats& s = model->stats;
   s.live = s.spawned = s.dropped = s.died = 0;
-  s.spawnedTotal = getU64(totals.data() + frame::kSpawnedTotal);
-  s.droppedTotal = getU64(totals.data() + frame::kDroppedTotal) + hostDroppedTotal;
+  s.spawnedTotal = getU64(totals + frame::kSpawnedTotal);
+  s.droppedTotal = getU64(totals + frame::kDroppedTotal) + hostDroppedTotal;
   for (const std::uint32_t row : model->order) {
     EmitterRow& r = model->rows[row];
-    const std::uint32_t* g = state.data() + std::size_t{row} * frame::kRowWords;
+    const std::uint32_t* g = totals + outboxRowsAt + std::size_t{row} * frame::kRowWords;
     r.live = g[frame::kRowLive];
     r.stepSpawned = g[frame::kRowStepSpawned];
     r.stepDropped = g[frame::kRowStepDropped];
@@ -408,20 +539,16 @@ Status ParticleWorld::Impl::syncStats(const std::vector<std::uint32_t>& state,
     s.dropped += r.stepDropped;
     s.died += r.stepDied;
   }
-  return {};
 }
 
 Status ParticleWorld::Impl::syncParticles() {
-  std::vector<std::uint32_t> state;
-  MOTE_RETURN_IF_ERROR(readRows(state));
-  std::vector<std::uint32_t> count;
-  MOTE_RETURN_IF_ERROR(download(counters, count, frame::kCounterWords));
+  const std::uint32_t* count = outbox.mapped();
   const std::uint32_t n = count[parity == 0 ? frame::kAlive0 : frame::kAlive1];
   std::vector<std::uint32_t> slots;
   MOTE_RETURN_IF_ERROR(download(alive, slots, n, std::uint64_t{parity} * capacity));
   std::vector<std::uint32_t> pool;
   MOTE_RETURN_IF_ERROR(download(records, pool, std::uint64_t{capacity} * stride));
-  MOTE_RETURN_IF_ERROR(syncStats(state, count));
+  syncStats();
   // Each live row's particles in id order: (row, id, slot) keys sorted.
   struct Key {
     std::uint32_t row, id, slot;
@@ -457,15 +584,15 @@ Status ParticleWorld::Impl::syncParticles() {
   }
   for (const std::uint32_t row : model->order) {
     EmitterRow& r = model->rows[row];
-    const std::uint32_t counted = state[std::size_t{row} * frame::kRowWords + frame::kRowLive];
+    const std::uint32_t counted =
+        count[outboxRowsAt + std::size_t{row} * frame::kRowWords + frame::kRowLive];
     if (counted != r.live) {
       return Status(StatusCode::Internal,
                     fmt::format("readParticles: emitter '{}' counts {} live particles on the GPU "
                                 "but its records hold {}",
                                 r.desc->name, counted, r.live));
     }
-    r.usedSegments = 0;
-    model->measureBounds(r);
+    r.usedSegments = 0;  // the bounds are the GPU's (takeBounds)
   }
   return {};
 }

@@ -211,8 +211,10 @@ void ParticleWorld::Impl::step(std::span<const std::uint32_t> stepRowList, doubl
   }
   if (backend != nullptr) {  // the particles are the backend's; its counts come back on request
     backend->step(stepRowList, dt);
-    for (const std::uint32_t row : stepRowList)
+    for (const std::uint32_t row : stepRowList) {
       ++rows[row].steps;
+      if (out != nullptr) out->culled += rows[row].culled ? 1 : 0;
+    }
     return;
   }
   layOutItems(stepRowList);

@@ -12,6 +12,7 @@
 #include <mote/compiler/compiler.h>
 #include <mote/core/file.h>
 #include <mote/gpu/world.h>
+#include <mote/render/world_culling.h>
 #include <mote/runtime/world.h>
 
 #include <gtest/gtest.h>
@@ -83,7 +84,12 @@ std::string emitterLine(const ParticleWorld& w, EmitterHandle e) {
   if (!s.ok()) return "stale";
   std::ostringstream out;
   out << "live " << s->live << " spawned " << s->spawned << " dropped " << s->dropped << " died "
-      << s->died << " finished " << s->finished;
+      << s->died << " finished " << s->finished << " culled " << s->culled;
+  // The box as bits: the GPU measures it (frame_bounds.comp) and must agree to the bit.
+  out << " bounds " << s->bounds.known;
+  for (std::size_t c = 0; c < 3; ++c)
+    out << ' ' << std::bit_cast<std::uint32_t>(s->bounds.min[c]) << ' '
+        << std::bit_cast<std::uint32_t>(s->bounds.max[c]);
   return out.str();
 }
 
@@ -399,6 +405,81 @@ TEST_F(GpuWorld, SpawnRequestsIntoAMovingLocalTargetMatchTheCpu) {
   EXPECT_EQ(gpu->host().stateHash(HashOrder::Id), cpu->stateHash(HashOrder::Id));
 }
 
+// ---- bounds and culling
+// --------------------------------------------------------------------------
+
+// Boxes of every kind the bounds pass measures: sized quads in world space, a local-space emitter
+// on a moving effect (its box carried to world space), quads stretched along their velocity, and
+// an emitter that never culls; two catch-up limits.
+constexpr const char* kCulled = R"({
+  "format": "mote.effect/1", "name": "culled", "materials": [{"name": "m"}],
+  "emitters": [
+    {"name": "world", "material": "m", "max_particles": 48, "spawn": {"rate": 50},
+     "culling": {"max_catchup_seconds": 0.5},
+     "init": {"lifetime": [0.4, 0.8], "size": [0.1, 0.3],
+              "velocity": {"kind": "sphere", "speed": [0.5, 1]}}},
+    {"name": "local", "material": "m", "max_particles": 48, "space": "local",
+     "position": [0.5, 0, 0], "rotation": [0, 30, 0], "spawn": {"rate": 40},
+     "culling": {"max_catchup_seconds": 0},
+     "init": {"lifetime": 0.6, "velocity": {"kind": "cone", "spread": 20, "speed": [1, 2]}}},
+    {"name": "stretched", "material": "m", "max_particles": 32, "spawn": {"rate": 30},
+     "culling": {"max_catchup_seconds": 2},
+     "render": {"mode": "stretched", "stretch_scale": 0.05},
+     "init": {"lifetime": 0.5, "velocity": {"kind": "sphere", "speed": [2, 3]}},
+     "update": [{"type": "gravity", "acceleration": [0, -9.8, 0]}]},
+    {"name": "always", "material": "m", "max_particles": 16, "spawn": {"rate": 20},
+     "culling": {"enabled": false}, "init": {"lifetime": 0.5}}
+  ]
+})";
+
+// The effect circles a camera that looks one way: it leaves the view and comes back twice, so its
+// emitters sleep and wake with their catch-up. Both worlds cull by the boxes they measured — the
+// GPU's from its bounds pass — and stay the same, box for box and particle for particle.
+TEST_F(GpuWorld, CulledByAMovingViewTheStateIsTheCpus) {
+  if (context()->selfTest().mode != gpu::Mode::Exact) GTEST_SKIP() << "fast mode";
+  const bytecode::CompiledEffect effect = compileJson(kCulled);
+  Both worlds = placeBoth(effect, worldDescFor(effect), gpu::worldDescFor(effect));
+  ASSERT_TRUE(worlds.ok);
+  const Pair p{worlds.cpu.get(), worlds.gpu.get(), worlds.a, worlds.b};
+  const render::Viewport viewport{64, 48};
+  Result<render::Camera> camera = render::Camera::perspective(0.8f, 64.0f / 48.0f, 0.1f, 50.0f);
+  ASSERT_TRUE(camera.ok());
+  render::CullView view;
+  const render::CullViewVisibility visibility(view);
+  std::uint32_t culledTicks = 0;
+  std::uint32_t seenTicks = 0;
+  for (int t = 0; t < 240; ++t) {
+    const float angle = 0.05f * static_cast<float>(t);
+    Transform moved;
+    moved.position = {6.0f * std::sin(angle), 1.0f, -6.0f * std::cos(angle)};
+    moved.rotation = {0.0f, std::sin(angle * 0.5f), 0.0f, std::cos(angle * 0.5f)};
+    ASSERT_TRUE(p.cpu->setTransform(p.a, moved).ok());
+    ASSERT_TRUE(p.gpu->setTransform(p.b, moved).ok());
+    // The camera turns slowly, the other way.
+    const float look = -0.01f * static_cast<float>(t);
+    ASSERT_TRUE(camera
+                    ->lookAt({0.0f, 1.0f, 0.0f}, {std::sin(look), 1.0f, -std::cos(look)},
+                             {0.0f, 1.0f, 0.0f})
+                    .ok());
+    view.build(*camera, viewport);
+    p.cpu->tick(1.0f / 60.0f, &visibility);
+    ASSERT_TRUE(p.gpu->tick(1.0f / 60.0f, &visibility).ok());
+    const Result<WorldStats> stats = p.gpu->readStats();
+    ASSERT_TRUE(stats.ok());
+    EXPECT_EQ(stats->culled, p.cpu->stats().culled) << "tick " << t;
+    for (std::uint32_t i = 0; i < effect.emitters.size(); ++i) {
+      ASSERT_EQ(emitterLine(p.gpu->host(), p.gpu->emitter(p.b, i)),
+                emitterLine(*p.cpu, p.cpu->emitter(p.a, i)))
+          << "tick " << t << ", emitter " << effect.emitters[i].name;
+    }
+    (p.cpu->stats().culled > 0 ? culledTicks : seenTicks) += 1;
+    if (t % 60 == 59) expectSame(p, effect, "tick " + std::to_string(t));
+  }
+  // The path really leaves the view and comes back.
+  EXPECT_GT(culledTicks, 40u);
+  EXPECT_GT(seenTicks, 40u);
+}
+
 TEST_F(GpuWorld, APoolPastTheDevicesLimitIsOutOfMemoryNamingIt) {
   const bytecode::CompiledEffect effect = compileJson(kScenario);
   gpu::WorldDesc desc = gpu::worldDescFor(effect);
@@ -544,6 +625,23 @@ TEST(GpuFrameLayout, TheShadersAndTheHostAgreeOnEveryNumber) {
       {"kBuiltinWords", gpu::frame::kBuiltinWords},
       {"kHeaderWords", gpu::frame::kHeaderWords},
       {"kFrameGroup", gpu::frame::kGroup},
+      {"kCountBoundsArgs", gpu::frame::kBoundsArgs},
+      {"kCountDrawArgs", gpu::frame::kDrawArgs},
+      {"kStepBucket", gpu::frame::kStepBucket},
+      {"kStepSizeWord", gpu::frame::kStepSizeWord},
+      {"kStepVelocityWord", gpu::frame::kStepVelocityWord},
+      {"kStepStretch", gpu::frame::kStepStretch},
+      {"kBoxWords", gpu::frame::kBoxWords},
+      {"kRecordFree", gpu::frame::kRecordFree},
+      {"kRecordKeep", gpu::frame::kRecordKeep},
+      {"kRecordRun", gpu::frame::kRecordRun},
+      {"kBuiltinDt", static_cast<std::uint32_t>(bytecode::Builtin::Dt)},
+      {"kBuiltinEmitterAge", static_cast<std::uint32_t>(bytecode::Builtin::EmitterAge)},
+      {"kBuiltinEmitterPosition", static_cast<std::uint32_t>(bytecode::Builtin::EmitterPosition)},
+      {"kBuiltinEmitterRotation", static_cast<std::uint32_t>(bytecode::Builtin::EmitterRotation)},
+      {"kBuiltinSpawnIndex", static_cast<std::uint32_t>(bytecode::Builtin::SpawnIndex)},
+      {"kBuiltinSpawnFraction", static_cast<std::uint32_t>(bytecode::Builtin::SpawnFraction)},
+      {"kBuiltinParticleId", static_cast<std::uint32_t>(bytecode::Builtin::ParticleId)},
   };
   for (const auto& [name, value] : host) {
     const auto it = glsl.find(name);

@@ -7,10 +7,11 @@
 // ContextDesc::device picks one; otherwise the first discrete GPU, then integrated, then virtual,
 // then a CPU implementation (Mesa's lavapipe).
 //
-// Ownership: a Context owns its instance, device, queue and command pool; everything created from
-// it must be destroyed before it. Thread safety: one thread at a time (a Context is not internally
-// synchronised); distinct Contexts are independent. Allocation: create() allocates; the queries
-// below do not.
+// Ownership: a Context made by create() owns its instance, device, queue and command pool; one made
+// by wrap() owns only its command pool and what it creates on the host's device (the host's handles
+// must outlive it). Everything created from a Context must be destroyed before it. Thread safety:
+// one thread at a time (a Context is not internally synchronised); distinct Contexts are
+// independent. Allocation: create() allocates; the queries below do not.
 #pragma once
 
 #include <mote/core/status.h>
@@ -41,6 +42,9 @@ struct DeviceInfo {
   std::string driverName;        ///< VkPhysicalDeviceDriverProperties
   std::string driverInfo;
   std::uint32_t subgroupSize = 0;
+  /// Subgroup ballot operations in compute shaders (the GPU world's simulate pass broadcasts its
+  /// wave's program with them).
+  bool subgroupBallot = false;
   bool float64 = false;  ///< shaderFloat64
   bool int64 = false;    ///< shaderInt64
   /// VkPhysicalDeviceFloatControlsProperties for 32-bit floats.
@@ -102,10 +106,21 @@ struct SelfTest {
 /// Every Vulkan device the loader offers, or Unavailable (no loader, or no device).
 Result<std::vector<DeviceInfo>> listDevices();
 
-/// Vulkan: one instance, one device with one compute queue.
+struct HostVulkan;  // <mote/gpu/vulkan.h>
+
+/// Vulkan: one instance, one device with one compute queue — Mote's own, or the host's.
 class Context {
  public:
   static Result<std::unique_ptr<Context>> create(const ContextDesc& desc = {});
+  /// A context on the host's device and queue (<mote/gpu/vulkan.h>): nothing of the host's is
+  /// created or destroyed; desc.device is ignored, desc.validation (or MOTE_GPU_VALIDATION)
+  /// counts the layer's messages through a messenger on the host's instance, which must have
+  /// VK_EXT_debug_utils enabled. Unavailable for a device older than Vulkan 1.2, a queue family
+  /// without compute, or null handles; the device self-test runs as in create().
+  static Result<std::unique_ptr<Context>> wrap(const HostVulkan& host,
+                                               const ContextDesc& desc = {});
+  /// True for a context made by wrap().
+  bool wrapsHost() const noexcept;
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
@@ -131,6 +146,8 @@ class Context {
 
  private:
   explicit Context(std::unique_ptr<Impl> impl);
+  // The context on impl's device, with its self-test run.
+  static Result<std::unique_ptr<Context>> finish(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -6,8 +6,7 @@
 // and the pool are the GPU's, and no pass is sized from a readback. In exact mode (Context::
 // selfTest()) the particles are the CPU world's bit for bit: hash both in id order to compare.
 //
-// Not yet on the GPU (the docs say what differs): culling (tick takes no camera) and a host wind
-// other than a uniform one.
+// Not yet on the GPU (the docs say what differs): a host wind other than a uniform one.
 //
 // Ownership: borrows the Context, which must outlive the world. Thread safety: one thread drives a
 // world. Allocation: create() and addEffect() allocate host and device memory; tick() allocates
@@ -25,7 +24,11 @@
 #include <span>
 #include <string_view>
 
+struct VkCommandBuffer_T;  // <vulkan/vulkan_core.h>'s: VkCommandBuffer is a pointer to it
+
 namespace mote::gpu {
+
+struct WorldBuffers;  // <mote/gpu/vulkan.h>
 
 struct WorldDesc {
   /// Effects, emitters, particles (the pool's slots: the sum of the live emitters' capacities) and
@@ -51,9 +54,9 @@ WorldDesc worldDescFor(const bytecode::CompiledEffect& effect) noexcept;
 class ParticleWorld {
  public:
   /// A world on `context`'s device. InvalidArgument for capacities the CPU world refuses or that
-  /// are zero; OutOfMemory naming the buffer that did not fit (the pool: maxParticles ×
-  /// (maxParticleWords + 3) words, within the device's maxStorageBufferRange); the context's
-  /// DeviceLost once its device is lost.
+  /// are zero; Unavailable on a device without subgroup ballot in compute shaders; OutOfMemory
+  /// naming the buffer that did not fit (the pool: maxParticles × (maxParticleWords + 3) words,
+  /// within the device's maxStorageBufferRange); the context's DeviceLost once its device is lost.
   static Result<std::unique_ptr<ParticleWorld>> create(Context& context, const WorldDesc& desc);
   ~ParticleWorld();
   ParticleWorld(const ParticleWorld&) = delete;
@@ -80,13 +83,30 @@ class ParticleWorld {
   Status restart(EffectHandle effect);
   Status seek(EffectHandle effect, float seconds);
 
-  /// One step of dt (clamped as the CPU world clamps it) on the GPU: one upload of the emitters'
-  /// step data and one submission. The device's errors (DeviceLost, a hang past the context's
-  /// timeout) come back here and from every later call.
-  Status tick(float dt);
+  /// One step of dt (clamped as the CPU world clamps it) on the GPU: one submission, which copies
+  /// the emitters' step data in, runs the frame and copies its counters and boxes out. With
+  /// `view`, an emitter with `cull` whose box — measured on the GPU by the last frame — `view`
+  /// finds invisible sleeps and spawns nothing, and wakes with at most max_catchup_seconds of
+  /// catch-up: the CPU world's culling on the same box, so a culled run keeps the CPU's state.
+  /// The device's errors (DeviceLost, a hang past the context's timeout) come back here and from
+  /// every later call.
+  Status tick(float dt, const VisibilityTest* view = nullptr);
+  /// tick(), recorded into the host's `commands` (a primary command buffer of the context's queue
+  /// family, in the recording state) instead of submitted: the host submits it, and it must have
+  /// completed before the next call on this world (the world's staging and outbox are single —
+  /// one frame in flight). The recording begins with a barrier from earlier compute work to its
+  /// transfers and ends with its copies made visible to the host; a host that reads the world's
+  /// buffers in its own commands after it (buffers()) records a barrier from
+  /// VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT / VK_ACCESS_SHADER_WRITE_BIT to its stage and access
+  /// (VK_ACCESS_INDIRECT_COMMAND_READ_BIT for the draw arguments). Steps the host model runs
+  /// outside a tick (prewarm in addEffect, restart, seek) are submitted by the world itself.
+  Status recordTick(float dt, VkCommandBuffer_T* commands, const VisibilityTest* view = nullptr);
+  /// The buffers a host's renderer reads (<mote/gpu/vulkan.h>), as the last frame left them.
+  WorldBuffers buffers() const noexcept;
 
-  /// meep's read_stats: the counters only (live, spawned, dropped, died per emitter and in total),
-  /// one small readback. Fills host()'s stats and emitterStats(); particles are not copied.
+  /// meep's read_stats: the counters (live, spawned, dropped, died, culled per emitter and in
+  /// total) and each emitter's box, as the last frame copied them out; no device work. Fills
+  /// host()'s stats and emitterStats(); particles are not copied.
   Result<WorldStats> readStats();
   /// Streams every particle back into host(): its views, emitterStats() and stateHash() are then
   /// the GPU's state (particles in each emitter in id order, so HashOrder::Id and Storage agree).

@@ -3,18 +3,28 @@
 // The frame's simulate and emit passes (docs/gpu.md, "The frame"): the interpreter (vm.glsl) over
 // the pool, one invocation per particle, striding past the dispatched groups.
 //
-// Simulate (mode 0) visits the alive half the rows pass chose: a record whose generation is not its
-// row's (the emitter was removed, or the newborn died at birth) frees its slot; a row that is not
-// stepping (another effect's prewarm) keeps its particles as they are; otherwise UPDATE runs, and a
-// KILL frees the slot and counts a death. Survivors are appended to the other half.
+// Simulate (kFrameMode 0) visits the simulation order the bucketing passes built from the alive half
+// the rows pass chose (frame_buckets.comp), dropping its padding first: a record whose generation is
+// not its row's (the emitter was removed, or the newborn died at birth) frees its slot; a row that
+// is not stepping (another effect's prewarm) keeps its particles as they are; otherwise UPDATE runs,
+// and a KILL frees the slot and counts a death. Survivors are appended to the other half. Every
+// workgroup runs one program (the order's buckets are padded to whole workgroups), so the section's
+// parameters are read from the first active lane and are uniform across the wave: the driver may
+// fetch the code through its scalar path and branch the opcode switch once for the wave.
 //
-// Emit (mode 1) runs one invocation per newborn of the scan: it finds its row by the inclusive
+// Emit (kFrameMode 1) runs one invocation per newborn of the scan: it finds its row by the inclusive
 // sums and its spawn call by the calls' first newborns, pops a free slot, writes the header and
 // zero words, computes the spawn lanes — index, fraction, emitter age, the rest of the step and
 // the position along the emitter's path — in double, as the CPU does (runtime/spawn_times.h),
 // runs INIT with them, then UPDATE over the rest of the step. A newborn killed in either keeps its
 // slot until the next simulate pass (its generation cleared), so this pass only pops and the
-// simulate pass only pushes: no pass both takes and returns slots.
+// simulate pass only pushes: no pass both takes and returns slots. Its waves span emitters, so it
+// decodes the section per lane (meep: "Emit keeps a per-lane decode").
+//
+// The mode is a specialisation constant: each pass is a pipeline of its own, compiled with only
+// its path.
+#extension GL_KHR_shader_subgroup_ballot : require
+
 layout(local_size_x = 64) in;
 
 #include "frame_layout.glsl"
@@ -28,18 +38,22 @@ layout(std430, binding = 5) buffer RowState { uint rowState[]; };
 layout(std430, binding = 6) readonly buffer Input { uint frameInput[]; };
 layout(std430, binding = 7) readonly buffer CallStarts { uint callStarts[]; };
 layout(std430, binding = 8) readonly buffer Sums { uint sums[]; };
+// Emit: the spawn scan's result (word 0 the newborns); simulate: the order's (word 0 its length).
 layout(std430, binding = 9) readonly buffer Total { uint total[]; };
 // SPAWN requests: the half the rows pass consumed (read) and this frame's (appended), and the
 // first newborn of each consumed record.
 layout(std430, binding = 10) buffer Requests { uint requests[]; };
 layout(std430, binding = 11) readonly buffer RequestStarts { uint requestStarts[]; };
+// The simulation order (frame_buckets.comp): slots, kPadSlot where a bucket is padded.
+layout(std430, binding = 12) readonly buffer Order { uint order[]; };
 #ifdef MOTE_VM_WIDE
-layout(std430, binding = 12) buffer Registers { uint wideRegisters[]; };
+layout(std430, binding = 13) buffer Registers { uint wideRegisters[]; };
 #endif
 
+layout(constant_id = 1) const uint kFrameMode = 0u;  // 0 simulate, 1 emit
+
 layout(push_constant) uniform Push {
-  uint mode;      // 0 simulate, 1 emit; rowCount 0 for the priming dispatch
-  uint rowCount;
+  uint rowCount;  // 0 for the priming dispatch
   uint capacity;  // slots in the pool
   uint stride;    // words per record
   uint parity;    // the alive half simulate reads (emit and simulate append to the other)
@@ -49,13 +63,6 @@ layout(push_constant) uniform Push {
   uint requestCapacity;  // records per half of the request buffer
 } push;
 
-const uint kBuiltinSpawnIndex = 8u;
-const uint kBuiltinSpawnFraction = 9u;
-const uint kBuiltinParticleId = 10u;
-const uint kBuiltinEmitterAge = 2u;
-const uint kBuiltinEmitterPosition = 3u;
-const uint kBuiltinDt = 0u;
-const uint kBuiltinEmitterRotation = 6u;
 
 // The particle being run.
 uint gRow;
@@ -75,6 +82,12 @@ uvec3 gPosition;
 uint gRest;
 
 uint step_(uint k) { return frameInput[gRow * kStepWords + k]; }
+
+// A context block's builtin `id`, lanes 0..3.
+uvec4 contextBuiltin(uint contextAt, uint id) {
+  const uint at = contextAt + 4u * id;
+  return uvec4(frameInput[at], frameInput[at + 1u], frameInput[at + 2u], frameInput[at + 3u]);
+}
 
 // The stream the interpreter runs: INIT's words (a newborn's), then UPDATE's from gSwitchWord on.
 uint gInitAt;
@@ -200,6 +213,12 @@ bool runParticle(bool newborn) {
   gInitAt = step_(kStepInitAt);
   gCodeAt = step_(kStepUpdateAt);
   const uint initCount = newborn ? step_(kStepInitCount) : 0u;
+  uint count = initCount + step_(kStepUpdateCount);
+  if (!newborn) {  // the wave's one program (frame_buckets.comp): its first lane's section
+    gCodeAt = subgroupBroadcastFirst(gCodeAt);
+    gConstantsAt = subgroupBroadcastFirst(gConstantsAt);
+    count = subgroupBroadcastFirst(count);
+  }
   gSwitchWord = 4u * initCount;
   gLanes = newborn ? 1u : 0u;
   VmRandom rng;
@@ -208,7 +227,7 @@ bool runParticle(bool newborn) {
   rng.tick = uvec2(step_(kStepTick), step_(kStepTick + 1u));
   rng.update = 0u;
   gSpawnSeq = 0u;
-  const bool killed = vmRun(initCount + step_(kStepUpdateCount), rng);
+  const bool killed = vmRun(count, rng);
   if (gLanes == 1u) vmSwitchSection();  // an empty UPDATE: INIT's end was never reached
   return killed;
 }
@@ -224,12 +243,16 @@ void enterRow(uint row) {
 bool enterSimulated(uint slot) {
   const uint at = slot * push.stride;
   const uint row = records[at];
-  if (row >= push.rowCount || records[at + 1u] != frameInput[row * kStepWords + kStepGeneration] ||
-      (frameInput[row * kStepWords + kStepFlags] & kRowAlive) == 0u) {
+  const uint fate = row < push.rowCount
+                        ? recordFate(row, records[at + 1u], push.rowCount,
+                                     frameInput[row * kStepWords + kStepFlags],
+                                     frameInput[row * kStepWords + kStepGeneration])
+                        : kRecordFree;
+  if (fate == kRecordFree) {
     freeSlot(slot);  // removed, or died at birth
     return false;
   }
-  if ((frameInput[row * kStepWords + kStepFlags] & kRowStepping) == 0u) {
+  if (fate == kRecordKeep) {
     keep(slot);
     atomicAdd(rowState[row * kRowWords + kRowLive], 1u);
     return false;
@@ -346,21 +369,6 @@ void spawnLanes(uint call, uint k) {
 #endif
 }
 
-// quatRotate (semantics.h): v turned by q normalised; v itself for a zero q.
-uvec3 quatRotateOf(uvec4 q, uvec3 v) {
-  const uint n = xSqrt(xAdd(sumOfSquares3(q.xyz), xMul(q.w, q.w)));
-  if (xEq(n, kZero)) return v;
-  const uvec4 u = uvec4(xDiv(q.x, n), xDiv(q.y, n), xDiv(q.z, n), xDiv(q.w, n));
-  const uvec4 conj = uvec4(xNeg(u.x), xNeg(u.y), xNeg(u.z), u.w);
-  return quatMul(quatMul(u, uvec4(v, kZero)), conj).xyz;
-}
-
-// A context block's builtin `id`, lanes 0..3.
-uvec4 contextBuiltin(uint contextAt, uint id) {
-  const uint at = contextAt + 4u * id;
-  return uvec4(frameInput[at], frameInput[at + 1u], frameInput[at + 2u], frameInput[at + 3u]);
-}
-
 // A newborn of one of the row's SPAWN requests (runtime: consumeRequests): the source particle's
 // point in world space, and for a target in its emitter's frame that point in that frame.
 void enterRequest(uint row, uint index) {
@@ -427,15 +435,15 @@ bool enterNewborn(uint t, out uint slot) {
 void main() {
   if (push.rowCount == 0u || gl_GlobalInvocationID.x >= push.threads) return;
   const uint stride = min(gl_NumWorkGroups.x * gl_WorkGroupSize.x, push.threads);
-  const bool emit = push.mode == 1u;
-  const uint n = emit ? total[0] : counters[kCountSimulated];
+  const bool emit = kFrameMode == 1u;
+  const uint n = total[0];
   for (uint t = gl_GlobalInvocationID.x; t < n; t += stride) {
     uint slot = 0u;
     if (emit) {
       if (!enterNewborn(t, slot)) continue;
     } else {
-      slot = alive[push.parity * push.capacity + t];
-      if (!enterSimulated(slot)) continue;
+      slot = order[t];
+      if (slot == kPadSlot || !enterSimulated(slot)) continue;  // padding: before any atomic
     }
     // A newborn runs INIT with its lanes, then UPDATE over the rest of the step; a live particle,
     // UPDATE.

@@ -18,7 +18,11 @@ const uint kCountRequests0 = 12u;   // SPAWN requests in each half of the reques
 const uint kCountRequests1 = 13u;
 const uint kCountRequestOverflow = 14u;  // requests past the buffer (never: it is sized for all)
 const uint kCountCarryArgs = 15u;   // VkDispatchIndirectCommand of the carry pass (3 words)
-const uint kCounterWords = 18u;
+const uint kCountBoundsArgs = 18u;  // VkDispatchIndirectCommand of the bounds pass (3 words)
+// VkDrawIndirectCommand over the alive list the frame leaves (4 words): 6 vertices (a quad), the
+// alive count as instances, 0, 0 — what a renderer drawing the pool reads.
+const uint kCountDrawArgs = 21u;
+const uint kCounterWords = 25u;
 uint requestCounter(uint half_) { return half_ == 0u ? kCountRequests0 : kCountRequests1; }
 uint aliveCounter(uint half_) { return half_ == 0u ? kCountAlive0 : kCountAlive1; }
 
@@ -48,7 +52,13 @@ const uint kStepStart = 28u;        // 3 doubles: the emitter's position at the 
 const uint kStepPath = 34u;         // 3 doubles: its motion over the step
 const uint kStepEffectKey = 40u;    // effect slot << 16 | the emitter's index in the effect
 const uint kStepPositionWord = 41u; // the position channel's first word (0xffffffff: none)
-const uint kStepWords = 42u;
+const uint kStepBucket = 42u;       // the simulation order's bucket: the row's program's
+const uint kStepSizeWord = 43u;     // the size channel's first word (0xffffffff: none)
+// The velocity channel's first word when the render mode stretches the quad along it
+// (0xffffffff: none), and √3 · |stretch_scale| as float bits (runtime: boundsInput).
+const uint kStepVelocityWord = 44u;
+const uint kStepStretch = 45u;
+const uint kStepWords = 46u;
 
 // Step flags.
 const uint kRowAlive = 1u;
@@ -104,8 +114,40 @@ const uint kBurstWords = 5u;
 
 // A context block: kBuiltinWords of builtins, then the emitter words, then 4 words per global.
 const uint kBuiltinWords = 44u;
+const uint kBuiltinDt = 0u;  // builtin ids (bytecode/isa.h)
+const uint kBuiltinEmitterAge = 2u;
+const uint kBuiltinEmitterPosition = 3u;
+const uint kBuiltinEmitterRotation = 6u;
+const uint kBuiltinSpawnIndex = 8u;
+const uint kBuiltinSpawnFraction = 9u;
+const uint kBuiltinParticleId = 10u;
 
 const uint kHeaderWords = 3u;  // a record's row, generation, id
 const uint kFrameGroup = 64u;
+
+// What the simulate pass does with a record of the alive list, from its header and its row's step
+// block: free it (its emitter was removed or restarted, or it died at birth), keep it as it is (its
+// row does not step: another effect's prewarm), or run UPDATE over it.
+const uint kRecordFree = 0u;
+const uint kRecordKeep = 1u;
+const uint kRecordRun = 2u;
+uint recordFate(uint row, uint generation, uint rowCount, uint stepFlags, uint stepGeneration) {
+  if (row >= rowCount || generation != stepGeneration || (stepFlags & kRowAlive) == 0u)
+    return kRecordFree;
+  return (stepFlags & kRowStepping) == 0u ? kRecordKeep : kRecordRun;
+}
+
+// The simulation order (frame_buckets.comp): an entry that pads a bucket to whole workgroups.
+const uint kPadSlot = 0xffffffffu;
+
+// The bounds accumulators (frame_bounds.comp), per row: 6 lower edges (the quick box's x, y, z,
+// then the exact box's) at row · 6, and 6 upper edges at (rowsCapacity + row) · 6, as orderedBits.
+// A published box (kBoxWords per row): lo x, y, z, hi x, y, z, known (1) or not (0).
+const uint kBoxWords = 8u;
+// Floats as uints whose unsigned order is the floats' (−0 below +0; NaN is never stored).
+uint orderedBits(uint f) { return (f & 0x80000000u) != 0u ? ~f : f | 0x80000000u; }
+uint fromOrderedBits(uint u) { return (u & 0x80000000u) != 0u ? u & 0x7fffffffu : ~u; }
+const uint kEmptyLow = 0xff800000u;   // orderedBits(+inf)
+const uint kEmptyHigh = 0x007fffffu;  // orderedBits(−inf)
 
 #endif  // MOTE_FRAME_LAYOUT_GLSL

@@ -226,6 +226,15 @@ uvec4 quatMul(uvec4 a, uvec4 b) {
 // (x² + y²) + z², as semantics.h sums a 3-vector's squares.
 uint sumOfSquares3(uvec3 v) { return xAdd(xAdd(xMul(v.x, v.x), xMul(v.y, v.y)), xMul(v.z, v.z)); }
 
+// quatRotate (semantics.h): v turned by q normalised; v itself for a zero q.
+uvec3 quatRotateOf(uvec4 q, uvec3 v) {
+  const uint n = xSqrt(xAdd(sumOfSquares3(q.xyz), xMul(q.w, q.w)));
+  if (xEq(n, kZero)) return v;
+  const uvec4 u = uvec4(xDiv(q.x, n), xDiv(q.y, n), xDiv(q.z, n), xDiv(q.w, n));
+  const uvec4 conj = uvec4(xNeg(u.x), xNeg(u.y), xNeg(u.z), u.w);
+  return quatMul(quatMul(u, uvec4(v, kZero)), conj).xyz;
+}
+
 // quatAxisAngle given half = sinCos(angle · 0.5): identity for a zero axis.
 uvec4 quatAxisAngleOf(uvec3 axis, uvec2 half_) {
   const uint len = xSqrt(sumOfSquares3(axis));
