@@ -172,6 +172,14 @@ DeviceInfo infoOf(VkPhysicalDevice pd, std::uint32_t index) {
     d.maxComputeWorkGroupCount[i] = base.limits.maxComputeWorkGroupCount[i];
   d.maxComputeSharedMemorySize = base.limits.maxComputeSharedMemorySize;
   d.usable = base.apiVersion >= VK_API_VERSION_1_2 && computeFamily(pd) != UINT32_MAX;
+  if (d.usable) {
+    std::uint32_t n = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, nullptr);
+    std::vector<VkQueueFamilyProperties> families(n);
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, families.data());
+    if (families[computeFamily(pd)].timestampValidBits > 0)
+      d.timestampPeriod = base.limits.timestampPeriod;
+  }
   if (base.apiVersion >= VK_API_VERSION_1_2) {
     VkPhysicalDeviceFloatControlsProperties floats{};
     floats.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES;
@@ -533,6 +541,7 @@ Result<std::unique_ptr<Context>> Context::create(const ContextDesc& desc) {
   if (!chosen.ok()) return std::move(chosen).status();
   impl->physical = (*pds)[*chosen];
   impl->info = infos[*chosen];
+  if (desc.fastMode) impl->info.float64 = impl->info.int64 = false;  // as a device without them
   MOTE_RETURN_IF_ERROR(createDevice(*impl));
   return finish(std::move(impl));
 }
@@ -585,8 +594,8 @@ Result<std::unique_ptr<Context>> Context::wrap(const HostVulkan& host, const Con
                   fmt::format("Context::wrap: queue family {} of '{}' offers no compute",
                               host.queueFamily, impl->info.name));
   // What the device can do is what the host enabled.
-  impl->info.float64 = impl->info.float64 && host.shaderFloat64;
-  impl->info.int64 = impl->info.int64 && host.shaderInt64;
+  impl->info.float64 = impl->info.float64 && host.shaderFloat64 && !desc.fastMode;
+  impl->info.int64 = impl->info.int64 && host.shaderInt64 && !desc.fastMode;
   impl->device = host.device;
   impl->queue = host.queue;
   impl->queueFamily = host.queueFamily;

@@ -197,6 +197,12 @@ struct ParticleWorld::Impl final : runtime_detail::ParticleBackend {
   // recordTick's: the host's command buffer the frame is recorded into instead of submitted.
   VkCommandBuffer hostCommands = VK_NULL_HANDLE;
   bool boxesPending = false;  // a frame's boxes in the outbox the host model has not taken
+  // The frame's start and end on the GPU's clock (none where the queue writes no timestamps),
+  // and the last frame's time from them (WorldStats::simulateSeconds).
+  VkQueryPool timestamps = VK_NULL_HANDLE;
+  double frameSeconds = 0.0;
+
+  ~Impl();
 
   Buffer programs, records, dead, alive, counters, rowState, frameInput, callStarts, counts, sums,
       scanResult, requests, requestStarts, registers, edges, published;

@@ -203,10 +203,12 @@ Result<SelfTest> runSelfTest(Context& context) {
     t.ops.push_back({kOps[op], native->wrong[op], native->wrong[op], false, native->first[op]});
   if (!fp64) {
     t.mode = Mode::Fast;
-    t.reason = fmt::format(
-        "the device has no {} (shaderFloat64 and shaderInt64 are what the "
-        "emulation of inexact operations needs)",
-        !d.float64 ? "fp64" : "int64");
+    t.reason = context.impl().desc.fastMode
+                   ? std::string("fast mode asked for (ContextDesc::fastMode): fp64 not used")
+                   : fmt::format(
+                         "the device has no {} (shaderFloat64 and shaderInt64 are what the "
+                         "emulation of inexact operations needs)",
+                         !d.float64 ? "fp64" : "int64");
     return t;
   }
   // Emulate what the device's own instructions got wrong: fma, division and square root whole;

@@ -163,6 +163,14 @@ Status ParticleWorld::Impl::createBuffers() {
   MOTE_RETURN_IF_ERROR(kernel(argsKernel, "frame_args", frameArgsShader(), 1, 12, 0));
   MOTE_RETURN_IF_ERROR(bind(argsKernel->bindings({&counters}), argsSet));
   MOTE_RETURN_IF_ERROR(useFramePasses(false));
+  if (context->device().timestampPeriod > 0.0f) {
+    VkQueryPoolCreateInfo query{};
+    query.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+    query.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    query.queryCount = 2;
+    MOTE_RETURN_IF_ERROR(vkStatus(vkCreateQueryPool(c.device, &query, nullptr, &timestamps),
+                                  "vkCreateQueryPool for the frame's timestamps"));
+  }
 
   // Every slot free, every counter and row zero, every box empty.
   return c.submit([&](VkCommandBuffer cmd) {
@@ -176,6 +184,10 @@ Status ParticleWorld::Impl::createBuffers() {
     const std::uint32_t push[] = {capacity};
     poolInit->record(cmd, poolInitSet, push, (capacity + 255) / 256);
   });
+}
+
+ParticleWorld::Impl::~Impl() {
+  if (timestamps != VK_NULL_HANDLE) vkDestroyQueryPool(context->impl().device, timestamps, nullptr);
 }
 
 Status ParticleWorld::Impl::useFramePasses(bool wideFile) {
@@ -342,6 +354,10 @@ void ParticleWorld::Impl::recordFrame(VkCommandBuffer cmd, std::uint64_t inputUs
   memoryBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
                 VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+  if (timestamps != VK_NULL_HANDLE) {
+    vkCmdResetQueryPool(cmd, timestamps, 0, 2);
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps, 0);
+  }
   const VkBufferCopy in{0, 0, inputUsed * 4};
   vkCmdCopyBuffer(cmd, inbox.handle(), frameInput.handle(), 1, &in);
   if (callCount > 0) {
@@ -384,6 +400,8 @@ void ParticleWorld::Impl::recordFrame(VkCommandBuffer cmd, std::uint64_t inputUs
   boundsKernel->recordIndirect(cmd, boundsSet, accumulate, counters, frame::kBoundsArgs * 4);
   const std::uint32_t publish[] = {1, rowCount, capacity, stride, parity, rowsCapacity};
   boundsKernel->record(cmd, boundsSet, publish, rowGroups);
+  if (timestamps != VK_NULL_HANDLE)
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps, 1);
 
   // The outbox: counters, row state, boxes, for the host once the frame has completed.
   const VkBufferCopy out[] = {
@@ -436,6 +454,16 @@ Status ParticleWorld::Impl::runFrame() {
 void ParticleWorld::Impl::takeBounds() {
   if (!boxesPending) return;
   boxesPending = false;
+  if (timestamps != VK_NULL_HANDLE) {
+    std::array<std::uint64_t, 2> at{};
+    const VkResult r =
+        vkGetQueryPoolResults(context->impl().device, timestamps, 0, 2, sizeof(at), at.data(),
+                              sizeof(std::uint64_t), VK_QUERY_RESULT_64_BIT);
+    frameSeconds = r == VK_SUCCESS && at[1] >= at[0]
+                       ? static_cast<double>(at[1] - at[0]) *
+                             static_cast<double>(context->device().timestampPeriod) * 1e-9
+                       : 0.0;
+  }
   const std::uint32_t* box = outbox.mapped() + outboxBoxesAt;
   for (std::uint32_t row = 0; row < rowCount; ++row, box += frame::kBoxWords) {
     if (resetPending[row] != 0) continue;  // a new tenant or a restart since: no box yet
@@ -522,6 +550,8 @@ void ParticleWorld::Impl::syncStats() {
   const std::uint32_t* totals = outbox.mapped();
   WorldStats& s = model->stats;
   s.live = s.spawned = s.dropped = s.died = 0;
+  s.emitSeconds = s.compactSeconds = 0.0;
+  s.simulateSeconds = frameSeconds;  // the whole frame on the GPU's clock
   s.spawnedTotal = getU64(totals + frame::kSpawnedTotal);
   s.droppedTotal = getU64(totals + frame::kDroppedTotal) + hostDroppedTotal;
   for (const std::uint32_t row : model->order) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The mote command-line tool: entry point and subcommands.
 #include "effect_commands.h"
+#include "gpu_bench.h"
 #include "gpu_commands.h"
 #include "render_command.h"
 #include "runtime_bench.h"
@@ -212,6 +213,15 @@ int main(int argc, char** argv) {
   bench->add_flag("--json", benchJson,
                   "Print the runtime cases as one JSON array (name, particles, ns_per_particle, "
                   "baseline_ns_per_particle, ratio)");
+  std::uint64_t benchParticles = 10000000;
+  bench
+      ->add_option("--particles", benchParticles,
+                   "With --gpu: skip the cases of more particles than this")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
+  bool benchGpu = false;
+  bench->add_flag("--gpu", benchGpu,
+                  "Measure the GPU world instead (gpu/standard/N, gpu/spawn/N, exact and fast "
+                  "mode) by the GPU's timestamps, beside the same effect on one CPU core");
 
   std::vector<std::string> validateFiles;
   bool validateWerror = false;
@@ -351,6 +361,10 @@ int main(int argc, char** argv) {
   if (*info) return infoFile.empty() ? runInfo() : mote::cli::runEffectInfo(infoFile);
   if (*compile) return mote::cli::runCompile(compileInput, compileOutput);
   if (*disasm) return mote::cli::runDisasm(disasmInput);
+  if (*bench && benchGpu) {
+    return mote::cli::printGpuBenches(
+        mote::cli::runGpuBenches(benchSeconds, benchRepetitions, benchParticles), benchJson);
+  }
   if (*bench) return runBench(benchSeconds, benchRepetitions, benchJson);
   if (*run) return mote::cli::runSimulate(runOptions);
   if (*renderCommand) return mote::cli::runRender(renderOptions);

@@ -18,16 +18,21 @@
 #include <optional>
 
 namespace mote::cli {
-namespace {
 
-constexpr float kDt = 1.0f / 60.0f;
-
-std::optional<bytecode::CompiledEffect> compileText(std::string_view json) {
+std::optional<bytecode::CompiledEffect> compileBenchEffect(std::string_view json) {
   const authoring::EffectLoadResult loaded = authoring::parseEffect(json, "bench.json");
   if (!loaded.ok()) return std::nullopt;
   compiler::CompileResult compiled = compiler::compileEffect(loaded.effect);
   if (!compiled.ok()) return std::nullopt;
   return std::move(compiled.effect);
+}
+
+namespace {
+
+constexpr float kDt = 1.0f / 60.0f;
+
+std::optional<bytecode::CompiledEffect> compileText(std::string_view json) {
+  return compileBenchEffect(json);
 }
 
 // Median nanoseconds per call of `fn`, calls batched so one repetition lasts minSeconds.

@@ -3,8 +3,12 @@
 // spawn cost and one thread against two (docs/performance.md).
 #pragma once
 
+#include <mote/bytecode/compiled_effect.h>
+
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mote::cli {
@@ -15,6 +19,9 @@ struct RuntimeBenchResult {
   double nsPerParticle = 0.0;
   double baselineNsPerParticle = 0.0;  ///< 0: no baseline (a plain measurement)
 };
+
+/// A benchmark's effect JSON compiled; nullopt when it does not parse or compile.
+std::optional<bytecode::CompiledEffect> compileBenchEffect(std::string_view json);
 
 /// Runs every runtime case: each repetition lasts at least `minSeconds`; the median of
 /// `repetitions` is reported. Empty (with a message on stderr) when a case cannot be set up.

@@ -57,7 +57,10 @@ struct DeviceInfo {
   std::array<std::uint32_t, 3> maxComputeWorkGroupCount{};
   std::uint32_t maxComputeSharedMemorySize = 0;
   std::uint64_t deviceLocalBytes = 0;  ///< the largest device-local heap
-  bool usable = false;                 ///< has a compute queue and Vulkan 1.2
+  /// Nanoseconds per timestamp tick on the compute queue (VkPhysicalDeviceLimits::
+  /// timestampPeriod); 0 where that queue writes no timestamps.
+  float timestampPeriod = 0.0f;
+  bool usable = false;  ///< has a compute queue and Vulkan 1.2
 };
 
 /// The numbers and sentences `mote info --gpu` prints for `info`, one "key: value" line each.
@@ -72,6 +75,9 @@ struct ContextDesc {
   bool validation = false;
   /// How long one submission may run before it is declared hung and the device treated as lost.
   std::uint32_t submitTimeoutMs = 20000;
+  /// Fast mode even where the device could be exact: no fp64 is enabled or used, as on a device
+  /// without it (`mote bench --gpu` measures one mode beside the other).
+  bool fastMode = false;
 };
 
 /// How a device computes Mote's floats (docs/gpu.md, "Exact mode").

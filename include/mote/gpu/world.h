@@ -105,8 +105,9 @@ class ParticleWorld {
   WorldBuffers buffers() const noexcept;
 
   /// meep's read_stats: the counters (live, spawned, dropped, died, culled per emitter and in
-  /// total) and each emitter's box, as the last frame copied them out; no device work. Fills
-  /// host()'s stats and emitterStats(); particles are not copied.
+  /// total) and each emitter's box, as the last frame copied them out, and that frame's time on
+  /// the GPU's clock as simulateSeconds (0 where the queue writes no timestamps); no device work.
+  /// Fills host()'s stats and emitterStats(); particles are not copied.
   Result<WorldStats> readStats();
   /// Streams every particle back into host(): its views, emitterStats() and stateHash() are then
   /// the GPU's state (particles in each emitter in id order, so HashOrder::Id and Storage agree).
