@@ -229,7 +229,6 @@ struct ParticleWorld::Impl final : runtime_detail::ParticleBackend {
   std::uint32_t programSlot(const runtime_detail::SharedProgram& program);
   /// The slot already holding `program`, or programSlots.size().
   std::uint32_t findProgram(const bytecode::Program& program, std::uint64_t hash) const;
-  Status uploadPrograms();
   void writeStep(std::uint32_t row);
   /// Records the frame: the inbox's copies, every pass, the outbox's copies (docs/gpu.md).
   void recordFrame(VkCommandBuffer cmd, std::uint64_t inputUsed) const;

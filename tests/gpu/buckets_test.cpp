@@ -64,8 +64,11 @@ Scene makeScene(std::uint32_t rows, std::uint32_t programs, std::uint32_t n, std
 
 TEST_F(GpuBuckets, TheOrderIsTheReferencesBucketByBucket) {
   gpu::Context& c = *context();
-  for (const auto& [rows, programs, n] : std::vector<std::array<std::uint32_t, 3>>{
+  for (const std::array<std::uint32_t, 3>& shape : std::vector<std::array<std::uint32_t, 3>>{
            {1, 1, 1}, {8, 3, 500}, {40, 7, 3000}, {6, 6, 64}, {12, 2, 0}}) {
+    const std::uint32_t rows = shape[0];  // named, not bound: clang 14 captures no bindings
+    const std::uint32_t programs = shape[1];
+    const std::uint32_t n = shape[2];
     SCOPED_TRACE(testing::Message() << rows << " rows, " << programs << " programs, " << n);
     const Scene s = makeScene(rows, programs, n, rows * 31 + n);
     const std::uint32_t capacity = std::max(n, 1u);
