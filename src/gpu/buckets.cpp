@@ -19,15 +19,10 @@ Result<ProgramBuckets> ProgramBuckets::create(Context& context, std::uint32_t ma
       context.impl().kernel(context, "frame_buckets", frameBucketsShader(), 9, 24, 0);
   if (!k.ok()) return std::move(k).status();
   b.kernel_ = *k;
-  Result<PrefixScan> scan = PrefixScan::create(context, maxBuckets, group);
-  if (!scan.ok()) return std::move(scan).status();
-  b.scan_ = std::move(scan).takeValue();
+  MOTE_RETURN_IF_ERROR(take(PrefixScan::create(context, maxBuckets, group), b.scan_));
   const auto make = [&](Buffer& out, std::uint64_t words, const std::string& name,
                         VkBufferUsageFlags extra = 0) {
-    Result<Buffer> made = Buffer::create(context, words * 4, name, extra);
-    if (!made.ok()) return std::move(made).status();
-    out = std::move(made).takeValue();
-    return Status();
+    return take(Buffer::create(context, words * 4, name, extra), out);
   };
   const std::string of = fmt::format("({} buckets)", maxBuckets);
   MOTE_RETURN_IF_ERROR(make(b.counts_, maxBuckets, "the simulation order's counts " + of));
@@ -46,11 +41,9 @@ Result<ProgramBuckets> ProgramBuckets::create(Context& context, std::uint32_t ma
 
 Status ProgramBuckets::bind(const Buffer& frameInput, const Buffer& records, const Buffer& alive,
                             const Buffer& counters) {
-  Result<Bindings> set = kernel_->bindings(
-      {&frameInput, &records, &alive, &counters, &counts_, &padded_, &sums_, &cursor_, &order_});
-  if (!set.ok()) return std::move(set).status();
-  set_ = std::move(set).takeValue();
-  return {};
+  return take(kernel_->bindings({&frameInput, &records, &alive, &counters, &counts_, &padded_,
+                                 &sums_, &cursor_, &order_}),
+              set_);
 }
 
 void ProgramBuckets::record(VkCommandBuffer cmd, const Pass& pass, const Buffer& aliveArgs,

@@ -9,8 +9,17 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 
 namespace mote::gpu {
+
+/// `made`'s value moved into `out`, or its error: for members made by fallible factories.
+template <class T>
+Status take(Result<T> made, T& out) {
+  if (!made.ok()) return std::move(made).status();
+  out = std::move(made).takeValue();
+  return Status();
+}
 
 /// A storage buffer. Move-only; destroys its buffer and memory. Not thread-safe.
 class Buffer {

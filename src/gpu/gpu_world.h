@@ -233,9 +233,9 @@ struct ParticleWorld::Impl final : runtime_detail::ParticleBackend {
   /// Records the frame: the inbox's copies, every pass, the outbox's copies (docs/gpu.md).
   void recordFrame(VkCommandBuffer cmd, std::uint64_t inputUsed) const;
   Status runFrame();
-  /// The boxes the last frame published into the host model's rows (culling reads them), once per
-  /// frame; a row reset since keeps the unknown box the host model gave it.
-  void takeBounds();
+  /// What the last frame left in the outbox, once per frame: its GPU time, and its boxes into the
+  /// host model's rows (culling reads them); a row reset since keeps the unknown box it was given.
+  void takeFrame();
   Status download(const Buffer& buffer, std::vector<std::uint32_t>& out, std::uint64_t words,
                   std::uint64_t offset = 0);
   Status syncParticles();

@@ -33,14 +33,9 @@ Result<PrefixScan> PrefixScan::create(Context& context, std::uint32_t capacity,
 }
 
 Status PrefixScan::bind(const Buffer& counts, const Buffer& sums, const Buffer& result) {
-  const auto make = [](Result<Bindings> made, Bindings& out) {
-    if (!made.ok()) return std::move(made).status();
-    out = std::move(made).takeValue();
-    return Status();
-  };
-  MOTE_RETURN_IF_ERROR(make(blocks_->bindings({&counts, &sums, &totals_}), blocksSet_));
-  MOTE_RETURN_IF_ERROR(make(partials_->bindings({&totals_, &result}), partialsSet_));
-  return make(add_->bindings({&sums, &totals_}), addSet_);
+  MOTE_RETURN_IF_ERROR(take(blocks_->bindings({&counts, &sums, &totals_}), blocksSet_));
+  MOTE_RETURN_IF_ERROR(take(partials_->bindings({&totals_, &result}), partialsSet_));
+  return take(add_->bindings({&sums, &totals_}), addSet_);
 }
 
 void PrefixScan::record(VkCommandBuffer cmd, std::uint32_t count) const {

@@ -205,7 +205,7 @@ Status ParticleWorld::seek(EffectHandle effect, float seconds) {
 
 Status ParticleWorld::tick(float dt, const VisibilityTest* view) {
   MOTE_RETURN_IF_ERROR(impl_->healthy());
-  impl_->takeBounds();  // a recorded frame's, now that the host has seen it complete
+  impl_->takeFrame();  // a recorded frame's, now that the host has seen it complete
   impl_->host->tick(dt, view);
   return impl_->healthy();
 }
@@ -214,7 +214,7 @@ Status ParticleWorld::recordTick(float dt, VkCommandBuffer_T* commands,
                                  const VisibilityTest* view) {
   MOTE_RETURN_IF_ERROR(impl_->healthy());
   if (commands == nullptr) return invalidArgument("recordTick: no command buffer");
-  impl_->takeBounds();
+  impl_->takeFrame();
   impl_->hostCommands = commands;
   impl_->host->tick(dt, view);
   impl_->hostCommands = VK_NULL_HANDLE;
@@ -238,14 +238,14 @@ WorldBuffers ParticleWorld::buffers() const noexcept {
 
 Result<WorldStats> ParticleWorld::readStats() {
   MOTE_RETURN_IF_ERROR(impl_->healthy());
-  impl_->takeBounds();
+  impl_->takeFrame();
   impl_->syncStats();
   return impl_->model->stats;
 }
 
 Status ParticleWorld::readParticles() {
   MOTE_RETURN_IF_ERROR(impl_->healthy());
-  impl_->takeBounds();
+  impl_->takeFrame();
   return impl_->syncParticles();
 }
 

@@ -70,11 +70,6 @@ Status ParticleWorld::Impl::createBuffers() {
   rowBucket.assign(rowsCapacity, 0);
   rowGeneration.assign(rowsCapacity, 0);
 
-  const auto take = [](Result<Buffer> b, Buffer& out) {
-    if (!b.ok()) return std::move(b).status();
-    out = std::move(b).takeValue();
-    return Status();
-  };
   const auto make = [&](Buffer& out, std::uint64_t words, const std::string& name,
                         VkBufferUsageFlags extra = 0) {
     return take(Buffer::create(*context, std::max<std::uint64_t>(words, 1) * 4, name, extra), out);
@@ -123,14 +118,10 @@ Status ParticleWorld::Impl::createBuffers() {
                             fmt::format("the published bounds ({} emitters)", rowsCapacity)));
 
   Context::Impl& c = context->impl();
-  Result<PrefixScan> s = PrefixScan::create(*context, rowsCapacity, frame::kGroup);
-  if (!s.ok()) return std::move(s).status();
-  scan = std::move(s).takeValue();
+  MOTE_RETURN_IF_ERROR(take(PrefixScan::create(*context, rowsCapacity, frame::kGroup), scan));
   MOTE_RETURN_IF_ERROR(scan.bind(counts, sums, scanResult));
-  Result<ProgramBuckets> b =
-      ProgramBuckets::create(*context, rowsCapacity + 1, capacity, frame::kGroup);
-  if (!b.ok()) return std::move(b).status();
-  buckets = std::move(b).takeValue();
+  MOTE_RETURN_IF_ERROR(
+      take(ProgramBuckets::create(*context, rowsCapacity + 1, capacity, frame::kGroup), buckets));
   MOTE_RETURN_IF_ERROR(buckets.bind(frameInput, records, alive, counters));
   const auto kernel = [&](Kernel*& out, const char* name, std::span<const std::uint32_t> spirv,
                           std::uint32_t bindings, std::uint32_t pushBytes, std::uint32_t flags) {
@@ -139,29 +130,24 @@ Status ParticleWorld::Impl::createBuffers() {
     out = *k;
     return Status();
   };
-  const auto bind = [](Result<Bindings> made, Bindings& out) {
-    if (!made.ok()) return std::move(made).status();
-    out = std::move(made).takeValue();
-    return Status();
-  };
   const bool fp64 = hasFp64Shaders(context->device());
   const std::uint32_t flags = context->selfTest().flags;
   MOTE_RETURN_IF_ERROR(kernel(rowsKernel, "frame_rows", frameRowsShader(), 7, 24, 0));
-  MOTE_RETURN_IF_ERROR(bind(rowsKernel->bindings({&frameInput, &rowState, &counters, &counts,
+  MOTE_RETURN_IF_ERROR(take(rowsKernel->bindings({&frameInput, &rowState, &counters, &counts,
                                                   &callStarts, &requests, &requestStarts}),
                             rowsSet));
   MOTE_RETURN_IF_ERROR(kernel(requestsKernel, "requests", requestsShader(), 3, 16, 0));
   MOTE_RETURN_IF_ERROR(
-      bind(requestsKernel->bindings({&frameInput, &counters, &requests}), requestsSet));
+      take(requestsKernel->bindings({&frameInput, &counters, &requests}), requestsSet));
   MOTE_RETURN_IF_ERROR(kernel(poolInit, "pool_init", poolInitShader(), 2, 4, 0));
-  MOTE_RETURN_IF_ERROR(bind(poolInit->bindings({&counters, &dead}), poolInitSet));
+  MOTE_RETURN_IF_ERROR(take(poolInit->bindings({&counters, &dead}), poolInitSet));
   MOTE_RETURN_IF_ERROR(
       kernel(boundsKernel, "frame_bounds", frameBoundsShader().pick(fp64), 6, 24, flags));
   MOTE_RETURN_IF_ERROR(
-      bind(boundsKernel->bindings({&frameInput, &records, &alive, &counters, &edges, &published}),
+      take(boundsKernel->bindings({&frameInput, &records, &alive, &counters, &edges, &published}),
            boundsSet));
   MOTE_RETURN_IF_ERROR(kernel(argsKernel, "frame_args", frameArgsShader(), 1, 12, 0));
-  MOTE_RETURN_IF_ERROR(bind(argsKernel->bindings({&counters}), argsSet));
+  MOTE_RETURN_IF_ERROR(take(argsKernel->bindings({&counters}), argsSet));
   MOTE_RETURN_IF_ERROR(useFramePasses(false));
   if (context->device().timestampPeriod > 0.0f) {
     VkQueryPoolCreateInfo query{};
@@ -208,10 +194,7 @@ Status ParticleWorld::Impl::useFramePasses(bool wideFile) {
     std::vector<const Buffer*> all = common;
     all.insert(all.end(), {&total, &requests, &requestStarts, &buckets.order()});
     if (wideFile) all.push_back(&registers);
-    Result<Bindings> b = k->bindings(all);
-    if (!b.ok()) return std::move(b).status();
-    out = std::move(b).takeValue();
-    return Status();
+    return take(k->bindings(all), out);
   };
   MOTE_RETURN_IF_ERROR(set(*sim, buckets.result(), simulateSet));
   MOTE_RETURN_IF_ERROR(set(*emit, scanResult, emitSet));
@@ -451,7 +434,7 @@ Status ParticleWorld::Impl::runFrame() {
   return {};
 }
 
-void ParticleWorld::Impl::takeBounds() {
+void ParticleWorld::Impl::takeFrame() {
   if (!boxesPending) return;
   boxesPending = false;
   if (timestamps != VK_NULL_HANDLE) {
@@ -484,7 +467,7 @@ void ParticleWorld::Impl::step(std::span<const std::uint32_t> stepRows, double /
     if (error.ok()) {
       parity ^= 1u;
       std::fill(resetPending.begin(), resetPending.begin() + rowCount, std::uint8_t{0});
-      if (hostCommands == VK_NULL_HANDLE) takeBounds();  // a recorded frame's: at the next call
+      if (hostCommands == VK_NULL_HANDLE) takeFrame();  // a recorded frame's: at the next call
     }
   }
   for (const std::uint32_t row : stepRows) {
@@ -622,7 +605,7 @@ Status ParticleWorld::Impl::syncParticles() {
                                 "but its records hold {}",
                                 r.desc->name, counted, r.live));
     }
-    r.usedSegments = 0;  // the bounds are the GPU's (takeBounds)
+    r.usedSegments = 0;  // the bounds are the GPU's (takeFrame)
   }
   return {};
 }
