@@ -34,6 +34,11 @@ Result<ParticleRenderer> ParticleRenderer::create(const RendererOptions& options
       !s.ok()) {
     return s;
   }
+  if (static_cast<std::uint32_t>(options.transparency) >
+      static_cast<std::uint32_t>(Transparency::Oit)) {
+    return invalidArgument("RendererOptions: transparency out of range");
+  }
+  if (Status s = options.post.validate("RendererOptions"); !s.ok()) return s;
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   SpriteRendererOptions raster;
@@ -42,8 +47,9 @@ Result<ParticleRenderer> ParticleRenderer::create(const RendererOptions& options
   raster.background = options.background;
   raster.textureDirectory = options.textureDirectory;
   raster.builtinSpriteSize = options.builtinSpriteSize;
+  raster.post = options.post;
   raster.jobs = options.jobs;
-  impl->raster.init(raster, options.ground);
+  impl->raster.init(raster, options.ground, options.transparency == Transparency::Oit);
   impl->scratch.resize(options.maxQuads);
   impl->sortCounts.resize(
       std::size_t{std::min(impl->raster.jobs->concurrency(), Impl::kPrepRanges)} * kDrawKeyBuckets);
@@ -66,6 +72,7 @@ Status ParticleRenderer::prepare(const ParticleWorld& world, const Camera& camer
   if (Status s = camera.validate(); !s.ok()) return s;
   raster.stats = {};
   raster.drawGround = r.options.ground;
+  raster.oitFrame = r.options.transparency == Transparency::Oit;
   raster.camera = camera;
   r.viewProjection = camera.projectionMatrix() * camera.viewMatrix();
   const BillboardView view = BillboardView::fromCamera(camera);
@@ -73,11 +80,13 @@ Status ParticleRenderer::prepare(const ParticleWorld& world, const Camera& camer
   r.packets.build(world, raster.jobs);
   raster.quads.clear();
   raster.styles.clear();
+  r.frameKeys = {};
   for (const RenderPacket& packet : r.packets.packets()) {
     Result<std::uint32_t> texture = r.texture(packet.material);
     if (!texture.ok()) return texture.status();
     r.emitQuads(packet, view, texture.value());
   }
+  r.orderFrame();
   raster.stats.quads = static_cast<std::uint32_t>(raster.quads.size());
   raster.prepared = true;
   return {};

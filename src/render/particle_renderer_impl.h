@@ -67,15 +67,20 @@ struct ParticleRenderer::Impl {
   // Per-frame view (the camera itself is raster.camera, which the ground grid reads too).
   glm::mat4 viewProjection{1.0f};
   KeyRange packetKeys;  // the range of the keys of the packet being emitted
-  FacingBlock facing;   // the fast path's corners, one block at a time
+  KeyRange frameKeys;   // and of the frame's
+  // Ribbon segments are keyed by their view depth (Transparency Sorted and Oit), not in path order.
+  bool depthKeyedStrips = false;
+  FacingBlock facing;  // the fast path's corners, one block at a time
   std::array<std::array<float, FacingBlock::kSize>, 3> worldCentres{};  // a block's local → world
   std::vector<glm::vec3> bolt;  // a beam's points (reserved at create: 2^10 + 1)
 
   // particle_renderer.cpp: a material's texture (loaded once, by name, into raster.textures).
   Result<std::uint32_t> texture(const bytecode::CompiledMaterial* material);
 
-  // particle_renderer_packets.cpp: a packet's quads, by its render mode.
+  // particle_renderer_packets.cpp: a packet's quads, by its render mode, and the frame's order
+  // across packets once all are emitted (Transparency::Sorted).
   void emitQuads(const RenderPacket& p, const BillboardView& view, std::uint32_t texture);
+  void orderFrame();
   // A packet's style, shared by its quads unless each needs its own (a flipbook frame or a soft
   // depth per particle).
   struct PacketStyle {

@@ -104,34 +104,52 @@ void ParticleRenderer::Impl::pushParticleQuad(const PacketStyle& ps, const Rende
 }
 
 // Blend, texture, mode: a linked chain or a beam draws its ribbons; every other mode its billboards
-// (the facing fast path where the frame is uniform), then the emitter's quads sorted by key.
+// (the facing fast path where the frame is uniform), then the emitter's quads sorted by key. Under
+// Transparency::Sorted and ::Oit every translucent quad is keyed by its view depth instead
+// (prepare() sorts them all at once, or the OIT pass needs no order but the depths).
 void ParticleRenderer::Impl::emitQuads(const RenderPacket& p, const BillboardView& view,
                                        std::uint32_t textureIndex) {
   if (!p.position.present()) return;
   const Blend blend = p.blend == bytecode::BlendMode::Additive ? Blend::Additive
                       : p.blend == bytecode::BlendMode::Cutout ? Blend::Cutout
                                                                : Blend::Over;
-  if (p.mode == bytecode::RenderMode::LinkedChain) {
-    emitChain(p, blend, textureIndex);
-    return;
-  }
-  if (p.mode == bytecode::RenderMode::Beam) {
-    emitBeams(p, blend, textureIndex);
-    return;
-  }
-  const auto mode =
-      static_cast<BillboardMode>(std::min<int>(static_cast<int>(p.mode), kBillboardModeCount - 1));
-  BillboardView bv = view;
-  bv.stretchScaleSeconds = p.description->render.stretchScaleSeconds;
+  const Transparency transparency = options.transparency;
+  // OIT draws cutout quads opaque in emitter order, so they keep their emitter's own order.
+  const bool emitterOrder = transparency == Transparency::Emitter ||
+                            (transparency == Transparency::Oit && blend == Blend::Cutout);
+  RenderPacket drawn = p;
+  if (!emitterOrder) drawn.sort = bytecode::ParticleSort::BackToFront;
+  depthKeyedStrips = !emitterOrder;
   const std::uint32_t first = static_cast<std::uint32_t>(raster.quads.size());
-  const PacketStyle style = beginPacket(p, blend, textureIndex);
   packetKeys = {};
-  if (!emitFacingQuads(p, bv, mode, style)) emitBillboards(p, bv, mode, style);
-  // Order within the emitter (slot order needs no sort).
-  const std::uint32_t count = static_cast<std::uint32_t>(raster.quads.size()) - first;
-  if (p.sort != bytecode::ParticleSort::None)
-    sortDrawKeys(*raster.jobs, raster.keys.data() + first, scratch.data(), count, packetKeys,
-                 sortCounts);
+  if (p.mode == bytecode::RenderMode::LinkedChain) {
+    emitChain(drawn, blend, textureIndex);
+  } else if (p.mode == bytecode::RenderMode::Beam) {
+    emitBeams(drawn, blend, textureIndex);
+  } else {
+    const auto mode = static_cast<BillboardMode>(
+        std::min<int>(static_cast<int>(p.mode), kBillboardModeCount - 1));
+    BillboardView bv = view;
+    bv.stretchScaleSeconds = p.description->render.stretchScaleSeconds;
+    const PacketStyle style = beginPacket(drawn, blend, textureIndex);
+    if (!emitFacingQuads(drawn, bv, mode, style)) emitBillboards(drawn, bv, mode, style);
+    // Order within the emitter (slot order needs no sort).
+    const std::uint32_t count = static_cast<std::uint32_t>(raster.quads.size()) - first;
+    if (emitterOrder && drawn.sort != bytecode::ParticleSort::None)
+      sortDrawKeys(*raster.jobs, raster.keys.data() + first, scratch.data(), count, packetKeys,
+                   sortCounts);
+  }
+  if (packetKeys.lo <= packetKeys.hi) {
+    frameKeys.add(packetKeys.lo);
+    frameKeys.add(packetKeys.hi);
+  }
+}
+
+void ParticleRenderer::Impl::orderFrame() {
+  // Sorted: every quad by its view-depth key, stably, so equal depths keep the emitters' order.
+  if (options.transparency != Transparency::Sorted) return;
+  sortDrawKeys(*raster.jobs, raster.keys.data(), scratch.data(), raster.quads.size(), frameKeys,
+               sortCounts);
 }
 
 }  // namespace mote::render

@@ -48,7 +48,14 @@ void ParticleRenderer::Impl::pushStrip(std::span<const glm::vec3> points, float 
       }
       const auto index = static_cast<std::uint32_t>(raster.quads.size());
       raster.quads.push_back(Quad{quad, premultiplied(color, blend)}, style);
-      raster.keys[index] = {index, index};
+      // Path order, or (sorted and OIT frames) the segment's view depth at its middle.
+      std::uint32_t key = index;
+      if (depthKeyedStrips) {
+        const glm::vec3 middle = (points[i] + points[i + 1]) * 0.5f;
+        key = viewDepthKey((viewProjection * glm::vec4(middle, 1.0f)).w);
+      }
+      raster.keys[index] = {key, index};
+      packetKeys.add(key);
     }
     sideA = sideB;
   }

@@ -86,11 +86,32 @@ inline F4 sample(const SpanQuad& q, float u, float v) {
   return bilinear(q.texels, footprint(q, u, v));
 }
 
+// Weighted blended OIT (McGuire and Bavoil 2013) for a fragment of premultiplied colour `src`
+// (coverage applied): the accumulator dst gains (rgb, a) · a · weight and the revealage (lane 3 of
+// the plane entry beside it) is multiplied by 1 − a; an additive fragment adds its rgb to the
+// plane's additive sum instead.
+inline void blendOit(const SpanQuad& q, std::array<float, 4>& dst, F4 src) {
+  std::array<float, 4>& side = (&dst)[q.oitPlane];
+  if (q.oitAdditive) {
+    side[0] += src[0];
+    side[1] += src[1];
+    side[2] += src[2];
+    return;
+  }
+  const float a = src[3];
+  storeF4(dst, loadF4(dst) + src * (a * q.oitWeight));
+  side[3] *= 1.0f - a;
+}
+
 // dst.rgb = src.rgb·coverage + dst.rgb·(1 − src.a·coverage), src = texel · colour (cutout: the
 // texel's straight colour times the quad's, opaque, or nothing below the cutoff). Lane 3 of the
-// accumulator is not read by the resolve.
+// accumulator is not read by the resolve. OIT quads accumulate instead (blendOit).
 inline void blendPixel(const SpanQuad& q, std::array<float, 4>& dst, F4 texel, float coverage) {
   F4 src = texel * loadF4(q.color);
+  if (q.oitPlane != 0) {
+    blendOit(q, dst, src * coverage);
+    return;
+  }
   if (q.cutout) {
     const float a = texel[3] * (q.color[3]);
     if (a < q.cutoff || texel[3] <= 0.0f) return;

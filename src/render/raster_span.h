@@ -46,6 +46,12 @@ struct SpanQuad {
   float depth = 0.0f, invSoft = 0.0f;
   // Flipbook cells (texture UV origins a and b), the cell size, and the blend weight toward b.
   float ua = 0.0f, va = 0.0f, ub = 0.0f, vb = 0.0f, du = 1.0f, dv = 1.0f, frameBlend = 0.0f;
+  /// Weighted blended OIT: 0 blends into the pixel by the equation; otherwise the pixel is an OIT
+  /// accumulator (rgb·w, a·w) and the entry oitPlane pixels on holds (additive rgb, revealage),
+  /// w = the fragment's alpha · oitWeight, the quad's depth weight (blendPixel).
+  std::uint32_t oitPlane = 0;
+  float oitWeight = 0.0f;
+  bool oitAdditive = false;  ///< adds its colour into the additive sum instead
 };
 
 /// Sets quad's edges, triangle maps and diagonal in out (its style is left alone); false where

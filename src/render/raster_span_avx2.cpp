@@ -76,14 +76,14 @@ template <bool kShared, bool kBlended, bool kSoft>
   _mm256_storeu_ps(dst, _mm256_add_ps(src, _mm256_mul_ps(_mm256_loadu_ps(dst), keep)));
 }
 
-// The per-pixel stage two pixels to a register where both are drawn, one at a time otherwise
-// and for cutout (its test and divisions are per pixel).
+// The per-pixel stage two pixels to a register where both are drawn, one at a time otherwise,
+// for cutout (its test and divisions are per pixel) and for OIT accumulation.
 template <bool kShared>
 struct BlendPairs {
   template <bool kBlended, bool kSoft>
   [[gnu::always_inline]] static void run(const SpanQuad& q, const SpanBlock<F8>& block,
                                          std::array<float, 4>* pixels) {
-    if (q.cutout) {
+    if (q.cutout || q.oitPlane != 0) {
       BlendEachLane::run<kBlended, kSoft>(q, block, pixels);
       return;
     }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Render packets from a ParticleWorld (render_packet.h).
+#include <mote/core/builtin_sprites.h>
 #include <mote/render/render_packet.h>
 
 #include <algorithm>
@@ -88,10 +89,15 @@ RenderPacket makeRenderPacket(EmitterHandle handle, const EmitterView& v,
   p.emitterWords = v.emitterWords;
   if (v.material != nullptr) {
     p.blend = v.material->blend;
-    p.sheet.columns = std::max(1u, v.material->columns);
-    p.sheet.rows = std::max(1u, v.material->rows);
-    p.sheet.frameBegin = v.material->frameBegin;
-    p.sheet.frameBlend = v.material->frameBlend;
+    // A built-in sprite is one picture: on a sheet, every cell is the whole sprite (a stand-in
+    // for a sheet texture that is missing, as the NWN importer draws one), never a sprite cut
+    // into cells.
+    if (!v.material->texture.empty() && !v.material->texture.starts_with(kBuiltinSpriteUriPrefix)) {
+      p.sheet.columns = std::max(1u, v.material->columns);
+      p.sheet.rows = std::max(1u, v.material->rows);
+      p.sheet.frameBegin = v.material->frameBegin;
+      p.sheet.frameBlend = v.material->frameBlend;
+    }
   }
   if (v.emitter == nullptr) return p;
   const bytecode::CompiledEmitter& e = *v.emitter;

@@ -59,22 +59,21 @@ Status validateRasterOptions(std::string_view optionsName, std::string_view capa
   return {};
 }
 
-void SpriteRenderer::Impl::init(const SpriteRendererOptions& o, bool withSceneDepth) {
+void SpriteRenderer::Impl::init(const SpriteRendererOptions& o, bool withSceneDepth, bool withOit) {
   options = o;
   jobs = o.jobs != nullptr ? o.jobs : &inlineJobs;
   quads.allocate(o.maxSprites);
   keys.resize(o.maxSprites);
   accum.resize(std::size_t{o.viewport.width} * o.viewport.height);
   if (withSceneDepth) sceneDepth.resize(std::size_t{o.viewport.width} * o.viewport.height);
+  if (withOit) oit.resize(std::size_t{o.viewport.width} * o.viewport.height * 2);
+  if (o.post.bloom > 0.0f) bloom.allocate(o.viewport.width, o.viewport.height);
   const std::uint32_t bands = (o.viewport.height + kBand - 1) / kBand;
   bandStart.resize(std::size_t{bands} + 1);
   bandCursor.resize(bands);
   // Room for every quad to touch two bands on average; a frame that needs more scans all quads.
   bandQuads.resize(std::size_t{o.maxSprites} * 2);
-  for (std::size_t i = 0; i < srgbLut.size(); ++i) {
-    const float s = linearToSrgb(static_cast<float>(i) / static_cast<float>(srgbLut.size() - 1));
-    srgbLut[i] = static_cast<std::uint8_t>(std::lround(s * 255.0f));
-  }
+  srgbLut = makeSrgbTable();
 }
 
 SpriteRenderer::SpriteRenderer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -88,6 +87,7 @@ Result<SpriteRenderer> SpriteRenderer::create(const SpriteRendererOptions& optio
       !s.ok()) {
     return s;
   }
+  if (Status s = options.post.validate("SpriteRendererOptions"); !s.ok()) return s;
   auto impl = std::make_unique<Impl>();
   impl->init(options, false);
   impl->styles.reserve(options.maxSprites);  // one style a sprite
@@ -360,6 +360,7 @@ Status SpriteRenderer::Impl::renderSprites(const SpriteBatcher& batcher, const S
   emitSprites(batcher, view);
   stats.quads = static_cast<std::uint32_t>(quads.size());
   drawGround = false;
+  oitFrame = false;  // sprite frames draw in batch order
   prepared = true;
   return finish(out);
 }

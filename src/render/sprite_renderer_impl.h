@@ -7,6 +7,7 @@
 #pragma once
 
 #include "draw_order.h"
+#include "post_process.h"
 #include "screen_quad.h"
 
 #include <mote/core/assert.h>
@@ -105,11 +106,18 @@ struct SpriteRenderer::Impl {
   // The frame's draw order: keys[k].index is the k-th quad drawn (capacity-sized).
   std::vector<DrawKey> keys;
   std::vector<std::array<float, 4>> accum;  // premultiplied linear, viewport-sized
+  // Weighted blended OIT (ParticleRenderer's Transparency::Oit): two planes of viewport pixels in
+  // one allocation — the weighted sums (rgb·w, a·w), then (additive rgb, revealage) — that the
+  // translucent quads accumulate into and each band composites over accum when drawn. Empty
+  // unless asked for at init.
+  std::vector<std::array<float, 4>> oit;
+  bool oitFrame = false;  // this frame draws its translucent quads into oit
+  BloomChain bloom;       // allocated when options.post.bloom > 0
   // View depth of the opaque scene (the ground plane) at each pixel centre, +inf where the view
   // ray misses it; written by clearBand when the ground is drawn. Viewport-sized when init() was
   // asked for it.
   std::vector<float> sceneDepth;
-  std::array<std::uint8_t, 4096> srgbLut{};
+  SrgbTable srgbLut{};
   RenderStats stats;
 
   // Sprite atlases bound by setAtlas: atlasId → texture and flipbook grid.
@@ -135,8 +143,9 @@ struct SpriteRenderer::Impl {
   Camera camera;
 
   // sprite_renderer.cpp. Sizes every buffer for `o` (validated by the caller), a scene depth
-  // buffer too where `withSceneDepth`; styles are left for the owner to reserve.
-  void init(const SpriteRendererOptions& o, bool withSceneDepth);
+  // buffer too where `withSceneDepth`, the OIT planes where `withOit`; styles are left for the
+  // owner to reserve.
+  void init(const SpriteRendererOptions& o, bool withSceneDepth, bool withOit = false);
   Result<std::uint32_t> textureNamed(std::string_view name);
   Status bindAtlas(std::uint32_t atlasId, std::uint32_t texture, std::uint32_t columns,
                    std::uint32_t rows);
@@ -151,6 +160,8 @@ struct SpriteRenderer::Impl {
   Status finish(Image& out);
   void binQuads();
   void clearBand(std::uint32_t y0, std::uint32_t y1);
+  // The OIT planes' resolve over accum for rows [y0, y1) (McGuire–Bavoil's composite).
+  void compositeOitBand(std::uint32_t y0, std::uint32_t y1);
   void rasterizeBand(std::uint32_t y0, std::uint32_t y1);
 };
 

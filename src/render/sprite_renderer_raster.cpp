@@ -5,6 +5,8 @@
 #include "raster_kernel.h"
 #include "sprite_renderer_impl.h"
 
+#include <mote/render/depth_key.h>
+
 #include <glm/geometric.hpp>
 
 #include <algorithm>
@@ -196,6 +198,12 @@ void SpriteRenderer::Impl::clearBand(std::uint32_t y0, std::uint32_t y1) {
   for (std::uint32_t y = y0; y < y1; ++y) {
     std::array<float, 4>* row = accum.data() + std::size_t{y} * w;
     std::fill(row, row + w, bg);
+    if (oitFrame) {
+      std::array<float, 4>* sums = oit.data() + std::size_t{y} * w;
+      std::fill(sums, sums + w, std::array<float, 4>{});
+      std::array<float, 4>* side = sums + accum.size();
+      std::fill(side, side + w, std::array<float, 4>{0.0f, 0.0f, 0.0f, 1.0f});
+    }
     if (!drawGround) continue;
     float* depthRow = sceneDepth.data() + std::size_t{y} * w;
     std::fill(depthRow, depthRow + w, std::numeric_limits<float>::infinity());
@@ -203,6 +211,33 @@ void SpriteRenderer::Impl::clearBand(std::uint32_t y0, std::uint32_t y1) {
         1.0f - (static_cast<float>(y) + 0.5f) / static_cast<float>(options.viewport.height) * 2.0f;
     const glm::vec3 upTerm = camera.up * (ndcY * halfHeight);
     groundRow(g, upTerm, w, row, depthRow);
+  }
+}
+
+// McGuire and Bavoil's depth weight (JCGT 2013, eq. 7) of a quad at view depth z, before the
+// fragment's alpha: 10 / (1e-5 + (|z| / 5)^2 + (|z| / 200)^6), clamped to [1e-2, 3e3].
+static float oitDepthWeight(float z) {
+  const float a = std::fabs(z) / 5.0f;
+  const float b = std::fabs(z) / 200.0f;
+  const float b3 = b * b * b;
+  const float w = 10.0f / (1e-5f + a * a + b3 * b3);
+  return std::clamp(w, 1e-2f, 3e3f);  // NaN (a NaN depth) stays NaN: the quad draws nothing
+}
+
+void SpriteRenderer::Impl::compositeOitBand(std::uint32_t y0, std::uint32_t y1) {
+  const std::size_t from = std::size_t{y0} * options.viewport.width;
+  const std::size_t to = std::size_t{y1} * options.viewport.width;
+  const std::size_t plane = accum.size();
+  for (std::size_t i = from; i < to; ++i) {
+    const F4 sums = loadF4(oit[i]);
+    const F4 side = loadF4(oit[plane + i]);
+    const float reveal = side[3];
+    if (reveal == 1.0f && sums[3] == 0.0f && side[0] == 0.0f && side[1] == 0.0f && side[2] == 0.0f)
+      continue;  // nothing translucent here: the pixel stays as drawn, bit for bit
+    const float weight = std::clamp(sums[3], 1e-4f, 5e4f);
+    F4 c = loadF4(accum[i]) * reveal + sums / weight * (1.0f - reveal) + side;
+    c[3] = 1.0f;
+    storeF4(accum[i], c);
   }
 }
 
@@ -219,6 +254,15 @@ void SpriteRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
     if (q.maxY < static_cast<float>(y0) || q.minY >= static_cast<float>(y1)) continue;
     const QuadStyle& st = styles[quads.style(index)];
     SpanQuad sq = spanQuadOf(q, st, textures[st.texture]);
+    // OIT frames: translucent quads accumulate into the OIT planes (their keys are view-depth
+    // keys), cutout ones draw opaque into the frame.
+    std::array<float, 4>* target = accum.data();
+    if (oitFrame && st.blend != Blend::Cutout) {
+      target = oit.data();
+      sq.oitPlane = static_cast<std::uint32_t>(accum.size());
+      sq.oitAdditive = st.blend == Blend::Additive;
+      sq.oitWeight = oitDepthWeight(viewDepthOfKey(keys[binned ? bandQuads[entry] : entry].key));
+    }
     // Under a pixel: one sample at the centre, weighted by the quad's area (energy kept).
     const float spanX = q.maxX - q.minX;
     const float spanY = q.maxY - q.minY;
@@ -235,11 +279,11 @@ void SpriteRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
                              ? 1.0f
                              : std::clamp((sceneDepth[at] - st.depth) * st.invSoft, 0.0f, 1.0f);
       if (!(fade > 0.0f)) continue;
-      blendCellCentre(sq, accum[at], std::min(area, 1.0f) * fade);
+      blendCellCentre(sq, target[at], std::min(area, 1.0f) * fade);
       continue;
     }
     if (!setupSpanQuad(q, sq)) continue;
-    rasterizeQuad(sq, q, y0, y1, w, accum.data(), sq.invSoft == 0.0f ? nullptr : sceneDepth.data(),
+    rasterizeQuad(sq, q, y0, y1, w, target, sq.invSoft == 0.0f ? nullptr : sceneDepth.data(),
                   kernel);
   }
 }
@@ -287,29 +331,16 @@ Status SpriteRenderer::Impl::finish(Image& out) {
   parallelFor(*jobs, height, kBand, [&](std::size_t begin, std::size_t end) {
     clearBand(static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end));
     rasterizeBand(static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end));
+    if (oitFrame)
+      compositeOitBand(static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end));
   });
   if (out.width() != options.viewport.width || out.height() != height) {
     Result<Image> made = Image::create(options.viewport.width, height);
     if (!made.ok()) return made.status();
     out = std::move(made.value());
   }
-  // Resolve: linear [0, 1] (a NaN from a bad particle colour counts as 0) → the sRGB table.
-  const float lutScale = static_cast<float>(srgbLut.size() - 1);
-  std::uint8_t* px = out.pixels().data();
-  const F4 one{1.0f, 1.0f, 1.0f, 1.0f};
-  for (const std::array<float, 4>& pixel : accum) {
-    // Lane-wise: c > 0 ? (c < 1 ? c : 1) : 0, then the table index c · scale + 0.5, truncated.
-    const F4 c = loadF4(pixel);
-    const I4 positive = c > F4{};
-    const I4 below = c < one;
-    const I4 bits = ((std::bit_cast<I4>(c) & below) | (std::bit_cast<I4>(one) & ~below)) & positive;
-    const I4 index = __builtin_convertvector(std::bit_cast<F4>(bits) * lutScale + 0.5f, I4);
-    px[0] = srgbLut[static_cast<std::uint32_t>(index[0])];
-    px[1] = srgbLut[static_cast<std::uint32_t>(index[1])];
-    px[2] = srgbLut[static_cast<std::uint32_t>(index[2])];
-    px[3] = 255;
-    px += 4;
-  }
+  if (options.post.bloom > 0.0f) bloom.apply(accum, options.post, *jobs);
+  resolveFrame(accum, options.post.toneMap, srgbLut, out);
   return {};
 }
 

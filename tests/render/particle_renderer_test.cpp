@@ -129,10 +129,44 @@ TEST(ParticleRenderer, BlendModesMatchTheirGoldens) {
   }
 }
 
+// A 2 × 2 sheet of 32-pixel cells, each a disc of its own colour and radius (sRGB, straight
+// alpha), written to the temp directory; returns its path.
+std::string writeTestSheet() {
+  Image sheet = Image::create(64, 64).takeValue();
+  const std::array<Rgba8, 4> colors{Rgba8{255, 80, 40, 255}, Rgba8{60, 220, 90, 255},
+                                    Rgba8{70, 110, 255, 255}, Rgba8{250, 230, 80, 255}};
+  for (std::uint32_t y = 0; y < 64; ++y) {
+    for (std::uint32_t x = 0; x < 64; ++x) {
+      const std::uint32_t cell = (y / 32) * 2 + x / 32;
+      const float dx = static_cast<float>(x % 32) + 0.5f - 16.0f;
+      const float dy = static_cast<float>(y % 32) + 0.5f - 16.0f;
+      const float radius = 6.0f + 3.0f * static_cast<float>(cell);
+      Rgba8 c = colors[cell];
+      c.a = std::sqrt(dx * dx + dy * dy) < radius ? 255 : 0;
+      sheet.setPixel(x, y, c);
+    }
+  }
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "mote-test-sheet.png").string();
+  EXPECT_TRUE(writePng(sheet, path).ok());
+  return path;
+}
+
 TEST(ParticleRenderer, BlendedFlipbookMatchesItsGolden) {
   const std::string material =
-      R"({"name": "m", "texture": "builtin:flare", "sheet": {"columns": 2, "rows": 2, "fps": 7, "frame_blend": true, "random_start": true}})";
+      R"({"name": "m", "texture": ")" + writeTestSheet() +
+      R"(", "sheet": {"columns": 2, "rows": 2, "fps": 7, "frame_blend": true, "random_start": true}})";
   expectGolden(renderScene(compileJson(scene(material, "billboard"))), "flipbook_blend");
+}
+
+// A built-in sprite is one picture: on a sheet material every cell is the whole sprite (the
+// stand-in the NWN importer draws for a missing sheet texture), so the sheet changes nothing.
+TEST(ParticleRenderer, ABuiltinSpriteOnASheetFillsEveryCell) {
+  const std::string sheet =
+      R"({"name": "m", "texture": "builtin:flare", "sheet": {"columns": 4, "rows": 4, "fps": 7, "frame_blend": true, "random_start": true}})";
+  const std::string whole = R"({"name": "m", "texture": "builtin:flare"})";
+  EXPECT_EQ(renderScene(compileJson(scene(sheet, "billboard"))),
+            renderScene(compileJson(scene(whole, "billboard"))));
 }
 
 // Five still particles on the ground line, half below it, seen from above the ground plane.

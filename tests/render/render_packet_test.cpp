@@ -24,7 +24,7 @@ using test::compileJson;
 constexpr const char* kEffect = R"({"format": "mote.effect/1", "name": "packets",
   "materials": [
     {"name": "soft", "texture": "builtin:smoke"},
-    {"name": "hot", "texture": "builtin:flare", "blend": "additive",
+    {"name": "hot", "texture": "sparks_sheet.png", "blend": "additive",
      "sheet": {"columns": 2, "rows": 2, "fps": 4, "frame_blend": true}}],
   "emitters": [
     {"name": "smoke", "material": "soft", "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 6}]},

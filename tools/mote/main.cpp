@@ -315,6 +315,13 @@ int main(int argc, char** argv) {
   renderCommand->add_option("--time", renderOptions.time, "Seconds into the effect of frame 0")
       ->check(CLI::Range(0.0, 3600.0));
   renderCommand->add_flag("--dither", renderOptions.dither, "Dither GIF output");
+  renderCommand->add_option("--tonemap", renderOptions.toneMap,
+                            "aces (default), reinhard or none: how colours above 1 become light");
+  renderCommand->add_option("--bloom", renderOptions.bloom,
+                            "Bloom strength in [0, 16] (0, the default: off)");
+  renderCommand->add_option("--transparency", renderOptions.transparency,
+                            "emitter (default: emitters by sort_order), sorted (all particles by "
+                            "depth) or oit (weighted blended order-independent)");
   renderCommand->add_flag("--gpu", renderOptions.gpu,
                           "Simulate on the GPU (Vulkan) and draw the particles read back");
   renderCommand

@@ -202,6 +202,28 @@ int runRender(const RenderCommandOptions& o) {
     return fail("--background must be a hex colour like 0b0b12 (got '" + o.background + "')");
   if (o.camera != "orbit" && o.camera != "front" && o.camera != "top" && o.camera != "iso")
     return fail("--camera must be orbit, front, top or iso (got '" + o.camera + "')");
+  render::PostProcess post;
+  if (o.toneMap == "aces") {
+    post.toneMap = render::ToneMap::Aces;
+  } else if (o.toneMap == "reinhard") {
+    post.toneMap = render::ToneMap::Reinhard;
+  } else if (o.toneMap != "none") {
+    return fail("--tonemap must be aces, reinhard or none (got '" + o.toneMap + "')");
+  }
+  if (!(o.bloom >= 0.0 && o.bloom <= 16.0))
+    return fail(fmt::format("--bloom must be in [0, 16] (got {})", o.bloom));
+  post.bloom = static_cast<float>(o.bloom);
+  render::Transparency transparency = render::Transparency::Emitter;
+  if (o.transparency == "sorted") {
+    transparency = render::Transparency::Sorted;
+  } else if (o.transparency == "oit") {
+    transparency = render::Transparency::Oit;
+  } else if (o.transparency != "emitter") {
+    return fail("--transparency must be emitter, sorted or oit (got '" + o.transparency + "')");
+  }
+  // The background is the colour the frame shows where nothing is drawn, whatever the tone map.
+  for (float& c : background)
+    c = render::inverseToneMapped(post.toneMap, c);
   const std::string& out = o.output;
   enum class Kind { Gif, Png, Apng, Sequence, Video } kind = Kind::Gif;
   if (out.find('%') != std::string::npos) {
@@ -256,6 +278,8 @@ int runRender(const RenderCommandOptions& o) {
   ro.viewport = {width, height};
   ro.background = background;
   ro.ground = o.ground;
+  ro.post = post;
+  ro.transparency = transparency;
   ro.jobs = pool.get();
   ro.textureDirectory = std::filesystem::path(o.input).parent_path().string();
   Result<render::ParticleRenderer> renderer = render::ParticleRenderer::create(ro);

@@ -25,8 +25,11 @@ struct RenderCommandOptions {
   /// 4 s, facing along its motion — for trails and per-metre emitters. 0: it stands still.
   double circle = 0.0;
   bool dither = false;
-  std::string animation;         ///< .mdl input: the animation that drives the effect
-  std::string textureDirectory;  ///< .mdl input: where NWN textures are looked up
+  std::string animation;                 ///< .mdl input: the animation that drives the effect
+  std::string textureDirectory;          ///< .mdl input: where NWN textures are looked up
+  std::string toneMap = "aces";          ///< aces, reinhard, none
+  double bloom = 0.0;                    ///< bloom strength, [0, 16]; 0: off
+  std::string transparency = "emitter";  ///< emitter, sorted, oit
   /// --gpu: simulate on the GPU and draw what is read back with the software renderer (the GPU
   /// renderer is a later issue's).
   bool gpu = false;

@@ -72,4 +72,14 @@ constexpr std::uint32_t viewDepthKeyFrontToBack(float viewDepth) noexcept {
   return orderedFloatBits(viewDepth);
 }
 
+/// The float whose orderedFloatBits are `bits` (its inverse, NaN payloads included). Pure; O(1).
+constexpr float floatOfOrderedBits(std::uint32_t bits) noexcept {
+  return std::bit_cast<float>((bits & 0x80000000u) != 0 ? bits & 0x7FFFFFFFu : ~bits);
+}
+
+/// The view depth a viewDepthKey was made from, bit for bit. Pure; O(1).
+constexpr float viewDepthOfKey(std::uint32_t key) noexcept {
+  return floatOfOrderedBits(~key);
+}
+
 }  // namespace mote::render

@@ -29,6 +29,23 @@
 
 namespace mote::render {
 
+/// How translucent particles of different emitters are ordered (docs/rendering.md,
+/// "Transparency").
+enum class Transparency : std::uint8_t {
+  /// Emitters by sort_order (lower first; equal orders keep the effect's order), each emitter's
+  /// particles in its own order (`sort`) — NWN's renderorder relies on it. The default.
+  Emitter,
+  /// Every quad of every emitter by view depth, back to front (additive ones too, so a spark
+  /// behind smoke is behind it), emitters interleaved; a stable sort, so equal depths keep
+  /// sort_order's order, then the emitter's own.
+  Sorted,
+  /// Weighted blended order-independent transparency (McGuire and Bavoil, JCGT 2013): alpha and
+  /// premultiplied quads accumulate weighted by coverage and view depth, additive ones add into
+  /// the same pass, and one resolve per pixel composites them over the background; no sort.
+  /// Cutout quads are opaque: drawn first, in emitter order, behind every translucent one.
+  Oit,
+};
+
 struct RendererOptions {
   Viewport viewport{640, 360};
   std::uint32_t maxQuads = 1u << 20;  ///< particles drawn per frame; the rest are counted
@@ -40,6 +57,10 @@ struct RendererOptions {
   std::string textureDirectory;
   /// Built-in sprites are made at this size, px.
   std::uint32_t builtinSpriteSize = 128;
+  /// Draw order across emitters; Emitter by default.
+  Transparency transparency = Transparency::Emitter;
+  /// Tone mapping and bloom (sprite_renderer.h); none by default.
+  PostProcess post;
   /// Borrowed; null: the calling thread. Runs the raster bands, and in prepare() an emitter's
   /// camera-facing quads (from 2 × 1,024 particles) and its depth sort (from 2^16 quads) in ranges
   /// — the same frame, bit for bit, on any thread count.
@@ -48,7 +69,8 @@ struct RendererOptions {
 
 class ParticleRenderer {
  public:
-  /// InvalidArgument for a bad viewport or maxQuads 0 (or above 2^24).
+  /// InvalidArgument for a bad viewport, maxQuads 0 (or above 2^24), a transparency out of range or
+  /// a bad post-process (PostProcess::validate).
   static Result<ParticleRenderer> create(const RendererOptions& options);
   ParticleRenderer(ParticleRenderer&&) noexcept;
   ParticleRenderer& operator=(ParticleRenderer&&) noexcept;

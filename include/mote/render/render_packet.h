@@ -34,7 +34,8 @@ struct ParticleChannel {
   }
 };
 
-/// The material's sprite sheet as the renderer samples it.
+/// The material's sprite sheet as the renderer samples it: 1 × 1 for a built-in sprite, which is
+/// one picture (on a sheet material every cell is the whole sprite).
 struct SpriteSheetInfo {
   std::uint32_t columns = 1;
   std::uint32_t rows = 1;

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mote::render {
@@ -81,6 +82,34 @@ struct RenderStats {
   std::uint32_t dropped = 0;  ///< past the renderer's capacity
 };
 
+/// How the linear frame becomes display colour before the sRGB encoding (docs/rendering.md, "Tone
+/// mapping and bloom"). Per channel, on linear light.
+enum class ToneMap : std::uint8_t {
+  None,      ///< clamp to [0, 1]: colours above 1 clip to white (the default)
+  Reinhard,  ///< extended Reinhard, c · (1 + c / 16) / (1 + c): white at 4
+  Aces,  ///< Narkowicz's fit of the ACES filmic curve, (c(2.51c + 0.03)) / (c(2.43c + 0.59) + 0.14)
+};
+
+/// The tone map of one linear channel value (negatives and NaN as 0), as the resolve applies it
+/// before clamping to [0, 1]; None returns the value (or 0). Pure; thread-safe.
+float toneMapped(ToneMap toneMap, float c) noexcept;
+/// The linear value whose tone map is `display` (in [0, 1]; clamped there): what to draw to show
+/// `display` — `mote render` puts its background through it. Pure; thread-safe.
+float inverseToneMapped(ToneMap toneMap, float display) noexcept;
+
+/// The steps between the linear frame and the resolve. A plain value.
+struct PostProcess {
+  ToneMap toneMap = ToneMap::None;
+  /// Bloom: the light above `bloomThreshold` (per channel), blurred over a chain of half-size
+  /// levels (2×2 box down, 5-tap binomial blur, bilinear up, the levels averaged) and added back
+  /// times `bloom`. 0: off. Deterministic: the same bits on any thread count.
+  float bloom = 0.0f;
+  float bloomThreshold = 1.0f;
+  /// InvalidArgument naming `owner` and the field for a tone map out of range, a bloom that is not
+  /// finite or outside [0, 16], or a threshold that is not finite or below 0.
+  Status validate(std::string_view owner) const;
+};
+
 struct SpriteRendererOptions {
   Viewport viewport{640, 360};
   std::uint32_t maxSprites = 1u << 20;  ///< sprites drawn per frame; the rest are counted
@@ -90,6 +119,8 @@ struct SpriteRendererOptions {
   std::string textureDirectory;
   /// Built-in sprites are made at this size, px.
   std::uint32_t builtinSpriteSize = 128;
+  /// Tone mapping and bloom; none by default.
+  PostProcess post;
   /// Borrowed; null: the calling thread. Runs the raster bands — the same image, bit for bit, on
   /// any thread count.
   JobSystem* jobs = nullptr;
@@ -104,8 +135,9 @@ struct SpriteRendererOptions {
 /// time a frame uses it unbound, and to size `out` when it is not the viewport's size.
 class SpriteRenderer {
  public:
-  /// InvalidArgument for a bad viewport, maxSprites 0 (or above 2^24), or builtinSpriteSize out of
-  /// range. Allocates: the frame buffers (O(viewport pixels + maxSprites)).
+  /// InvalidArgument for a bad viewport, maxSprites 0 (or above 2^24), builtinSpriteSize out of
+  /// range, or a bad post-process. Allocates: the frame buffers (O(viewport pixels + maxSprites);
+  /// with bloom, its levels, about half a frame more).
   static Result<SpriteRenderer> create(const SpriteRendererOptions& options);
   SpriteRenderer(SpriteRenderer&&) noexcept;
   SpriteRenderer& operator=(SpriteRenderer&&) noexcept;
