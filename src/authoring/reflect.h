@@ -236,7 +236,8 @@ struct Reflect<Material> {
     v(s.name, {.key = "name", .doc = "Unique name; emitters refer to it.", .required = true});
     v(s.texture, {.key = "texture",
                   .doc = "Image path relative to the effect file, or builtin:soft_circle, "
-                         "builtin:spark, builtin:smoke, builtin:ring, builtin:star, builtin:flare.",
+                         "builtin:spark, builtin:smoke, builtin:ring, builtin:star, builtin:flare; "
+                         "none: sprites draw builtin:soft_circle, meshes draw untextured.",
                   .maxLength = kMaxPathLength});
     v(s.blend, {.key = "blend", .doc = "Blend equation (additive needs no sorting)."});
     v(s.alphaCutoff, {.key = "alpha_cutoff",
@@ -251,12 +252,14 @@ struct Reflect<Material> {
        .min = 0,
        .max = 1000});
     v(s.lit,
-      {.key = "lit", .doc = "Lit by the scene's lights. Not drawn yet: read by no renderer."});
-    v(s.doubleSided, {.key = "double_sided",
-                      .doc = "Draw the back face too. Not drawn yet: read by no renderer."});
-    v(s.ambientTint, {.key = "ambient_tint",
-                      .doc = "Tint by the scene's ambient colour. Not drawn yet: read by no "
-                             "renderer."});
+      {.key = "lit",
+       .doc = "Lit by the scene's lights (meshes flat or Gouraud, sprites with a bent normal and "
+              "back-light transmission); additive materials never are."});
+    v(s.doubleSided,
+      {.key = "double_sided",
+       .doc = "Draw the back face too (meshes, and cards whose face can turn away)."});
+    v(s.ambientTint,
+      {.key = "ambient_tint", .doc = "Tint by the scene's ambient colour (NWN m_isTinted)."});
   }
 };
 
@@ -976,14 +979,14 @@ struct Reflect<RenderDesc> {
                        .max = 100});
     v(s.deadspace, {.key = "deadspace",
                     .doc = "velocity_aligned: hide particles moving within this angle of the "
-                           "view axis. Not drawn yet: read by no renderer.",
+                           "view axis.",
                     .unit = "deg",
                     .min = 0,
                     .max = 90});
     v(s.beam, {.key = "beam", .doc = "beam parameters."});
     v(s.mesh, {.key = "mesh",
-               .doc = "mesh: model name or path, or builtin:shard. Not drawn yet: mesh "
-                      "particles are drawn as velocity-aligned quads.",
+               .doc = "mesh: builtin:cube, builtin:quad, builtin:icosphere, builtin:shard, an .obj "
+                      "file, or an NWN chunk .mdl (through the host's mesh loader).",
                .maxLength = kMaxPathLength});
     v(s.chainWidth, {.key = "chain_width",
                      .doc = "linked_chain: ribbon width.",

@@ -597,10 +597,7 @@ class Validator {
 
   void checkTexture(const std::string& texture) {
     Scope t(*this, "texture");
-    if (texture.empty()) {
-      error("must not be empty (a file path or builtin:<name>)");
-      return;
-    }
+    if (texture.empty()) return;  // none: the soft circle for sprites, untextured meshes
     checkBuiltinName(texture, kBuiltinSpriteNames, "sprite");  // a file: the renderer opens it
   }
 
@@ -730,34 +727,10 @@ class Validator {
         Scope field(*this, "target_field");
         checkReference(e.render.beam.targetField, positionFields, "vec3 emitter or global field");
       }
-      if (e.render.deadspace > 0.0f) {
-        Scope deadspace(*this, "deadspace");
-        lint(
-            "not drawn yet: no renderer hides velocity_aligned particles within deadspace of the "
-            "view axis (they are drawn at every angle)");
-      }
-      if (e.render.mode == RenderMode::Mesh) {
-        Scope mode(*this, "mode");
-        lint("not drawn yet: mesh particles are drawn as velocity-aligned quads, not as the mesh");
-      }
       if ((e.render.mode == RenderMode::Beam) != (e.spawn.mode == EmissionMode::BeamContinuous)) {
         Scope mode(*this, "mode");
         warning("beam rendering and beam_continuous emission are meant to go together");
       }
-    }
-  }
-
-  // Fields the format accepts and carries into .motefx, which no renderer reads yet
-  // (docs/effect-format.md, "Other material options"): a warning, so an author is not misled by a
-  // setting that changes nothing on screen.
-  void lintNotDrawnYet(const Material& m) {
-    const std::pair<bool, std::string_view> fields[] = {
-        {m.lit, "lit"}, {m.doubleSided, "double_sided"}, {m.ambientTint, "ambient_tint"}};
-    for (const auto& [set, key] : fields) {
-      if (!set) continue;
-      Scope field(*this, key);
-      lint("not drawn yet: no renderer reads " + std::string(key) + " (the material draws as if " +
-           "it were false)");
     }
   }
 
@@ -785,7 +758,6 @@ class Validator {
         materials.push_back(effect.materials[i].name);
         checkTexture(effect.materials[i].texture);
         checkSheet(effect.materials[i].sheet);
-        lintNotDrawnYet(effect.materials[i]);
       }
     }
     std::vector<std::string_view> emitters;

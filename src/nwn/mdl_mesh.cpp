@@ -153,13 +153,11 @@ ChunkMeshResult loadChunkMesh(const std::string& path) {
 }
 
 ChunkMesh builtinShardMesh() {
+  const BuiltinMeshGeometry& shard = *builtinMeshGeometry("shard");
   ChunkMesh mesh;
-  // An irregular tetrahedron, about 0.1 m across, its faces wound counter-clockwise seen from
-  // outside (Y up).
-  mesh.positions = {0.0f,   0.065f,  0.005f, -0.05f, -0.02f, 0.03f,
-                    0.045f, -0.025f, 0.035f, 0.005f, -0.02f, -0.05f};
-  mesh.uvs = {0.0f, 1.0f, 0.0f, 0.0f, 1.0f, 0.0f, 1.0f, 1.0f};
-  mesh.indices = {0, 1, 2, 0, 3, 1, 0, 2, 3, 1, 3, 2};
+  mesh.positions.assign(shard.positions.begin(), shard.positions.end());
+  mesh.uvs.assign(shard.uvs.begin(), shard.uvs.end());
+  mesh.indices.assign(shard.indices.begin(), shard.indices.end());
   mesh.source = std::string(kBuiltinShardMeshName);
   return mesh;
 }

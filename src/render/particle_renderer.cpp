@@ -39,6 +39,9 @@ Result<ParticleRenderer> ParticleRenderer::create(const RendererOptions& options
     return invalidArgument("RendererOptions: transparency out of range");
   }
   if (Status s = options.post.validate("RendererOptions"); !s.ok()) return s;
+  if (Status s = options.lighting.validate("RendererOptions.lighting"); !s.ok()) return s;
+  if (options.maxTriangles > (1u << 24))
+    return invalidArgument("RendererOptions: maxTriangles must be at most 2^24");
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   SpriteRendererOptions raster;
@@ -75,12 +78,22 @@ Status ParticleRenderer::prepare(const ParticleWorld& world, const Camera& camer
   raster.oitFrame = r.options.transparency == Transparency::Oit;
   raster.camera = camera;
   r.viewProjection = camera.projectionMatrix() * camera.viewMatrix();
+  r.projector = {r.viewProjection,
+                 camera.position,
+                 camera.forward,
+                 static_cast<float>(r.options.viewport.width),
+                 static_cast<float>(r.options.viewport.height),
+                 camera.nearZ};
   const BillboardView view = BillboardView::fromCamera(camera);
   // Emitters by sort_order (stable: equal orders keep the effect's order).
   r.packets.build(world, raster.jobs);
   raster.quads.clear();
   raster.styles.clear();
+  raster.cornerColors.clear();
+  raster.triangles.clear();
+  r.debugStyle = Impl::kNoStyle;
   r.frameKeys = {};
+  if (Status s = r.prepareMeshes(r.packets.packets()); !s.ok()) return s;
   for (const RenderPacket& packet : r.packets.packets()) {
     Result<std::uint32_t> texture = r.texture(packet.material);
     if (!texture.ok()) return texture.status();
@@ -88,6 +101,7 @@ Status ParticleRenderer::prepare(const ParticleWorld& world, const Camera& camer
   }
   r.orderFrame();
   raster.stats.quads = static_cast<std::uint32_t>(raster.quads.size());
+  raster.stats.triangles = static_cast<std::uint32_t>(raster.triangles.size());
   raster.prepared = true;
   return {};
 }

@@ -13,6 +13,7 @@
 #include <mote/core/assert.h>
 #include <mote/render/billboard.h>
 #include <mote/render/depth_key.h>
+#include <mote/render/mesh.h>
 #include <mote/render/particle_renderer.h>
 #include <mote/render/render_packet.h>
 
@@ -48,6 +49,52 @@ inline glm::vec3 emitterPositionOf(const RenderPacket& p) {
   return glm::vec3(p.transform.position[0], p.transform.position[1], p.transform.position[2]);
 }
 
+// A particle of straight alpha `alpha` shows: it adds light (additive) or covers something.
+inline bool shows(float alpha, Blend blend) {
+  return std::clamp(alpha, 0.0f, 1.0f) > 0.0f || blend == Blend::Additive;
+}
+
+// Particle i's colour (linear RGBA, straight alpha).
+inline std::array<float, 4> particleColor(const RenderPacket& p, std::uint32_t i) {
+  return p.color.uniform ? p.color.value
+                         : std::array<float, 4>{p.color.streams[0][i], p.color.streams[1][i],
+                                                p.color.streams[2][i], p.color.streams[3][i]};
+}
+
+// Particle i's centre, velocity (in world space) and half size.
+inline BillboardInput billboardInput(const RenderPacket& p, std::uint32_t i,
+                                     glm::vec3 emitterPosition, const glm::quat& emitterRotation) {
+  BillboardInput in;
+  in.position =
+      glm::vec3(p.position.streams[0][i], p.position.streams[1][i], p.position.streams[2][i]);
+  if (p.velocity.present()) {
+    in.velocity =
+        glm::vec3(p.velocity.streams[0][i], p.velocity.streams[1][i], p.velocity.streams[2][i]);
+  }
+  if (p.local) {
+    in.position = emitterPosition + emitterRotation * in.position;
+    in.velocity = emitterRotation * in.velocity;
+  }
+  if (p.size.present()) in.halfSize = glm::vec2(p.size.streams[0][i], p.size.streams[1][i]) * 0.5f;
+  return in;
+}
+
+// Particle i's turn: its orientation channel (normalised), then its roll about the quad's normal
+// (a mesh's local Z).
+inline glm::quat particleOrientation(const RenderPacket& p, std::uint32_t i) {
+  glm::quat q(1.0f, 0.0f, 0.0f, 0.0f);
+  if (p.orientation.present()) {
+    q = normalizedOrientation(glm::quat(p.orientation.streams[3][i], p.orientation.streams[0][i],
+                                        p.orientation.streams[1][i], p.orientation.streams[2][i]));
+  }
+  if (p.rotation.present()) q = q * glm::angleAxis(p.rotation.at(0, i), glm::vec3(0, 0, 1));
+  return q;
+}
+
+// The draw-order key of a particle at clip w `depth` with spawn-order id `id`: back to front
+// puts larger depths first, oldest first smaller ids first (particle_renderer_packets.cpp).
+std::uint32_t particleKey(bytecode::ParticleSort sort, float depth, std::uint32_t id);
+
 struct ParticleRenderer::Impl {
   RendererOptions options;
   // The sprite layer's rasterizer: the frame's quads, styles and draw keys, the textures (material
@@ -73,6 +120,22 @@ struct ParticleRenderer::Impl {
   FacingBlock facing;  // the fast path's corners, one block at a time
   std::array<std::array<float, FacingBlock::kSize>, 3> worldCentres{};  // a block's local → world
   std::vector<glm::vec3> bolt;  // a beam's points (reserved at create: 2^10 + 1)
+  // Mesh particles (particle_renderer_meshes.cpp): the meshes by render.mesh name, loaded on first
+  // sight with their own textures; per-vertex scratch for one particle (sized to the largest
+  // mesh); a mesh packet's particle order (grown to the largest packet); the frame's projector.
+  struct MeshEntry {
+    std::string name;
+    Mesh mesh;
+    std::int64_t texture = -1;  // the mesh's own texture, or −1: the material's
+  };
+  std::vector<MeshEntry> meshes;
+  std::vector<glm::vec3> meshWorld;
+  std::vector<glm::vec3> meshNormal;
+  std::vector<DrawKey> meshOrder;
+  std::vector<DrawKey> meshOrderScratch;
+  std::int64_t whiteTexture = -1;       // untextured meshes and debug triangles
+  std::uint32_t debugStyle = kNoStyle;  // this frame's drawTriangle3D style, once one is drawn
+  TriangleProjector projector;
 
   // particle_renderer.cpp: a material's texture (loaded once, by name, into raster.textures).
   Result<std::uint32_t> texture(const bytecode::CompiledMaterial* material);
@@ -92,7 +155,14 @@ struct ParticleRenderer::Impl {
   // Appends particle i's quad (bounds set, room checked) with its style and draw key.
   void pushParticleQuad(const PacketStyle& ps, const RenderPacket& p, std::uint32_t i,
                         const ScreenQuad& screen, const std::array<float, 4>& color,
-                        glm::vec3 centre, float centreW);
+                        glm::vec3 centre, float centreW,
+                        const std::array<std::array<float, 4>, 4>* corners = nullptr);
+  // Lit sprites (material `lit`, not additive): per-corner colours; one-sided cards.
+  bool litSprites(const RenderPacket& p, Blend blend) const;
+  bool cullsBackCards(const RenderPacket& p, BillboardMode mode) const;
+  void litCorners(const std::array<glm::vec3, 4>& corners, glm::vec3 centre,
+                  const std::array<float, 4>& premul,
+                  std::array<std::array<float, 4>, 4>& out) const;
 
   // particle_renderer_quads.cpp: billboard quads.
   bool emitFacingQuads(const RenderPacket& p, const BillboardView& view, BillboardMode mode,
@@ -113,6 +183,25 @@ struct ParticleRenderer::Impl {
   bool project(const std::array<glm::vec3, 4>& corners, ScreenQuad& quad);
   bool placeQuad(ScreenQuad& quad);
 
+  // particle_renderer_meshes.cpp: mesh particles and the triangles they and drawTriangle3D make.
+  Result<const MeshEntry*> meshNamed(const std::string& name);
+  std::uint32_t white();
+  // Loads the frame's meshes and makes room for triangles when a packet draws meshes.
+  Status prepareMeshes(std::span<const RenderPacket> frame);
+  void emitMeshes(const RenderPacket& p, Blend blend, std::uint32_t materialTexture);
+  // Lighting (options.lighting): the side of a surface the eye is on, a premultiplied colour
+  // lit at a point with a normal, a triangle lit flat (its face normal turned to the eye), and
+  // the ambient tint of `ambient_tint` materials.
+  glm::vec3 towardEye(glm::vec3 p) const;
+  bool facesEye(const std::array<MeshClipVertex, 3>& tri) const;
+  std::array<float, 4> lightColor(const std::array<float, 4>& premul, glm::vec3 position,
+                                  glm::vec3 normal) const;
+  void shadeFlat(std::array<MeshClipVertex, 3>& tri) const;
+  std::array<float, 4> tinted(std::array<float, 4> premul,
+                              const bytecode::CompiledMaterial* m) const;
+  // Clips (near plane) and appends one triangle of clipper vertices in `style`.
+  void pushTriangle(const std::array<MeshClipVertex, 3>& v, std::uint32_t style, bool depthWrite,
+                    bool cullBack);
   // particle_renderer_ribbons.cpp: linked chains and beams.
   void pushStrip(std::span<const glm::vec3> points, float halfWidth,
                  const std::array<float, 4>& color, Blend blend, std::uint32_t texture);

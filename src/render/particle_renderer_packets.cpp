@@ -11,10 +11,6 @@
 
 namespace mote::render {
 
-namespace {
-
-// The draw-order key of a particle at clip w `depth` with spawn-order id `id`: back to front
-// puts larger depths first, oldest first smaller ids first.
 std::uint32_t particleKey(bytecode::ParticleSort sort, float depth, std::uint32_t id) {
   switch (sort) {
     case bytecode::ParticleSort::FrontToBack:
@@ -27,6 +23,8 @@ std::uint32_t particleKey(bytecode::ParticleSort sort, float depth, std::uint32_
       return viewDepthKey(depth);
   }
 }
+
+namespace {
 
 // The style every particle of the packet shares: blend, texture, cutoff, the flipbook cell size,
 // the soft-particle scale (invSoft 0 when soft particles are off this frame).
@@ -74,9 +72,13 @@ ParticleRenderer::Impl::PacketStyle ParticleRenderer::Impl::beginPacket(const Re
                                                                         Blend blend,
                                                                         std::uint32_t texture) {
   PacketStyle ps;
-  ps.style = packetStyle(p, blend, texture, raster.drawGround);
-  ps.perQuad =
-      ps.style.invSoft != 0.0f || (p.sheet.columns * p.sheet.rows > 1 && p.frame.present());
+  // Soft particles fade against the ground and the frame's mesh particles; with meshes every
+  // quad is depth-tested against them, so it needs its own depth.
+  ps.style = packetStyle(p, blend, texture, raster.drawGround || raster.meshFrame);
+  ps.style.depthTested = raster.meshFrame;
+  ps.perQuad = ps.style.invSoft != 0.0f || raster.meshFrame || litSprites(p, blend) ||
+               (p.sheet.columns * p.sheet.rows > 1 && p.frame.present());
+  if (litSprites(p, blend)) raster.ensureCornerColors();
   if (!ps.perQuad) {
     ps.shared = static_cast<std::uint32_t>(raster.styles.size());
     raster.styles.push_back(ps.style);
@@ -87,12 +89,17 @@ ParticleRenderer::Impl::PacketStyle ParticleRenderer::Impl::beginPacket(const Re
 void ParticleRenderer::Impl::pushParticleQuad(const PacketStyle& ps, const RenderPacket& p,
                                               std::uint32_t i, const ScreenQuad& screen,
                                               const std::array<float, 4>& color, glm::vec3 centre,
-                                              float centreW) {
+                                              float centreW,
+                                              const std::array<std::array<float, 4>, 4>* corners) {
   std::uint32_t style = ps.shared;
   if (ps.perQuad) {
     style = static_cast<std::uint32_t>(raster.styles.size());
     QuadStyle& own = raster.styles.emplace_back(ps.style);
-    if (own.invSoft != 0.0f)
+    if (corners != nullptr) {
+      own.corners = static_cast<std::uint32_t>(raster.cornerColors.size());
+      raster.cornerColors.push_back(*corners);
+    }
+    if (own.invSoft != 0.0f || own.depthTested)
       own.depth = glm::dot(centre - raster.camera.position, raster.camera.forward);
     setFrameCells(own, p, i);
   }
@@ -126,6 +133,8 @@ void ParticleRenderer::Impl::emitQuads(const RenderPacket& p, const BillboardVie
     emitChain(drawn, blend, textureIndex);
   } else if (p.mode == bytecode::RenderMode::Beam) {
     emitBeams(drawn, blend, textureIndex);
+  } else if (p.mode == bytecode::RenderMode::Mesh) {
+    emitMeshes(drawn, blend, textureIndex);
   } else {
     const auto mode = static_cast<BillboardMode>(
         std::min<int>(static_cast<int>(p.mode), kBillboardModeCount - 1));

@@ -17,18 +17,6 @@ namespace mote::render {
 
 namespace {
 
-// A particle of straight alpha `alpha` shows: it adds light (additive) or covers something.
-bool shows(float alpha, Blend blend) {
-  return std::clamp(alpha, 0.0f, 1.0f) > 0.0f || blend == Blend::Additive;
-}
-
-// Particle i's colour (linear RGBA, straight alpha).
-std::array<float, 4> particleColor(const RenderPacket& p, std::uint32_t i) {
-  return p.color.uniform ? p.color.value
-                         : std::array<float, 4>{p.color.streams[0][i], p.color.streams[1][i],
-                                                p.color.streams[2][i], p.color.streams[3][i]};
-}
-
 // The fast path's form of particleKey.
 FacingKey facingKey(bytecode::ParticleSort sort) {
   switch (sort) {
@@ -57,35 +45,6 @@ FacingParticles facingParticles(const RenderPacket& p) {
   return whole;
 }
 
-// Particle i's centre, velocity (in world space) and half size.
-BillboardInput billboardInput(const RenderPacket& p, std::uint32_t i, glm::vec3 emitterPosition,
-                              const glm::quat& emitterRotation) {
-  BillboardInput in;
-  in.position =
-      glm::vec3(p.position.streams[0][i], p.position.streams[1][i], p.position.streams[2][i]);
-  if (p.velocity.present()) {
-    in.velocity =
-        glm::vec3(p.velocity.streams[0][i], p.velocity.streams[1][i], p.velocity.streams[2][i]);
-  }
-  if (p.local) {
-    in.position = emitterPosition + emitterRotation * in.position;
-    in.velocity = emitterRotation * in.velocity;
-  }
-  if (p.size.present()) in.halfSize = glm::vec2(p.size.streams[0][i], p.size.streams[1][i]) * 0.5f;
-  return in;
-}
-
-// Particle i's turn: its orientation channel (normalised), then its roll about the quad's normal.
-glm::quat particleOrientation(const RenderPacket& p, std::uint32_t i) {
-  glm::quat q(1.0f, 0.0f, 0.0f, 0.0f);
-  if (p.orientation.present()) {
-    q = normalizedOrientation(glm::quat(p.orientation.streams[3][i], p.orientation.streams[0][i],
-                                        p.orientation.streams[1][i], p.orientation.streams[2][i]));
-  }
-  if (p.rotation.present()) q = q * glm::angleAxis(p.rotation.at(0, i), glm::vec3(0, 0, 1));
-  return q;
-}
-
 // A stretched particle's stretch in billboard.h's terms. stretch_scale is seconds of motion added
 // to the length (metres per m/s of on-screen speed); billboard.h measures screen speed in
 // viewport heights, so convert at the particle's depth.
@@ -104,8 +63,10 @@ float stretchSeconds(const Camera& camera, float stretchScale, const BillboardIn
 // a time (facing_quads.h), bit-identical to the general path.
 bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const BillboardView& view,
                                              BillboardMode mode, const PacketStyle& style) {
+  // Lit, tinted and one-sided cards shade or hide per particle: the general path.
   if (!billboardFrameIsUniform(mode) || p.orientation.present() ||
-      (p.rotation.present() && !p.rotation.uniform))
+      (p.rotation.present() && !p.rotation.uniform) || litSprites(p, style.style.blend) ||
+      (p.material != nullptr && p.material->ambientTint) || cullsBackCards(p, mode))
     return false;
   const Blend blend = style.style.blend;
   if (p.color.uniform && !shows(p.color.value[3], blend)) return true;  // nothing shows
@@ -286,11 +247,23 @@ void ParticleRenderer::Impl::emitBillboards(const RenderPacket& p, BillboardView
   const glm::quat emitterRotation = emitterRotationOf(p);
   const glm::vec3 emitterPosition = emitterPositionOf(p);
   const float stretchScale = p.description->render.stretchScaleSeconds;
+  const bool lit = litSprites(p, blend);
+  // velocity_aligned deadspace: hidden while moving within that angle of the view axis.
+  const float deadspace =
+      mode == BillboardMode::VelocityAligned ? p.description->render.deadspaceRadians : 0.0f;
+  const float deadCosine = std::cos(deadspace);
+  const bool cullBack = cullsBackCards(p, mode);
+  std::array<std::array<float, 4>, 4> cornerColors;
   for (std::uint32_t i = 0; i < p.count; ++i) {
     const std::array<float, 4> color = particleColor(p, i);
     if (!shows(color[3], blend)) continue;
     BillboardInput in = billboardInput(p, i, emitterPosition, emitterRotation);
     if (!(in.halfSize.x > 0.0f) || !(in.halfSize.y > 0.0f)) continue;
+    if (deadspace > 0.0f) {
+      const glm::vec3 axis = glm::normalize(towardEye(in.position));
+      const float speed = glm::length(in.velocity);
+      if (speed > 0.0f && std::fabs(glm::dot(in.velocity / speed, axis)) > deadCosine) continue;
+    }
     in.orientation = particleOrientation(p, i);
     in.emitterRotation = emitterRotation;
     if (mode == BillboardMode::Stretched)
@@ -298,8 +271,55 @@ void ParticleRenderer::Impl::emitBillboards(const RenderPacket& p, BillboardView
     const std::array<glm::vec3, 4> corners = billboardCorners(view, mode, in);
     ScreenQuad quad;
     if (!project(corners, quad)) continue;
+    // Seen from the front a quad winds clockwise on the y-down screen (negative doubled area).
+    if (cullBack && (quad.x[1] - quad.x[0]) * (quad.y[2] - quad.y[0]) -
+                            (quad.x[2] - quad.x[0]) * (quad.y[1] - quad.y[0]) >
+                        0.0f) {
+      ++raster.stats.culled;
+      continue;
+    }
     const glm::vec4 center = viewProjection * glm::vec4(in.position, 1.0f);
-    pushParticleQuad(style, p, i, quad, premultiplied(color, blend), in.position, center.w);
+    const std::array<float, 4> premul = tinted(premultiplied(color, blend), p.material);
+    if (lit) litCorners(corners, in.position, premul, cornerColors);
+    pushParticleQuad(style, p, i, quad, premul, in.position, center.w,
+                     lit ? &cornerColors : nullptr);
+  }
+}
+
+// One-sided (double_sided false) cards whose face can turn from the eye: the fixed frames
+// (horizontal, facing_world, billboard_local_z, billboard_world_z) and any quad a 3D orientation
+// turns. Camera-facing modes always show their front.
+bool ParticleRenderer::Impl::cullsBackCards(const RenderPacket& p, BillboardMode mode) const {
+  if (p.material != nullptr && p.material->doubleSided) return false;
+  return mode == BillboardMode::Horizontal || mode == BillboardMode::FacingWorld ||
+         mode == BillboardMode::BillboardLocalZ || mode == BillboardMode::BillboardWorldZ ||
+         p.orientation.present();
+}
+
+bool ParticleRenderer::Impl::litSprites(const RenderPacket& p, Blend blend) const {
+  return p.material != nullptr && p.material->lit && blend != Blend::Additive;
+}
+
+// A lit sprite's corner colours: the quad's normal, turned to the eye and bent out toward each
+// corner (so the sprite shades like a puff, as meep's particle_billboard_normal), lit by the scene,
+// plus the light from behind passed through in proportion to 1 − alpha (Persson, GDC 2012).
+void ParticleRenderer::Impl::litCorners(const std::array<glm::vec3, 4>& corners, glm::vec3 centre,
+                                        const std::array<float, 4>& premul,
+                                        std::array<std::array<float, 4>, 4>& out) const {
+  constexpr float kBend = 0.8f;
+  glm::vec3 n = glm::cross(corners[1] - corners[0], corners[3] - corners[0]);
+  const float length = glm::length(n);
+  n = length > 0.0f ? n / length : -raster.camera.forward;
+  if (glm::dot(n, towardEye(centre)) < 0.0f) n = -n;
+  const float through = 1.0f - std::clamp(premul[3], 0.0f, 1.0f);
+  for (std::size_t k = 0; k < 4; ++k) {
+    glm::vec3 out3 = corners[k] - centre;
+    const float l = glm::length(out3);
+    out3 = l > 0.0f ? out3 / l : glm::vec3(0.0f);
+    const glm::vec3 bent = glm::normalize(n + out3 * kBend);
+    const glm::vec3 e = irradiance(options.lighting, corners[k], bent) +
+                        transmitted(options.lighting, corners[k], bent) * through;
+    out[k] = {premul[0] * e.x, premul[1] * e.y, premul[2] * e.z, premul[3]};
   }
 }
 

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -84,6 +85,29 @@ inline Footprint footprint(const SpanQuad& q, float u, float v) {
 // Bilinear, clamped to the edge texels.
 inline F4 sample(const SpanQuad& q, float u, float v) {
   return bilinear(q.texels, footprint(q, u, v));
+}
+
+// The bilinear mix of four corner colours (billboard order) at quad parameters (s, t).
+inline std::array<float, 4> cornerColorAt(const std::array<std::array<float, 4>, 4>& c, float s,
+                                          float t) {
+  std::array<float, 4> r;
+  for (std::size_t k = 0; k < 4; ++k) {
+    const float bottom = c[0][k] + (c[1][k] - c[0][k]) * s;
+    const float top = c[3][k] + (c[2][k] - c[3][k]) * s;
+    r[k] = bottom + (top - bottom) * t;
+  }
+  return r;
+}
+
+// McGuire and Bavoil's depth weight (JCGT 2013, eq. 7) of a fragment at view depth z, before its
+// alpha: 10 / (1e-5 + (|z| / 5)^2 + (|z| / 200)^6), clamped to [1e-2, 3e3]. A NaN depth stays
+// NaN: the fragment draws nothing.
+inline float oitDepthWeight(float z) {
+  const float a = std::fabs(z) / 5.0f;
+  const float b = std::fabs(z) / 200.0f;
+  const float b3 = b * b * b;
+  const float w = 10.0f / (1e-5f + a * a + b3 * b3);
+  return std::clamp(w, 1e-2f, 3e3f);
 }
 
 // Weighted blended OIT (McGuire and Bavoil 2013) for a fragment of premultiplied colour `src`

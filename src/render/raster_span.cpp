@@ -125,6 +125,12 @@ void rasterizeSpanScalar(const SpanQuad& q, float py, RowSpan span, std::array<f
       const F4 other = sample(q, q.ub + s * q.du, q.vb + (1.0f - t) * q.dv);
       texel += (other - texel) * q.frameBlend;
     }
+    if (q.corners != nullptr) {  // a lit sprite: its colour across the quad
+      SpanQuad lit = q;
+      lit.color = cornerColorAt(*q.corners, s, t);
+      blendPixel(lit, row[x], texel, fade);
+      continue;
+    }
     blendPixel(q, row[x], texel, fade);
   }
 }

@@ -52,6 +52,10 @@ struct SpanQuad {
   std::uint32_t oitPlane = 0;
   float oitWeight = 0.0f;
   bool oitAdditive = false;  ///< adds its colour into the additive sum instead
+  /// Lit sprites: the premultiplied colour at each corner (billboard order: (s, t) = (0, 0),
+  /// (1, 0), (1, 1), (0, 1)), interpolated bilinearly over (s, t) in place of `color`; null: one
+  /// colour. Drawn by the scalar span loop only (rasterizeQuad's caller picks it).
+  const std::array<std::array<float, 4>, 4>* corners = nullptr;
 };
 
 /// Sets quad's edges, triangle maps and diagonal in out (its style is left alone); false where

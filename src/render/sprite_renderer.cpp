@@ -361,6 +361,8 @@ Status SpriteRenderer::Impl::renderSprites(const SpriteBatcher& batcher, const S
   stats.quads = static_cast<std::uint32_t>(quads.size());
   drawGround = false;
   oitFrame = false;  // sprite frames draw in batch order
+  meshFrame = false;
+  triangles.clear();
   prepared = true;
   return finish(out);
 }

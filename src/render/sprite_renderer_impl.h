@@ -9,6 +9,7 @@
 #include "draw_order.h"
 #include "post_process.h"
 #include "screen_quad.h"
+#include "triangle_layer.h"
 
 #include <mote/core/assert.h>
 #include <mote/core/job_system.h>
@@ -42,6 +43,13 @@ struct QuadStyle {
   float ua = 0.0f, va = 0.0f, ub = 0.0f, vb = 0.0f, du = 1.0f, dv = 1.0f, frameBlend = 0.0f;
   std::uint32_t texture = 0;
   Blend blend = Blend::Over;
+  // Hidden where a depth-writing triangle (a mesh particle) is in front of `depth` (frames with
+  // triangles set it on every particle quad; invSoft stays 0).
+  bool depthTested = false;
+  // Lit sprites: an index into cornerColors (the colour at each corner, interpolated over the
+  // quad), or kNoCorners: the quad's one colour.
+  static constexpr std::uint32_t kNoCorners = ~0u;
+  std::uint32_t corners = kNoCorners;
 };
 
 // The frame's quads (Quad: screen_quad.h) and each one's style (into Impl::styles), room for the
@@ -113,6 +121,20 @@ struct SpriteRenderer::Impl {
   std::vector<std::array<float, 4>> oit;
   bool oitFrame = false;  // this frame draws its translucent quads into oit
   BloomChain bloom;       // allocated when options.post.bloom > 0
+  // Triangles (mesh particles, drawTriangle3D) in draw order, drawn in each band after the ground
+  // and before the quads, z-tested against sceneDepth; room for triangleCapacity, allocated by
+  // ensureTriangles on first use with meshDepth (the depth-writing triangles' depth, which the
+  // frame's depth-tested quads test) and sceneDepth where the ground did not need it.
+  std::vector<ScreenTriangle> triangles;
+  std::size_t triangleCapacity = 0;
+  std::vector<float> meshDepth;
+  bool meshFrame = false;  // this frame draws triangles: the depth buffers are cleared per band
+  // Lit sprites' corner colours (QuadStyle::corners), premultiplied, in billboard corner order;
+  // room for every quad, reserved by ensureCornerColors on the first lit frame.
+  std::vector<std::array<std::array<float, 4>, 4>> cornerColors;
+  void ensureCornerColors() {
+    if (cornerColors.capacity() < quads.capacity()) cornerColors.reserve(quads.capacity());
+  }
   // View depth of the opaque scene (the ground plane) at each pixel centre, +inf where the view
   // ray misses it; written by clearBand when the ground is drawn. Viewport-sized when init() was
   // asked for it.
@@ -162,6 +184,9 @@ struct SpriteRenderer::Impl {
   void clearBand(std::uint32_t y0, std::uint32_t y1);
   // The OIT planes' resolve over accum for rows [y0, y1) (McGuire–Bavoil's composite).
   void compositeOitBand(std::uint32_t y0, std::uint32_t y1);
+  // Room for `capacity` triangles and the depth buffers (allocates the first time only).
+  void ensureTriangles(std::size_t capacity);
+  void rasterizeTriangles(std::uint32_t y0, std::uint32_t y1);
   void rasterizeBand(std::uint32_t y0, std::uint32_t y1);
 };
 

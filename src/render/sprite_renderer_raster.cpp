@@ -198,6 +198,14 @@ void SpriteRenderer::Impl::clearBand(std::uint32_t y0, std::uint32_t y1) {
   for (std::uint32_t y = y0; y < y1; ++y) {
     std::array<float, 4>* row = accum.data() + std::size_t{y} * w;
     std::fill(row, row + w, bg);
+    if (meshFrame) {
+      float* meshRow = meshDepth.data() + std::size_t{y} * w;
+      std::fill(meshRow, meshRow + w, std::numeric_limits<float>::infinity());
+      if (!drawGround) {
+        float* depthRow = sceneDepth.data() + std::size_t{y} * w;
+        std::fill(depthRow, depthRow + w, std::numeric_limits<float>::infinity());
+      }
+    }
     if (oitFrame) {
       std::array<float, 4>* sums = oit.data() + std::size_t{y} * w;
       std::fill(sums, sums + w, std::array<float, 4>{});
@@ -212,16 +220,6 @@ void SpriteRenderer::Impl::clearBand(std::uint32_t y0, std::uint32_t y1) {
     const glm::vec3 upTerm = camera.up * (ndcY * halfHeight);
     groundRow(g, upTerm, w, row, depthRow);
   }
-}
-
-// McGuire and Bavoil's depth weight (JCGT 2013, eq. 7) of a quad at view depth z, before the
-// fragment's alpha: 10 / (1e-5 + (|z| / 5)^2 + (|z| / 200)^6), clamped to [1e-2, 3e3].
-static float oitDepthWeight(float z) {
-  const float a = std::fabs(z) / 5.0f;
-  const float b = std::fabs(z) / 200.0f;
-  const float b3 = b * b * b;
-  const float w = 10.0f / (1e-5f + a * a + b3 * b3);
-  return std::clamp(w, 1e-2f, 3e3f);  // NaN (a NaN depth) stays NaN: the quad draws nothing
 }
 
 void SpriteRenderer::Impl::compositeOitBand(std::uint32_t y0, std::uint32_t y1) {
@@ -241,6 +239,36 @@ void SpriteRenderer::Impl::compositeOitBand(std::uint32_t y0, std::uint32_t y1) 
   }
 }
 
+void SpriteRenderer::Impl::ensureTriangles(std::size_t capacity) {
+  if (triangleCapacity >= capacity) return;
+  triangles.reserve(capacity);
+  triangleCapacity = capacity;
+  const std::size_t pixels = accum.size();
+  meshDepth.resize(pixels);
+  if (sceneDepth.size() != pixels) sceneDepth.resize(pixels);
+}
+
+void SpriteRenderer::Impl::rasterizeTriangles(std::uint32_t y0, std::uint32_t y1) {
+  const TriangleTarget target{options.viewport.width, accum.data(), sceneDepth.data(),
+                              meshDepth.data(), oit.data()};
+  for (const ScreenTriangle& t : triangles) {
+    if (t.maxY < static_cast<float>(y0) || t.minY >= static_cast<float>(y1)) continue;
+    const QuadStyle& st = styles[t.style];
+    const Texture& tex = textures[st.texture];
+    SpanQuad sq;
+    sq.texels = tex.texels.data();
+    sq.width = tex.width;
+    sq.height = tex.height;
+    sq.cutout = st.blend == Blend::Cutout;
+    sq.cutoff = st.cutoff;
+    if (oitFrame && !sq.cutout) {
+      sq.oitPlane = static_cast<std::uint32_t>(accum.size());
+      sq.oitAdditive = st.blend == Blend::Additive;
+    }
+    rasterizeTriangle(t, sq, y0, y1, target);
+  }
+}
+
 void SpriteRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
   const std::uint32_t w = options.viewport.width;
   // finish() cuts bands at multiples of kBand, so [y0, y1) is one band.
@@ -254,8 +282,21 @@ void SpriteRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
     if (q.maxY < static_cast<float>(y0) || q.minY >= static_cast<float>(y1)) continue;
     const QuadStyle& st = styles[quads.style(index)];
     SpanQuad sq = spanQuadOf(q, st, textures[st.texture]);
+    // Lit sprites: their colour interpolated from the corners, by the scalar span loop.
+    RasterSpanFn quadKernel = kernel;
+    if (st.corners != QuadStyle::kNoCorners) {
+      sq.corners = &cornerColors[st.corners];
+      sq.color = cornerColorAt(*sq.corners, 0.5f, 0.5f);  // what a sub-pixel quad shows
+      quadKernel = rasterizeSpanScalar;
+    }
     // OIT frames: translucent quads accumulate into the OIT planes (their keys are view-depth
     // keys), cutout ones draw opaque into the frame.
+    // Quads depth-tested against the frame's triangles: a step at the triangles' depth.
+    const float* depthBuffer = sceneDepth.data();
+    if (st.depthTested && sq.invSoft == 0.0f) {
+      sq.invSoft = 1e30f;
+      depthBuffer = meshDepth.data();
+    }
     std::array<float, 4>* target = accum.data();
     if (oitFrame && st.blend != Blend::Cutout) {
       target = oit.data();
@@ -275,16 +316,15 @@ void SpriteRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
       const float area = 0.5f * std::abs((q.x[2] - q.x[0]) * (q.y[3] - q.y[1]) -
                                          (q.x[3] - q.x[1]) * (q.y[2] - q.y[0]));
       const std::size_t at = std::size_t(cy) * w + std::size_t(cx);
-      const float fade = st.invSoft == 0.0f
+      const float fade = sq.invSoft == 0.0f
                              ? 1.0f
-                             : std::clamp((sceneDepth[at] - st.depth) * st.invSoft, 0.0f, 1.0f);
+                             : std::clamp((depthBuffer[at] - st.depth) * sq.invSoft, 0.0f, 1.0f);
       if (!(fade > 0.0f)) continue;
       blendCellCentre(sq, target[at], std::min(area, 1.0f) * fade);
       continue;
     }
     if (!setupSpanQuad(q, sq)) continue;
-    rasterizeQuad(sq, q, y0, y1, w, target, sq.invSoft == 0.0f ? nullptr : sceneDepth.data(),
-                  kernel);
+    rasterizeQuad(sq, q, y0, y1, w, target, sq.invSoft == 0.0f ? nullptr : depthBuffer, quadKernel);
   }
 }
 
@@ -330,6 +370,8 @@ Status SpriteRenderer::Impl::finish(Image& out) {
   const std::uint32_t height = options.viewport.height;
   parallelFor(*jobs, height, kBand, [&](std::size_t begin, std::size_t end) {
     clearBand(static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end));
+    if (meshFrame)
+      rasterizeTriangles(static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end));
     rasterizeBand(static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end));
     if (oitFrame)
       compositeOitBand(static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end));

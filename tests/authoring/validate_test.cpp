@@ -141,8 +141,9 @@ TEST(Validate, SheetsShapesAndModes) {
             "error: /emitters/0/render/mesh: mesh mode needs a mesh name\n");
 }
 
-// Fields the renderers do not read yet warn where they are set, and only there.
-TEST(Validate, FieldsNotDrawnYetWarnAtTheField) {
+// The material and render fields that once warned "not drawn yet" are drawn now: they say
+// nothing.
+TEST(Validate, LitDoubleSidedTintDeadspaceAndMeshesAreDrawnAndDoNotWarn) {
   EffectDesc e = minimal();
   Material m;
   m.name = "leaf";
@@ -159,22 +160,13 @@ TEST(Validate, FieldsNotDrawnYetWarnAtTheField) {
   rock.name = "rock";
   rock.render = {};
   rock.render.mode = RenderMode::Mesh;
-  rock.render.mesh = "builtin:shard";
+  rock.render.mesh = "builtin:icosphere";
   e.emitters.push_back(rock);
-  EXPECT_EQ(findings(e),
-            "warning: /materials/0/lit: not drawn yet: no renderer reads lit (the material draws "
-            "as if it were false)\n"
-            "warning: /materials/0/ambient_tint: not drawn yet: no renderer reads ambient_tint "
-            "(the material draws as if it were false)\n"
-            "warning: /materials/1/double_sided: not drawn yet: no renderer reads double_sided "
-            "(the material draws as if it were false)\n"
-            "warning: /emitters/0/render/deadspace: not drawn yet: no renderer hides "
-            "velocity_aligned particles within deadspace of the view axis (they are drawn at "
-            "every angle)\n"
-            "warning: /emitters/1/render/mode: not drawn yet: mesh particles are drawn as "
-            "velocity-aligned quads, not as the mesh\n");
-  // Unset, they say nothing.
-  EXPECT_EQ(findings(minimal()), "");
+  EXPECT_EQ(findings(e), "");
+  rock.render.mesh = "builtin:sphere";
+  e.emitters.back() = rock;
+  EXPECT_NE(findings(e).find("unknown built-in mesh \"builtin:sphere\""), std::string::npos)
+      << findings(e);
 }
 
 TEST(Validate, CapacityPerEffect) {

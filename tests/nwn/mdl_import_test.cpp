@@ -2,6 +2,7 @@
 // The NWN ASCII MDL importer: every fixture in tests/data/nwn (written for the project, one per
 // dialect and quirk) imports with the lowered values computed by hand, compiles, simulates 10 s
 // and renders a frame; junk warns with its line; malformed structure is a located error.
+#include "mesh_loader.h"  // tools/mote: the CLI's chunk-model loader
 #include "support/source_dir.h"
 
 #include <mote/authoring/effect_json.h>
@@ -124,6 +125,7 @@ TEST_P(EveryFixture, ImportsCompilesSimulatesTenSecondsAndRenders) {
   render::RendererOptions options;
   options.viewport = {64, 48};
   options.builtinSpriteSize = 16;
+  options.meshLoader = cli::loadHostMesh;  // chunk models, as `mote render` reads them
   auto renderer = render::ParticleRenderer::create(options).takeValue();
   render::Camera camera = render::Camera::perspective(0.9f, 64.0f / 48.0f, 0.1f, 200.0f).value();
   ASSERT_TRUE(camera.lookAt({0.0f, 2.0f, 8.0f}, {0.0f, 1.0f, 0.0f}, {0.0f, 1.0f, 0.0f}).ok());
@@ -139,7 +141,8 @@ TEST_P(EveryFixture, ImportsCompilesSimulatesTenSecondsAndRenders) {
       EXPECT_EQ(image.width(), 64u);
       const bool visible = std::string(GetParam()) != "junk.mdl";  // junk: texture NULL only
       if (t == 18 && visible) {
-        EXPECT_GT(renderer.stats().quads, 0u) << "nothing drawn at 0.6 s";
+        EXPECT_GT(renderer.stats().quads + renderer.stats().triangles, 0u)
+            << "nothing drawn at 0.6 s";
       }
     }
   }

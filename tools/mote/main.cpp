@@ -319,6 +319,12 @@ int main(int argc, char** argv) {
                             "aces (default), reinhard or none: how colours above 1 become light");
   renderCommand->add_option("--bloom", renderOptions.bloom,
                             "Bloom strength in [0, 16] (0, the default: off)");
+  renderCommand->add_option("--light", renderOptions.lights,
+                            "dir:x,y,z:r,g,b (toward the light) or point:x,y,z:r,g,b:radius, for "
+                            "lit materials; repeat for more; any replace the default key and back "
+                            "lights");
+  renderCommand->add_option("--ambient", renderOptions.ambient,
+                            "r,g,b: the scene's ambient light (linear; default 0.2,0.21,0.25)");
   renderCommand->add_option("--transparency", renderOptions.transparency,
                             "emitter (default: emitters by sort_order), sorted (all particles by "
                             "depth) or oit (weighted blended order-independent)");

@@ -2,6 +2,7 @@
 #include "render_command.h"
 
 #include "effect_commands.h"
+#include "mesh_loader.h"
 #include "simulation.h"
 
 #include <mote/core/job_system.h>
@@ -48,6 +49,48 @@ bool parseColor(const std::string& text, std::array<float, 3>& linear) {
     linear[static_cast<std::size_t>(c)] = render::srgbToLinear(s);
   }
   return true;
+}
+
+// "x,y,z" → three finite floats.
+bool parseTriple(const std::string& text, std::array<float, 3>& out) {
+  float a = 0.0f;
+  float b = 0.0f;
+  float c = 0.0f;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%f,%f,%f%c", &a, &b, &c, &tail) != 3) return false;
+  if (!std::isfinite(a) || !std::isfinite(b) || !std::isfinite(c)) return false;
+  out = {a, b, c};
+  return true;
+}
+
+// --light dir:x,y,z:r,g,b (x,y,z toward the light) or point:x,y,z:r,g,b:radius.
+Result<render::Light> parseLight(const std::string& text) {
+  const auto bad = [&](const std::string& why) {
+    return invalidArgument("--light '" + text + "': " + why +
+                           " (dir:x,y,z:r,g,b or point:x,y,z:r,g,b:radius)");
+  };
+  std::vector<std::string> parts;
+  std::size_t from = 0;
+  for (std::size_t at = text.find(':');; at = text.find(':', from)) {
+    parts.push_back(text.substr(from, at == std::string::npos ? std::string::npos : at - from));
+    if (at == std::string::npos) break;
+    from = at + 1;
+  }
+  render::Light light;
+  if (parts[0] == "dir" && parts.size() == 3) {
+    light.kind = render::Light::Kind::Directional;
+  } else if (parts[0] == "point" && parts.size() == 4) {
+    light.kind = render::Light::Kind::Point;
+    char tail = 0;
+    if (std::sscanf(parts[3].c_str(), "%f%c", &light.radius, &tail) != 1 ||
+        !std::isfinite(light.radius) || !(light.radius > 0.0f))
+      return bad("the radius must be a number > 0");
+  } else {
+    return bad("not a light");
+  }
+  if (!parseTriple(parts[1], light.vector)) return bad("'" + parts[1] + "' is not x,y,z");
+  if (!parseTriple(parts[2], light.color)) return bad("'" + parts[2] + "' is not r,g,b");
+  return light;
 }
 
 constexpr double kCircleSeconds = 4.0;  // one turn of --circle
@@ -221,6 +264,18 @@ int runRender(const RenderCommandOptions& o) {
   } else if (o.transparency != "emitter") {
     return fail("--transparency must be emitter, sorted or oit (got '" + o.transparency + "')");
   }
+  render::Lighting lighting;
+  if (!o.lights.empty()) {
+    lighting.lights.clear();
+    for (const std::string& text : o.lights) {
+      Result<render::Light> light = parseLight(text);
+      if (!light.ok()) return fail(light.status().message());
+      lighting.lights.push_back(light.value());
+    }
+  }
+  if (!o.ambient.empty() && !parseTriple(o.ambient, lighting.ambient))
+    return fail("--ambient must be r,g,b (got '" + o.ambient + "')");
+  if (Status s = lighting.validate("--light/--ambient"); !s.ok()) return fail(s.message());
   // The background is the colour the frame shows where nothing is drawn, whatever the tone map.
   for (float& c : background)
     c = render::inverseToneMapped(post.toneMap, c);
@@ -280,6 +335,8 @@ int runRender(const RenderCommandOptions& o) {
   ro.ground = o.ground;
   ro.post = post;
   ro.transparency = transparency;
+  ro.meshLoader = loadHostMesh;
+  ro.lighting = lighting;
   ro.jobs = pool.get();
   ro.textureDirectory = std::filesystem::path(o.input).parent_path().string();
   Result<render::ParticleRenderer> renderer = render::ParticleRenderer::create(ro);
@@ -341,8 +398,10 @@ int runRender(const RenderCommandOptions& o) {
       break;
   }
   if (!written.ok()) return fail(written.message());
-  fmt::print("{}: {} frame{} of {}x{}, {} particles in the last\n", out, o.frames,
-             o.frames == 1 ? "" : "s", width, height, renderer->stats().quads);
+  const render::RenderStats& last = renderer->stats();
+  fmt::print("{}: {} frame{} of {}x{}, {} quads{} in the last\n", out, o.frames,
+             o.frames == 1 ? "" : "s", width, height, last.quads,
+             last.triangles > 0 ? fmt::format(" and {} mesh triangles", last.triangles) : "");
   return 0;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace mote::cli {
 
@@ -30,6 +31,9 @@ struct RenderCommandOptions {
   std::string toneMap = "aces";          ///< aces, reinhard, none
   double bloom = 0.0;                    ///< bloom strength, [0, 16]; 0: off
   std::string transparency = "emitter";  ///< emitter, sorted, oit
+  /// dir:x,y,z:r,g,b or point:x,y,z:r,g,b:radius; any replace the default lights.
+  std::vector<std::string> lights;
+  std::string ambient;  ///< r,g,b (linear); empty: the default
   /// --gpu: simulate on the GPU and draw what is read back with the software renderer (the GPU
   /// renderer is a later issue's).
   bool gpu = false;

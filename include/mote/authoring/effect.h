@@ -140,8 +140,9 @@ struct SpriteSheet {
 
 struct Material {
   std::string name;
-  /// A file path (relative to the effect file) or a built-in sprite, "builtin:<name>".
-  std::string texture = "builtin:soft_circle";
+  /// A file path (relative to the effect file) or a built-in sprite, "builtin:<name>"; empty (the
+  /// default): sprites draw builtin:soft_circle, meshes draw untextured.
+  std::string texture;
   BlendMode blend = BlendMode::Alpha;
   float alphaCutoff = 0.5f;  ///< Cutout: texels below are discarded
   SpriteSheet sheet;

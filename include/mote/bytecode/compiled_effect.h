@@ -112,7 +112,7 @@ struct CompiledRender {
   float beamRoughness = 0.5f;               ///< displacement falloff per subdivision, 0..1
   float beamUpdateIntervalSeconds = 0.05f;  ///< between re-shapes; 0: every tick
   float beamWidthMeters = 0.1f;
-  std::string mesh;               ///< Mesh: model name or path; not drawn yet
+  std::string mesh;               ///< Mesh: builtin:NAME, an .obj path, or a loader's (.mdl)
   float chainWidthMeters = 0.1f;  ///< LinkedChain: ribbon width
   bool operator==(const CompiledRender&) const = default;
 };

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The headless software renderer: turns a ParticleWorld's particles into camera-facing quads
-// (billboard.h's bases, per the emitter's render mode), orders them (emitters by sort_order,
-// particles back to front where the blend needs it, by a radix sort), and rasterizes them in
+// (billboard.h's bases, per the emitter's render mode) and mesh particles into triangles (the
+// triangle layer: near clipping, z-buffer), orders them (emitters by sort_order, particles back to
+// front where the blend needs it, by a radix sort; or Transparency), and rasterizes them in
 // horizontal bands in parallel into a linear float buffer with one premultiplied blend equation
 // (alpha, premultiplied, additive — alpha 0 — and cutout), resolved to 8-bit sRGB. The rasterizer
 // is the sprite layer's (sprite_renderer.h, target mote_sprite), which this renderer embeds;
@@ -10,14 +11,17 @@
 //
 // Thread safety: one thread uses a renderer; render() fans bands out to the JobSystem. Output is
 // deterministic: every pixel is written by one band in the same quad order, whatever the threads.
-// Allocation: create() and the first sight of a material's texture allocate; render() otherwise
-// never does.
+// Allocation: create(), the first sight of a material's texture or mesh, the first frame with
+// triangles (mesh particles, drawTriangle3D) and a mesh emitter with more particles than any before
+// allocate; render() otherwise never does.
 #pragma once
 
 #include <mote/core/job_system.h>
 #include <mote/core/status.h>
 #include <mote/render/camera.h>
 #include <mote/render/image.h>
+#include <mote/render/lighting.h>
+#include <mote/render/mesh.h>
 #include <mote/render/sprite_batcher.h>
 #include <mote/render/sprite_renderer.h>  // Texture, SpriteView, SpriteAtlas, RenderStats
 #include <mote/runtime/world.h>
@@ -61,6 +65,15 @@ struct RendererOptions {
   Transparency transparency = Transparency::Emitter;
   /// Tone mapping and bloom (sprite_renderer.h); none by default.
   PostProcess post;
+  /// The scene's lights, for `lit` materials (meshes, sprites), `ambient_tint` and
+  /// drawTriangle3D; Lighting's defaults unless set.
+  Lighting lighting;
+  /// Triangles drawn per frame (mesh particles after near clipping, drawTriangle3D); the rest are
+  /// counted in stats().dropped. Their buffers are allocated by the first frame that draws one.
+  std::uint32_t maxTriangles = 1u << 18;
+  /// Loads `render.mesh` values that are neither builtin: nor .obj files (NWN chunk .mdl models:
+  /// `mote render` passes one built on mote_nwn); empty: such a mesh is an error naming it.
+  MeshLoader meshLoader;
   /// Borrowed; null: the calling thread. Runs the raster bands, and in prepare() an emitter's
   /// camera-facing quads (from 2 × 1,024 particles) and its depth sort (from 2^16 quads) in ranges
   /// — the same frame, bit for bit, on any thread count.
@@ -69,8 +82,9 @@ struct RendererOptions {
 
 class ParticleRenderer {
  public:
-  /// InvalidArgument for a bad viewport, maxQuads 0 (or above 2^24), a transparency out of range or
-  /// a bad post-process (PostProcess::validate).
+  /// InvalidArgument for a bad viewport, maxQuads 0 (or above 2^24), maxTriangles above 2^24, a
+  /// transparency out of range, a bad post-process (PostProcess::validate) or bad lights
+  /// (Lighting::validate).
   static Result<ParticleRenderer> create(const RendererOptions& options);
   ParticleRenderer(ParticleRenderer&&) noexcept;
   ParticleRenderer& operator=(ParticleRenderer&&) noexcept;
@@ -88,6 +102,14 @@ class ParticleRenderer {
   /// prepared list. Same errors, threads and allocation as render().
   Status prepare(const ParticleWorld& world, const Camera& camera);
   Status rasterize(Image& out);
+
+  /// Adds a triangle in world coordinates to the prepared frame (after prepare(), before
+  /// rasterize()): projected with the frame's camera, cut at the near plane, z-tested and drawn
+  /// opaque in linear RGB `color` (alpha ignored), like a mesh particle's — for debug geometry,
+  /// markers and rays. InvalidArgument before prepare(), for a non-finite input, or past
+  /// maxTriangles (the triangle is then counted in stats().dropped). The first triangle of a
+  /// renderer allocates its triangle buffers. O(1).
+  Status drawTriangle3D(glm::vec3 v0, glm::vec3 v1, glm::vec3 v2, std::array<float, 3> color);
 
   /// SpriteRenderer's setAtlas, setAtlasImage and renderSprites (sprite_renderer.h: the same
   /// contracts, errors and allocation), run by the sprite layer's rasterizer that this renderer

@@ -77,9 +77,10 @@ struct SpriteAtlas {
 
 /// What the last frame drew.
 struct RenderStats {
-  std::uint32_t quads = 0;    ///< drawn
-  std::uint32_t culled = 0;   ///< off screen, without size, invisible, or (3D) behind the camera
-  std::uint32_t dropped = 0;  ///< past the renderer's capacity
+  std::uint32_t quads = 0;      ///< drawn
+  std::uint32_t triangles = 0;  ///< drawn (mesh particles, drawTriangle3D), after near clipping
+  std::uint32_t culled = 0;     ///< off screen, without size, invisible, or (3D) behind the camera
+  std::uint32_t dropped = 0;    ///< past the renderer's capacity (quads and triangles)
 };
 
 /// How the linear frame becomes display colour before the sRGB encoding (docs/rendering.md, "Tone

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+// ParticleRenderer's mesh particles (docs/rendering.md, "Mesh particles"): each particle of a
+// `mesh` emitter draws its mesh at its position, turned by its orientation (and roll about the
+// mesh's Z), scaled by its size (x, y, x), in its colour; the mesh's vertices are transformed and
+// projected once per particle, and each triangle goes through the triangle layer's near-plane path
+// (triangle_layer.h) into the rasterizer's triangle list. drawTriangle3D adds debug triangles to
+// the same list.
+#include "particle_renderer_impl.h"
+
+#include <mote/core/builtin_sprites.h>
+
+#include <glm/geometric.hpp>
+#include <glm/gtc/quaternion.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace mote::render {
+
+namespace {
+
+// The extension of `path` in lower case ("" when none).
+std::string lowerExtension(const std::string& path) {
+  const std::size_t dot = path.find_last_of('.');
+  const std::size_t slash = path.find_last_of('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return {};
+  std::string e = path.substr(dot);
+  for (char& c : e)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return e;
+}
+
+}  // namespace
+
+std::uint32_t ParticleRenderer::Impl::white() {
+  if (whiteTexture < 0) {
+    Texture t;
+    t.width = 1;
+    t.height = 1;
+    t.texels = {{1.0f, 1.0f, 1.0f, 1.0f}};
+    raster.textures.push_back(std::move(t));
+    raster.textureNames.emplace_back();  // "": never looked up by name
+    whiteTexture = static_cast<std::int64_t>(raster.textures.size() - 1);
+  }
+  return static_cast<std::uint32_t>(whiteTexture);
+}
+
+Result<const ParticleRenderer::Impl::MeshEntry*> ParticleRenderer::Impl::meshNamed(
+    const std::string& name) {
+  for (const MeshEntry& m : meshes)
+    if (m.name == name) return &m;
+  Result<Mesh> loaded = invalidArgument("");
+  if (name.starts_with(kBuiltinSpriteUriPrefix)) {
+    loaded = builtinMesh(name);
+  } else {
+    const std::string path = options.textureDirectory.empty() || name.front() == '/'
+                                 ? name
+                                 : options.textureDirectory + "/" + name;
+    if (lowerExtension(path) == ".obj") {
+      loaded = loadObj(path);
+    } else if (options.meshLoader) {
+      loaded = options.meshLoader(path);
+    } else {
+      return unsupported("mesh '" + name +
+                         "': only builtin: meshes and .obj files are read here (give "
+                         "RendererOptions::meshLoader for other formats)");
+    }
+  }
+  if (!loaded.ok()) return loaded.status();
+  if (Status s = loaded->validate(name); !s.ok()) return s;
+  MeshEntry entry;
+  entry.name = name;
+  entry.mesh = std::move(loaded.value());
+  if (!entry.mesh.texture.empty()) {
+    Result<std::uint32_t> texture = raster.textureNamed(entry.mesh.texture);
+    if (!texture.ok()) return texture.status();
+    entry.texture = texture.value();
+  }
+  const std::size_t vertices = entry.mesh.vertexCount();
+  if (meshWorld.size() < vertices) {
+    meshWorld.resize(vertices);
+    meshNormal.resize(vertices);
+  }
+  meshes.push_back(std::move(entry));
+  return &meshes.back();
+}
+
+Status ParticleRenderer::Impl::prepareMeshes(std::span<const RenderPacket> frame) {
+  raster.meshFrame = false;
+  for (const RenderPacket& p : frame) {
+    if (p.mode != bytecode::RenderMode::Mesh || p.description == nullptr) continue;
+    Result<const MeshEntry*> mesh = meshNamed(p.description->render.mesh);
+    if (!mesh.ok()) {
+      return Status(mesh.status().code(),
+                    "emitter '" + p.description->name + "': " + mesh.status().message(), {});
+    }
+    raster.meshFrame = true;
+  }
+  if (raster.meshFrame) raster.ensureTriangles(options.maxTriangles);
+  return {};
+}
+
+void ParticleRenderer::Impl::pushTriangle(const std::array<MeshClipVertex, 3>& v,
+                                          std::uint32_t style, bool depthWrite, bool cullBack) {
+  const std::array<ProjectedVertex, 3> p{
+      projector.project(v[0].world), projector.project(v[1].world), projector.project(v[2].world)};
+  const auto project = [this](const MeshClipVertex& m) { return projector.project(m.world); };
+  const auto draw = [&](const MeshClipVertex& a, const MeshClipVertex& b, const MeshClipVertex& c,
+                        const ProjectedVertex& pa, const ProjectedVertex& pb,
+                        const ProjectedVertex& pc) {
+    ScreenTriangle t;
+    const std::array<const MeshClipVertex*, 3> in{&a, &b, &c};
+    const std::array<const ProjectedVertex*, 3> at{&pa, &pb, &pc};
+    for (std::size_t k = 0; k < 3; ++k)
+      t.v[k] = {at[k]->x, at[k]->y, at[k]->invW, at[k]->depth, in[k]->u, in[k]->v, in[k]->color};
+    t.style = style;
+    t.depthWrite = depthWrite;
+    if (!boundTriangle(t, projector.width, projector.height)) return;
+    // Front faces are counter-clockwise seen from the front: clockwise on the y-down screen.
+    if (cullBack && (t.v[1].x - t.v[0].x) * (t.v[2].y - t.v[0].y) -
+                            (t.v[2].x - t.v[0].x) * (t.v[1].y - t.v[0].y) >
+                        0.0f)
+      return;
+    if (raster.triangles.size() == raster.triangleCapacity) {
+      ++raster.stats.dropped;
+      return;
+    }
+    raster.triangles.push_back(t);
+  };
+  clipDrawNearFan(v, p, projector.nearDepth, project, draw);
+}
+
+void ParticleRenderer::Impl::emitMeshes(const RenderPacket& p, Blend blend,
+                                        std::uint32_t materialTexture) {
+  const Result<const MeshEntry*> found = meshNamed(p.description->render.mesh);
+  if (!found.ok()) return;  // prepareMeshes loaded it or failed the frame
+  const MeshEntry& entry = *found.value();
+  const Mesh& mesh = entry.mesh;
+  const bytecode::CompiledMaterial* m = p.material;
+  QuadStyle style;
+  style.blend = blend;
+  style.cutoff = m != nullptr ? m->alphaCutoff : 0.5f;
+  // The mesh's own texture, else the material's, else none (white).
+  style.texture = entry.texture >= 0                    ? static_cast<std::uint32_t>(entry.texture)
+                  : m != nullptr && !m->texture.empty() ? materialTexture
+                                                        : white();
+  const auto styleIndex = static_cast<std::uint32_t>(raster.styles.size());
+  raster.styles.push_back(style);
+  // Opaque and cutout meshes write depth; additive ones never, translucent ones not under OIT.
+  const bool depthWrite = blend == Blend::Cutout || (blend == Blend::Over && !raster.oitFrame);
+  const bool cullBack = m == nullptr || !m->doubleSided;
+  // The particles in the emitter's order.
+  if (meshOrder.size() < p.count) {
+    meshOrder.resize(p.count);
+    meshOrderScratch.resize(p.count);
+  }
+  const glm::quat emitterRotation = emitterRotationOf(p);
+  const glm::vec3 emitterPosition = emitterPositionOf(p);
+  KeyRange range;
+  for (std::uint32_t i = 0; i < p.count; ++i) {
+    const BillboardInput in = billboardInput(p, i, emitterPosition, emitterRotation);
+    const std::uint32_t key =
+        particleKey(p.sort, (viewProjection * glm::vec4(in.position, 1.0f)).w, p.ids[i]);
+    meshOrder[i] = {key, i};
+    range.add(key);
+  }
+  if (p.sort != bytecode::ParticleSort::None && p.count > 0)
+    sortDrawKeys(meshOrder.data(), meshOrderScratch.data(), p.count, range);
+  const std::size_t vertices = mesh.vertexCount();
+  // Lit meshes: flat (one normal a face) or, where the mesh has normals, Gouraud (per vertex, both
+  // sides where it is double-sided). Additive ones are emissive: never lit.
+  const bool lit = m != nullptr && m->lit && blend != Blend::Additive;
+  const bool smooth = lit && !mesh.normals.empty();
+  for (std::uint32_t k = 0; k < p.count; ++k) {
+    const std::uint32_t i = meshOrder[k].index;
+    const std::array<float, 4> color = particleColor(p, i);
+    if (!shows(color[3], blend)) continue;
+    const BillboardInput in = billboardInput(p, i, emitterPosition, emitterRotation);
+    const glm::vec3 scale(in.halfSize.x * 2.0f, in.halfSize.y * 2.0f, in.halfSize.x * 2.0f);
+    if (!(scale.x > 0.0f) || !(scale.y > 0.0f)) continue;
+    const glm::quat turn =
+        (p.local ? emitterRotation : glm::quat(1.0f, 0.0f, 0.0f, 0.0f)) * particleOrientation(p, i);
+    for (std::size_t v = 0; v < vertices; ++v) {
+      const glm::vec3 local(mesh.positions[v * 3], mesh.positions[v * 3 + 1],
+                            mesh.positions[v * 3 + 2]);
+      meshWorld[v] = in.position + turn * (local * scale);
+      if (smooth) {
+        // Normals take the inverse scale (the inverse transpose of turn · scale).
+        const glm::vec3 n(mesh.normals[v * 3], mesh.normals[v * 3 + 1], mesh.normals[v * 3 + 2]);
+        meshNormal[v] = glm::normalize(turn * (n / scale));
+      }
+    }
+    const std::array<float, 4> premul = tinted(premultiplied(color, blend), m);
+    for (std::size_t t = 0; t < mesh.triangleCount(); ++t) {
+      std::array<MeshClipVertex, 3> tri;
+      for (std::size_t c = 0; c < 3; ++c) {
+        const std::uint32_t index = mesh.indices[t * 3 + c];
+        tri[c].world = meshWorld[index];
+        if (!mesh.uvs.empty()) {
+          tri[c].u = mesh.uvs[std::size_t{index} * 2];
+          tri[c].v = mesh.uvs[std::size_t{index} * 2 + 1];
+        }
+        tri[c].color = premul;
+      }
+      if (lit) {
+        if (smooth) {
+          // A back face seen (double-sided) is lit on the side the eye is on.
+          const float side = facesEye(tri) ? 1.0f : -1.0f;
+          for (std::size_t c = 0; c < 3; ++c)
+            tri[c].color =
+                lightColor(premul, tri[c].world, meshNormal[mesh.indices[t * 3 + c]] * side);
+        } else {
+          shadeFlat(tri);
+        }
+      }
+      pushTriangle(tri, styleIndex, depthWrite, cullBack);
+    }
+  }
+}
+
+bool ParticleRenderer::Impl::facesEye(const std::array<MeshClipVertex, 3>& tri) const {
+  const glm::vec3 n = glm::cross(tri[1].world - tri[0].world, tri[2].world - tri[0].world);
+  return glm::dot(n, towardEye(tri[0].world)) >= 0.0f;
+}
+
+glm::vec3 ParticleRenderer::Impl::towardEye(glm::vec3 p) const {
+  return raster.camera.projection == Projection::Perspective ? raster.camera.position - p
+                                                             : -raster.camera.forward;
+}
+
+std::array<float, 4> ParticleRenderer::Impl::lightColor(const std::array<float, 4>& premul,
+                                                        glm::vec3 position,
+                                                        glm::vec3 normal) const {
+  const glm::vec3 e = irradiance(options.lighting, position, normal);
+  return {premul[0] * e.x, premul[1] * e.y, premul[2] * e.z, premul[3]};
+}
+
+void ParticleRenderer::Impl::shadeFlat(std::array<MeshClipVertex, 3>& tri) const {
+  glm::vec3 n = glm::cross(tri[1].world - tri[0].world, tri[2].world - tri[0].world);
+  const float length = glm::length(n);
+  if (!(length > 0.0f)) return;
+  n /= length;
+  const glm::vec3 centre = (tri[0].world + tri[1].world + tri[2].world) / 3.0f;
+  if (glm::dot(n, towardEye(centre)) < 0.0f) n = -n;  // the side the eye sees
+  const std::array<float, 4> shaded = lightColor(tri[0].color, centre, n);
+  for (MeshClipVertex& v : tri)
+    v.color = shaded;
+}
+
+std::array<float, 4> ParticleRenderer::Impl::tinted(std::array<float, 4> premul,
+                                                    const bytecode::CompiledMaterial* m) const {
+  if (m == nullptr || !m->ambientTint) return premul;
+  for (std::size_t c = 0; c < 3; ++c)
+    premul[c] *= options.lighting.ambient[c];
+  return premul;
+}
+
+Status ParticleRenderer::drawTriangle3D(glm::vec3 v0, glm::vec3 v1, glm::vec3 v2,
+                                        std::array<float, 3> color) {
+  Impl& r = *impl_;
+  if (!r.raster.prepared)
+    return invalidArgument("ParticleRenderer::drawTriangle3D: no frame prepared (call prepare())");
+  const auto finite = [](glm::vec3 v) {
+    return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
+  };
+  if (!finite(v0) || !finite(v1) || !finite(v2) || !std::isfinite(color[0]) ||
+      !std::isfinite(color[1]) || !std::isfinite(color[2])) {
+    return invalidArgument(
+        "ParticleRenderer::drawTriangle3D: a coordinate or colour is not finite");
+  }
+  if (!r.raster.meshFrame) {
+    r.raster.ensureTriangles(r.options.maxTriangles);
+    r.raster.meshFrame = true;
+  }
+  if (r.raster.triangles.size() == r.raster.triangleCapacity) {
+    ++r.raster.stats.dropped;
+    return invalidArgument("ParticleRenderer::drawTriangle3D: maxTriangles (" +
+                           std::to_string(r.options.maxTriangles) + ") are drawn already");
+  }
+  if (r.debugStyle == Impl::kNoStyle) {  // one style for the frame's debug triangles
+    QuadStyle style;
+    style.texture = r.white();
+    r.debugStyle = static_cast<std::uint32_t>(r.raster.styles.size());
+    r.raster.styles.push_back(style);
+  }
+  std::array<MeshClipVertex, 3> tri;
+  const std::array<glm::vec3, 3> at{v0, v1, v2};
+  for (std::size_t k = 0; k < 3; ++k) {
+    tri[k].world = at[k];
+    tri[k].color = {std::max(color[0], 0.0f), std::max(color[1], 0.0f), std::max(color[2], 0.0f),
+                    1.0f};
+  }
+  r.shadeFlat(tri);  // flat-lit by the scene's lights
+  r.pushTriangle(tri, r.debugStyle, true, false);
+  r.raster.stats.triangles = static_cast<std::uint32_t>(r.raster.triangles.size());
+  return {};
+}
+
+}  // namespace mote::render
