@@ -71,9 +71,9 @@ Status Lighting::validate(std::string_view owner) const {
     if (static_cast<std::uint32_t>(l.kind) > static_cast<std::uint32_t>(Light::Kind::Point))
       return invalidArgument(name + ": kind out of range");
     if (!nonNegative3(l.color)) return invalidArgument(name + ": colour must be finite and >= 0");
-    const double x = l.vector[0];
-    const double y = l.vector[1];
-    const double z = l.vector[2];
+    const auto x = static_cast<double>(l.vector[0]);
+    const auto y = static_cast<double>(l.vector[1]);
+    const auto z = static_cast<double>(l.vector[2]);
     const double length = std::sqrt(x * x + y * y + z * z);
     if (!finite3(l.vector) || length > 1e18)
       return invalidArgument(name + ": a coordinate is not finite (or beyond 1e18)");
