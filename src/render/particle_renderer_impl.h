@@ -131,6 +131,7 @@ struct ParticleRenderer::Impl {
   std::vector<MeshEntry> meshes;
   std::vector<glm::vec3> meshWorld;
   std::vector<glm::vec3> meshNormal;
+  std::vector<ProjectedVertex> meshProjected;
   std::vector<DrawKey> meshOrder;
   std::vector<DrawKey> meshOrderScratch;
   std::int64_t whiteTexture = -1;       // untextured meshes and debug triangles
@@ -202,6 +203,9 @@ struct ParticleRenderer::Impl {
   // Clips (near plane) and appends one triangle of clipper vertices in `style`.
   void pushTriangle(const std::array<MeshClipVertex, 3>& v, std::uint32_t style, bool depthWrite,
                     bool cullBack);
+  // The same with the vertices' projections made already (a mesh's, once per vertex).
+  void pushTriangle(const std::array<MeshClipVertex, 3>& v, const std::array<ProjectedVertex, 3>& p,
+                    std::uint32_t style, bool depthWrite, bool cullBack);
   // particle_renderer_ribbons.cpp: linked chains and beams.
   void pushStrip(std::span<const glm::vec3> points, float halfWidth,
                  const std::array<float, 4>& color, Blend blend, std::uint32_t texture);

@@ -80,6 +80,7 @@ Result<const ParticleRenderer::Impl::MeshEntry*> ParticleRenderer::Impl::meshNam
   if (meshWorld.size() < vertices) {
     meshWorld.resize(vertices);
     meshNormal.resize(vertices);
+    meshProjected.resize(vertices);
   }
   meshes.push_back(std::move(entry));
   return &meshes.back();
@@ -102,8 +103,15 @@ Status ParticleRenderer::Impl::prepareMeshes(std::span<const RenderPacket> frame
 
 void ParticleRenderer::Impl::pushTriangle(const std::array<MeshClipVertex, 3>& v,
                                           std::uint32_t style, bool depthWrite, bool cullBack) {
-  const std::array<ProjectedVertex, 3> p{
-      projector.project(v[0].world), projector.project(v[1].world), projector.project(v[2].world)};
+  pushTriangle(
+      v,
+      {projector.project(v[0].world), projector.project(v[1].world), projector.project(v[2].world)},
+      style, depthWrite, cullBack);
+}
+
+void ParticleRenderer::Impl::pushTriangle(const std::array<MeshClipVertex, 3>& v,
+                                          const std::array<ProjectedVertex, 3>& p,
+                                          std::uint32_t style, bool depthWrite, bool cullBack) {
   const auto project = [this](const MeshClipVertex& m) { return projector.project(m.world); };
   const auto draw = [&](const MeshClipVertex& a, const MeshClipVertex& b, const MeshClipVertex& c,
                         const ProjectedVertex& pa, const ProjectedVertex& pb,
@@ -184,6 +192,7 @@ void ParticleRenderer::Impl::emitMeshes(const RenderPacket& p, Blend blend,
       const glm::vec3 local(mesh.positions[v * 3], mesh.positions[v * 3 + 1],
                             mesh.positions[v * 3 + 2]);
       meshWorld[v] = in.position + turn * (local * scale);
+      meshProjected[v] = projector.project(meshWorld[v]);  // once a vertex, shared by its faces
       if (smooth) {
         // Normals take the inverse scale (the inverse transpose of turn · scale).
         const glm::vec3 n(mesh.normals[v * 3], mesh.normals[v * 3 + 1], mesh.normals[v * 3 + 2]);
@@ -193,9 +202,11 @@ void ParticleRenderer::Impl::emitMeshes(const RenderPacket& p, Blend blend,
     const std::array<float, 4> premul = tinted(premultiplied(color, blend), m);
     for (std::size_t t = 0; t < mesh.triangleCount(); ++t) {
       std::array<MeshClipVertex, 3> tri;
+      std::array<ProjectedVertex, 3> projected;
       for (std::size_t c = 0; c < 3; ++c) {
         const std::uint32_t index = mesh.indices[t * 3 + c];
         tri[c].world = meshWorld[index];
+        projected[c] = meshProjected[index];
         if (!mesh.uvs.empty()) {
           tri[c].u = mesh.uvs[std::size_t{index} * 2];
           tri[c].v = mesh.uvs[std::size_t{index} * 2 + 1];
@@ -213,7 +224,7 @@ void ParticleRenderer::Impl::emitMeshes(const RenderPacket& p, Blend blend,
           shadeFlat(tri);
         }
       }
-      pushTriangle(tri, styleIndex, depthWrite, cullBack);
+      pushTriangle(tri, projected, styleIndex, depthWrite, cullBack);
     }
   }
 }
