@@ -605,7 +605,8 @@ Status ParticleWorld::Impl::syncParticles() {
                                 "but its records hold {}",
                                 r.desc->name, counted, r.live));
     }
-    r.usedSegments = 0;  // the bounds are the GPU's (takeFrame)
+    r.usedSegments = 0;                              // the bounds are the GPU's (takeFrame)
+    r.version = runtime_detail::nextStateVersion();  // the views show the GPU's particles now
   }
   return {};
 }

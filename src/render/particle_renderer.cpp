@@ -59,6 +59,11 @@ Result<ParticleRenderer> ParticleRenderer::create(const RendererOptions& options
   impl->raster.styles.reserve(std::size_t{options.maxQuads} + Impl::kMaxPackets);
   impl->packets = RenderPacketBuilder::create(Impl::kMaxPackets).takeValue();
   impl->bolt.reserve((std::size_t{1} << 10) + 1);
+  if (options.drawCache) {
+    impl->cache.versions.reserve(Impl::kMaxPackets);
+    impl->cache.meshes.reserve(Impl::kMaxPackets);
+    impl->cache.previousMeshes.reserve(Impl::kMaxPackets);
+  }
   return ParticleRenderer(std::move(impl));
 }
 
@@ -87,13 +92,18 @@ Status ParticleRenderer::prepare(const ParticleWorld& world, const Camera& camer
   const BillboardView view = BillboardView::fromCamera(camera);
   // Emitters by sort_order (stable: equal orders keep the effect's order).
   r.packets.build(world, raster.jobs);
+  r.debugStyle = Impl::kNoStyle;
+  if (Status s = r.prepareMeshes(r.packets.packets()); !s.ok()) return s;
+  if (r.reuseFrame()) {  // nothing the last frame showed changed (the draw cache)
+    raster.prepared = true;
+    return {};
+  }
+  r.beginFrame();
   raster.quads.clear();
   raster.styles.clear();
   raster.cornerColors.clear();
   raster.triangles.clear();
-  r.debugStyle = Impl::kNoStyle;
   r.frameKeys = {};
-  if (Status s = r.prepareMeshes(r.packets.packets()); !s.ok()) return s;
   for (const RenderPacket& packet : r.packets.packets()) {
     Result<std::uint32_t> texture = r.texture(packet.material);
     if (!texture.ok()) return texture.status();
@@ -102,6 +112,7 @@ Status ParticleRenderer::prepare(const ParticleWorld& world, const Camera& camer
   r.orderFrame();
   raster.stats.quads = static_cast<std::uint32_t>(raster.quads.size());
   raster.stats.triangles = static_cast<std::uint32_t>(raster.triangles.size());
+  r.recordFrame();
   raster.prepared = true;
   return {};
 }
@@ -131,6 +142,7 @@ Status ParticleRenderer::setAtlasImage(std::uint32_t atlasId, const Image& image
 
 Status ParticleRenderer::renderSprites(const SpriteBatcher& batcher, const SpriteView& view,
                                        Image& out) {
+  impl_->cache.frameValid = false;  // the lists are the sprites' now
   return impl_->raster.renderSprites(batcher, view, out);
 }
 

@@ -129,7 +129,7 @@ struct ParticleRenderer::Impl {
     std::int64_t texture = -1;  // the mesh's own texture, or −1: the material's
   };
   std::vector<MeshEntry> meshes;
-  std::vector<glm::vec3> meshWorld;
+  std::vector<glm::vec3> meshWorld;  // one particle's, when the draw cache keeps none
   std::vector<glm::vec3> meshNormal;
   std::vector<ProjectedVertex> meshProjected;
   std::vector<DrawKey> meshOrder;
@@ -137,6 +137,58 @@ struct ParticleRenderer::Impl {
   std::int64_t whiteTexture = -1;       // untextured meshes and debug triangles
   std::uint32_t debugStyle = kNoStyle;  // this frame's drawTriangle3D style, once one is drawn
   TriangleProjector projector;
+
+  // The draw cache (particle_renderer_cache.cpp; docs/rendering.md, "The draw cache", after
+  // pip3d's DrawCache). A frame whose packets all have the state versions of the last one
+  // (RenderPacket::version), under the same camera, is the frame the raster's lists hold already:
+  // prepare() takes it again with no vertex work. A mesh packet whose state version alone is
+  // unchanged (the view moved, or another packet changed) projects the world-space vertices (and
+  // normals) it kept, instead of transforming the mesh again.
+  struct KeptMesh {
+    std::uint64_t version = 0;   // the packet's state version
+    std::uint32_t count = 0;     // its particles
+    std::uint32_t vertices = 0;  // V, its mesh's vertex count
+    std::size_t world = 0;       // into the world store: particle i's vertices at world + i·V
+    std::size_t normals = ~std::size_t{0};  // into the normal store likewise (~0: none kept)
+  };
+  // A growable array of vertices whose growth alone allocates (never zero-fills).
+  struct VertexStore {
+    std::unique_ptr<glm::vec3[]> data;
+    std::size_t size = 0;
+    std::size_t capacity = 0;
+    // Room for n more (the first's index), or ~0 past kMaxKeptVertices; growing grows `twin`
+    // (the other frame's store) to the same capacity, keeping what either holds.
+    std::size_t grow(std::size_t n, VertexStore& twin);
+    void reserve(std::size_t n);
+  };
+  // What the kept vertices of one frame may take (2^21 vertices: 24 MiB a store); a mesh packet
+  // past it is transformed every frame.
+  static constexpr std::size_t kMaxKeptVertices = std::size_t{1} << 21;
+  struct DrawCache {
+    bool frameValid = false;              // the raster's lists are the frame below
+    std::vector<std::uint64_t> versions;  // its packets' state versions, in draw order
+    Camera camera;
+    bool meshFrame = false;
+    std::uint32_t styleEnd = 0, triangleEnd = 0;   // its packets' entries (debug ones follow)
+    RenderStats stats;                             // its packets' stats
+    std::vector<KeptMesh> meshes, previousMeshes;  // this frame's kept mesh packets, the last's
+    VertexStore world, normals, previousWorld, previousNormals;
+  };
+  DrawCache cache;
+  // Where a mesh packet's vertices are this frame: null world, a particle at a time in meshWorld
+  // (and meshNormal); else particle i's at world + i·V, transformed already when `kept`.
+  struct MeshVertices {
+    glm::vec3* world = nullptr;
+    glm::vec3* normals = nullptr;
+    bool kept = false;
+  };
+
+  // particle_renderer_cache.cpp: takes the last frame again when nothing it shows changed
+  // (restoring its stats); else readies the kept vertices for this one; records the frame.
+  bool reuseFrame();
+  void beginFrame();
+  void recordFrame();
+  MeshVertices meshVertices(const RenderPacket& p, std::uint32_t vertices, bool normals);
 
   // particle_renderer.cpp: a material's texture (loaded once, by name, into raster.textures).
   Result<std::uint32_t> texture(const bytecode::CompiledMaterial* material);

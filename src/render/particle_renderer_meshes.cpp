@@ -179,6 +179,10 @@ void ParticleRenderer::Impl::emitMeshes(const RenderPacket& p, Blend blend,
   // sides where it is double-sided). Additive ones are emissive: never lit.
   const bool lit = m != nullptr && m->lit && blend != Blend::Additive;
   const bool smooth = lit && !mesh.normals.empty();
+  // The world-space vertices: kept by the draw cache when the packet's state is unchanged,
+  // else transformed (into the cache's store, or a particle at a time).
+  const MeshVertices store = meshVertices(p, static_cast<std::uint32_t>(vertices), smooth);
+  if (store.kept) ++raster.stats.reprojected;
   for (std::uint32_t k = 0; k < p.count; ++k) {
     const std::uint32_t i = meshOrder[k].index;
     const std::array<float, 4> color = particleColor(p, i);
@@ -186,26 +190,35 @@ void ParticleRenderer::Impl::emitMeshes(const RenderPacket& p, Blend blend,
     const BillboardInput in = billboardInput(p, i, emitterPosition, emitterRotation);
     const glm::vec3 scale(in.halfSize.x * 2.0f, in.halfSize.y * 2.0f, in.halfSize.x * 2.0f);
     if (!(scale.x > 0.0f) || !(scale.y > 0.0f)) continue;
-    const glm::quat turn =
-        (p.local ? emitterRotation : glm::quat(1.0f, 0.0f, 0.0f, 0.0f)) * particleOrientation(p, i);
-    for (std::size_t v = 0; v < vertices; ++v) {
-      const glm::vec3 local(mesh.positions[v * 3], mesh.positions[v * 3 + 1],
-                            mesh.positions[v * 3 + 2]);
-      meshWorld[v] = in.position + turn * (local * scale);
-      meshProjected[v] = projector.project(meshWorld[v]);  // once a vertex, shared by its faces
-      if (smooth) {
-        // Normals take the inverse scale (the inverse transpose of turn · scale).
-        const glm::vec3 n(mesh.normals[v * 3], mesh.normals[v * 3 + 1], mesh.normals[v * 3 + 2]);
-        meshNormal[v] = glm::normalize(turn * (n / scale));
+    glm::vec3* world = meshWorld.data();
+    glm::vec3* normal = meshNormal.data();
+    if (store.world != nullptr) {
+      world = store.world + std::size_t{i} * vertices;
+      if (smooth) normal = store.normals + std::size_t{i} * vertices;
+    }
+    if (!store.kept) {
+      const glm::quat turn = (p.local ? emitterRotation : glm::quat(1.0f, 0.0f, 0.0f, 0.0f)) *
+                             particleOrientation(p, i);
+      for (std::size_t v = 0; v < vertices; ++v) {
+        const glm::vec3 local(mesh.positions[v * 3], mesh.positions[v * 3 + 1],
+                              mesh.positions[v * 3 + 2]);
+        world[v] = in.position + turn * (local * scale);
+        if (smooth) {
+          // Normals take the inverse scale (the inverse transpose of turn · scale).
+          const glm::vec3 n(mesh.normals[v * 3], mesh.normals[v * 3 + 1], mesh.normals[v * 3 + 2]);
+          normal[v] = glm::normalize(turn * (n / scale));
+        }
       }
     }
+    for (std::size_t v = 0; v < vertices; ++v)
+      meshProjected[v] = projector.project(world[v]);  // once a vertex, shared by its faces
     const std::array<float, 4> premul = tinted(premultiplied(color, blend), m);
     for (std::size_t t = 0; t < mesh.triangleCount(); ++t) {
       std::array<MeshClipVertex, 3> tri;
       std::array<ProjectedVertex, 3> projected;
       for (std::size_t c = 0; c < 3; ++c) {
         const std::uint32_t index = mesh.indices[t * 3 + c];
-        tri[c].world = meshWorld[index];
+        tri[c].world = world[index];
         projected[c] = meshProjected[index];
         if (!mesh.uvs.empty()) {
           tri[c].u = mesh.uvs[std::size_t{index} * 2];
@@ -218,8 +231,7 @@ void ParticleRenderer::Impl::emitMeshes(const RenderPacket& p, Blend blend,
           // A back face seen (double-sided) is lit on the side the eye is on.
           const float side = facesEye(tri) ? 1.0f : -1.0f;
           for (std::size_t c = 0; c < 3; ++c)
-            tri[c].color =
-                lightColor(premul, tri[c].world, meshNormal[mesh.indices[t * 3 + c]] * side);
+            tri[c].color = lightColor(premul, tri[c].world, normal[mesh.indices[t * 3 + c]] * side);
         } else {
           shadeFlat(tri);
         }

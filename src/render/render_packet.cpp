@@ -76,8 +76,12 @@ void scanUniform(ParticleChannel<N>& channel, std::uint32_t count, JobSystem* jo
 
 }  // namespace
 
-RenderPacket makeRenderPacket(EmitterHandle handle, const EmitterView& v,
-                              JobSystem* jobs) noexcept {
+namespace {
+
+// makeRenderPacket, taking the uniformity of the scanned channels from `same` when it is a packet
+// of the same state version (so the same particles: no scan).
+RenderPacket makePacket(EmitterHandle handle, const EmitterView& v, JobSystem* jobs,
+                        const RenderPacket* same) noexcept {
   RenderPacket p;
   p.emitter = handle;
   p.description = v.emitter;
@@ -87,6 +91,7 @@ RenderPacket makeRenderPacket(EmitterHandle handle, const EmitterView& v,
   p.transform = v.transform;
   p.time = v.time;
   p.emitterWords = v.emitterWords;
+  p.version = v.version;
   if (v.material != nullptr) {
     p.blend = v.material->blend;
     // A built-in sprite is one picture: on a sheet, every cell is the whole sprite (a stand-in
@@ -117,15 +122,35 @@ RenderPacket makeRenderPacket(EmitterHandle handle, const EmitterView& v,
   bind<4>(p.orientation, v, ch.orientation, {0.0f, 0.0f, 0.0f, 1.0f});
   bind<1>(p.rotation, v, ch.rotation, {0.0f});
   bind<1>(p.frame, v, ch.frame, {0.0f});
+  if (same != nullptr && same->version == p.version && p.version != 0 && same->count == p.count) {
+    const auto take = [](auto& channel, const auto& from) {
+      channel.uniform = from.uniform;
+      channel.value = from.value;
+    };
+    take(p.color, same->color);
+    take(p.frame, same->frame);
+    take(p.rotation, same->rotation);
+    return p;
+  }
   scanUniform(p.color, p.count, jobs);
   scanUniform(p.frame, p.count, jobs);
   scanUniform(p.rotation, p.count, jobs);
   return p;
 }
 
+}  // namespace
+
+RenderPacket makeRenderPacket(EmitterHandle handle, const EmitterView& v,
+                              JobSystem* jobs) noexcept {
+  return makePacket(handle, v, jobs, nullptr);
+}
+
 struct RenderPacketBuilder::Storage {
   std::vector<EmitterHandle> handles;
   std::vector<RenderPacket> packets;
+  // The last build's packet of each listed emitter (version 0: none): a packet of an unchanged
+  // state version takes its uniformity instead of scanning the particles again.
+  std::vector<RenderPacket> listed;
   std::uint32_t used = 0;
   std::uint32_t dropped = 0;
 };
@@ -145,6 +170,7 @@ Result<RenderPacketBuilder> RenderPacketBuilder::create(std::uint32_t maxEmitter
   auto storage = std::make_unique<Storage>();
   storage->handles.resize(maxEmitters);
   storage->packets.resize(maxEmitters);
+  storage->listed.resize(maxEmitters);
   return RenderPacketBuilder(std::move(storage));
 }
 
@@ -158,8 +184,12 @@ void RenderPacketBuilder::build(const ParticleWorld& world, JobSystem* jobs) noe
   const std::uint32_t listed = std::min(total, room);
   for (std::uint32_t i = 0; i < listed; ++i) {
     Result<EmitterView> v = world.view(s.handles[i]);
-    if (!v.ok() || v.value().live == 0) continue;
-    const RenderPacket packet = makeRenderPacket(s.handles[i], v.value(), jobs);
+    if (!v.ok() || v.value().live == 0) {
+      s.listed[i].version = 0;
+      continue;
+    }
+    const RenderPacket packet = makePacket(s.handles[i], v.value(), jobs, &s.listed[i]);
+    s.listed[i] = packet;
     // Insertion by sort order, after equal orders: stable, allocation-free, O(n) when the orders
     // are already in order (the usual case: most effects leave sort_order at 0).
     std::uint32_t at = s.used;

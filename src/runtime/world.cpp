@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <string>
@@ -27,6 +28,11 @@ using bytecode::EmissionMode;
 using bytecode::Section;
 // The world's private types and helpers (world_impl.h).
 using namespace runtime_detail;
+
+std::uint64_t runtime_detail::nextStateVersion() noexcept {
+  static std::atomic<std::uint64_t> clock{0};
+  return clock.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 
 namespace {
 
@@ -397,6 +403,7 @@ Status ParticleWorld::setEmitterField(EmitterHandle emitter, std::string_view na
                            " values");
   }
   std::copy(value.begin(), value.end(), r->emitterWords.begin() + f->offset);
+  r->version = nextStateVersion();  // the view shows the new words
   return {};
 }
 
@@ -542,6 +549,7 @@ Result<EmitterView> ParticleWorld::view(EmitterHandle emitter) const {
   v.bounds = r->bounds;
   v.emitterWords = r->emitterWords;
   v.time = static_cast<float>(r->emitterTime());
+  v.version = r->version;
   return v;
 }
 

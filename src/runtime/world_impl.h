@@ -149,6 +149,7 @@ struct EmitterRow {
   std::uint32_t spawnRunCount = 0;
   std::uint32_t nextId = 0;
   std::uint64_t steps = 0;
+  std::uint64_t version = 0;  // EmitterView::version: nextStateVersion() at each change
   emission::Clock clock;
   bool culled = false;
   Transform world;
@@ -166,6 +167,9 @@ struct EmitterRow {
   float* lane(LaneArray a) { return lanes.data() + std::size_t{a} * stride; }
   double emitterTime() const { return emission::emitterTime(desc->emission, clock); }
 };
+
+// A state version no emitter of any world has had (EmitterView::version). Thread-safe.
+std::uint64_t nextStateVersion() noexcept;
 
 struct EffectSlot {
   std::uint32_t generation = 0;

@@ -117,6 +117,7 @@ void ParticleWorld::Impl::placeRow(EmitterRow& r, std::uint32_t effect, std::uin
 }
 
 void ParticleWorld::Impl::resetRow(EmitterRow& r) {
+  r.version = runtime_detail::nextStateVersion();
   r.live = 0;
   r.newborn = 0;
   r.spawnRunCount = 0;

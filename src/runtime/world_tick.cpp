@@ -195,9 +195,12 @@ void ParticleWorld::Impl::prewarm(EffectSlot& e) {
 void ParticleWorld::Impl::step(std::span<const std::uint32_t> stepRowList, double dt,
                                const VisibilityTest* view, WorldStats* out) {
   const auto t0 = std::chrono::steady_clock::now();
-  // Effect transforms: this step moves each effect from `previous` to `current`.
-  for (const std::uint32_t row : stepRowList)
+  // Effect transforms: this step moves each effect from `previous` to `current`; whatever the
+  // step does, the rows' state is a new version.
+  for (const std::uint32_t row : stepRowList) {
+    rows[row].version = runtime_detail::nextStateVersion();
     followHost(rows[row], dt);
+  }
   // Emission: reads the SPAWN requests the last step left, so all of it comes before any chunk
   // runs.
   for (const std::uint32_t row : stepRowList)

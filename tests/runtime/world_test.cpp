@@ -764,5 +764,33 @@ TEST(ParticleWorld, EveryExampleRunsTenSeconds) {
   }
 }
 
+// EmitterView::version: the same while nothing changes, new on a tick and on setEmitterField,
+// and never shared between emitters (what the renderer's draw cache keys on).
+TEST(ParticleWorld, StateVersionsChangeWithTheStateAndOnlyThen) {
+  auto world = makeWorld();
+  const auto effect = compileJson(effectJson(
+      R"("spawn": {"rate": 64}, "init": {"lifetime": 100},
+         "emitter_fields": [{"name": "goal", "type": "vec3", "value": [100, 0, 0]}])"));
+  const EmitterHandle a = world->emitter(world->addEffect(effect).value(), 0);
+  const EmitterHandle b = world->emitter(world->addEffect(effect).value(), 0);
+  world->tick(kDt);
+  const std::uint64_t va = world->view(a).value().version;
+  const std::uint64_t vb = world->view(b).value().version;
+  EXPECT_NE(va, 0u);
+  EXPECT_NE(va, vb);
+  EXPECT_EQ(world->view(a).value().version, va);
+  world->tick(kDt);
+  const std::uint64_t ticked = world->view(a).value().version;
+  EXPECT_NE(ticked, va);
+  EXPECT_NE(ticked, vb);
+  const std::array<float, 3> origin{0.0f, 0.0f, 0.0f};
+  ASSERT_TRUE(world->setEmitterField(a, "goal", origin).ok());
+  EXPECT_NE(world->view(a).value().version, ticked);
+  // A rejected write changes nothing.
+  const std::uint64_t set = world->view(a).value().version;
+  EXPECT_FALSE(world->setEmitterField(a, "nope", origin).ok());
+  EXPECT_EQ(world->view(a).value().version, set);
+}
+
 }  // namespace
 }  // namespace mote

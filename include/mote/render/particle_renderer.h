@@ -74,6 +74,13 @@ struct RendererOptions {
   /// Loads `render.mesh` values that are neither builtin: nor .obj files (NWN chunk .mdl models:
   /// `mote render` passes one built on mote_nwn); empty: such a mesh is an error naming it.
   MeshLoader meshLoader;
+  /// The draw cache (docs/rendering.md, "The draw cache"): an emitter whose state version
+  /// (EmitterView::version) and the view are unchanged since the last prepare() takes its geometry
+  /// again with no vertex work; a mesh emitter whose state alone is unchanged projects the world
+  /// vertices it kept. The same frame, bit for bit, as without it. It holds a second copy of the
+  /// frame's lists (quads, styles, keys, triangles), allocated by the first frame that reuses an
+  /// emitter: off, a renderer never allocates them.
+  bool drawCache = true;
   /// Borrowed; null: the calling thread. Runs the raster bands, and in prepare() an emitter's
   /// camera-facing quads (from 2 × 1,024 particles) and its depth sort (from 2^16 quads) in ranges
   /// — the same frame, bit for bit, on any thread count.

@@ -56,11 +56,15 @@ struct RenderPacket {
   /// The particle order within the packet, `Auto` resolved: additive draws in slot order (None),
   /// everything else back to front.
   bytecode::ParticleSort sort = bytecode::ParticleSort::BackToFront;
-  std::uint32_t count = 0;              ///< live particles
-  const std::uint32_t* ids = nullptr;   ///< spawn-order ids, count of them
-  Transform transform;                  ///< the emitter's world transform this tick
-  bool local = false;                   ///< positions are emitter space (see transform)
-  float time = 0.0f;                    ///< emitter time, s
+  std::uint32_t count = 0;             ///< live particles
+  const std::uint32_t* ids = nullptr;  ///< spawn-order ids, count of them
+  Transform transform;                 ///< the emitter's world transform this tick
+  bool local = false;                  ///< positions are emitter space (see transform)
+  float time = 0.0f;                   ///< emitter time, s
+  /// EmitterView::version: a packet of the same emitter and version draws the same, bit for bit
+  /// (what ParticleRenderer's draw cache keys on). 0: unversioned (a packet a host built itself),
+  /// never cached.
+  std::uint64_t version = 0;
   std::span<const float> emitterWords;  ///< the emitter fields' current words
   ParticleChannel<3> position;          ///< metres (world, or emitter space when local)
   ParticleChannel<3> velocity;          ///< m/s
@@ -88,9 +92,11 @@ class RenderPacketBuilder {
   /// emitter's sort order — ties keep the world's emitter order. Emitters past maxEmitters are
   /// counted in dropped(). The colour, frame and rotation fields are scanned for uniformity (the
   /// scan stops at the first particle that differs). Complexity: O(emitters) when sort orders are
-  /// already ascending in world order, O(emitters²) at worst; plus the particles of uniform fields.
-  /// `jobs` (borrowed; null: the calling thread) scans the fields of emitters of 2^16 particles
-  /// and more in parts on its threads — the same packets. Allocates: never.
+  /// already ascending in world order, O(emitters²) at worst; plus the particles of uniform fields
+  /// — except for an emitter whose state version (EmitterView::version) is the one the last
+  /// build() saw at the same place in the world's list: its fields' uniformity is kept. `jobs`
+  /// (borrowed; null: the calling thread) scans the fields of emitters of 2^16 particles and more
+  /// in parts on its threads — the same packets. Allocates: never.
   void build(const ParticleWorld& world, JobSystem* jobs = nullptr) noexcept;
 
   std::span<const RenderPacket> packets() const noexcept;

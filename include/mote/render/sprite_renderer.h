@@ -81,6 +81,11 @@ struct RenderStats {
   std::uint32_t triangles = 0;  ///< drawn (mesh particles, drawTriangle3D), after near clipping
   std::uint32_t culled = 0;     ///< off screen, without size, invisible, or (3D) behind the camera
   std::uint32_t dropped = 0;    ///< past the renderer's capacity (quads and triangles)
+  /// ParticleRenderer's draw cache: emitters whose geometry was taken as the last frame made it
+  /// (state and view unchanged), and mesh emitters whose kept world-space vertices were projected
+  /// again (the view alone changed).
+  std::uint32_t cached = 0;
+  std::uint32_t reprojected = 0;
 };
 
 /// How the linear frame becomes display colour before the sRGB encoding (docs/rendering.md, "Tone

@@ -147,6 +147,12 @@ struct EmitterView {
   Bounds bounds;
   std::span<const float> emitterWords;  ///< the emitter fields' current words
   float time = 0.0f;                    ///< emitter time, s since its delay ended
+  /// The emitter's state version: unique among every world of the process, and new whenever
+  /// anything this view shows may have changed (a tick, prewarm or seek that stepped the emitter,
+  /// a restart, a GPU world's readParticles). Equal versions are the same particles and
+  /// transform bit for bit, so a renderer may keep what it drew from them (docs/rendering.md,
+  /// "The draw cache").
+  std::uint64_t version = 0;
 };
 
 class ParticleWorld {
