@@ -131,6 +131,11 @@ struct ParticleRenderer::Impl {
   std::vector<MeshEntry> meshes;
   std::vector<glm::vec3> meshWorld;  // one particle's, when the draw cache keeps none
   std::vector<glm::vec3> meshNormal;
+  // A particle's smooth-lit vertex colours, front and back (2 × V), valid where meshLitAt holds
+  // the particle's stamp.
+  std::vector<std::array<float, 4>> meshLit;
+  std::vector<std::uint32_t> meshLitAt;
+  std::uint32_t meshLitStamp = 0;
   std::vector<ProjectedVertex> meshProjected;
   std::vector<DrawKey> meshOrder;
   std::vector<DrawKey> meshOrderScratch;
@@ -252,6 +257,10 @@ struct ParticleRenderer::Impl {
   void shadeFlat(std::array<MeshClipVertex, 3>& tri) const;
   std::array<float, 4> tinted(std::array<float, 4> premul,
                               const bytecode::CompiledMaterial* m) const;
+  // drawTriangle3D's and drawLine3D's checks (`who` names the call) and the debug style: room for
+  // `triangles` more, the points and colour finite.
+  Status beginDebug(const char* who, std::size_t triangles, std::span<const glm::vec3> points,
+                    const std::array<float, 3>& color);
   // Clips (near plane) and appends one triangle of clipper vertices in `style`.
   void pushTriangle(const std::array<MeshClipVertex, 3>& v, std::uint32_t style, bool depthWrite,
                     bool cullBack);

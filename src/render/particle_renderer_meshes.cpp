@@ -80,6 +80,8 @@ Result<const ParticleRenderer::Impl::MeshEntry*> ParticleRenderer::Impl::meshNam
   if (meshWorld.size() < vertices) {
     meshWorld.resize(vertices);
     meshNormal.resize(vertices);
+    meshLit.resize(vertices * 2);
+    meshLitAt.resize(vertices * 2);
     meshProjected.resize(vertices);
   }
   meshes.push_back(std::move(entry));
@@ -213,13 +215,36 @@ void ParticleRenderer::Impl::emitMeshes(const RenderPacket& p, Blend blend,
     for (std::size_t v = 0; v < vertices; ++v)
       meshProjected[v] = projector.project(world[v]);  // once a vertex, shared by its faces
     const std::array<float, 4> premul = tinted(premultiplied(color, blend), m);
+    // Smooth lighting: each vertex lit once for the side the eye sees it from (both, on a
+    // double-sided mesh), when a face first needs it.
+    if (smooth && ++meshLitStamp == 0) {
+      std::fill(meshLitAt.begin(), meshLitAt.end(), 0u);
+      meshLitStamp = 1;
+    }
+    const auto litVertex = [&](std::uint32_t index, bool back) -> const std::array<float, 4>& {
+      const std::size_t slot = std::size_t{index} * 2 + (back ? 1 : 0);
+      if (meshLitAt[slot] != meshLitStamp) {
+        meshLitAt[slot] = meshLitStamp;
+        meshLit[slot] = lightColor(premul, world[index], normal[index] * (back ? -1.0f : 1.0f));
+      }
+      return meshLit[slot];
+    };
     for (std::size_t t = 0; t < mesh.triangleCount(); ++t) {
-      std::array<MeshClipVertex, 3> tri;
       std::array<ProjectedVertex, 3> projected;
+      for (std::size_t c = 0; c < 3; ++c)
+        projected[c] = meshProjected[mesh.indices[t * 3 + c]];
+      // A back face wholly in front of the near plane is culled before any lighting: the test
+      // pushTriangle would make on the same projections.
+      if (cullBack && projected[0].depth >= projector.nearDepth &&
+          projected[1].depth >= projector.nearDepth && projected[2].depth >= projector.nearDepth &&
+          (projected[1].x - projected[0].x) * (projected[2].y - projected[0].y) -
+                  (projected[2].x - projected[0].x) * (projected[1].y - projected[0].y) >
+              0.0f)
+        continue;
+      std::array<MeshClipVertex, 3> tri;
       for (std::size_t c = 0; c < 3; ++c) {
         const std::uint32_t index = mesh.indices[t * 3 + c];
         tri[c].world = world[index];
-        projected[c] = meshProjected[index];
         if (!mesh.uvs.empty()) {
           tri[c].u = mesh.uvs[std::size_t{index} * 2];
           tri[c].v = mesh.uvs[std::size_t{index} * 2 + 1];
@@ -229,9 +254,9 @@ void ParticleRenderer::Impl::emitMeshes(const RenderPacket& p, Blend blend,
       if (lit) {
         if (smooth) {
           // A back face seen (double-sided) is lit on the side the eye is on.
-          const float side = facesEye(tri) ? 1.0f : -1.0f;
+          const bool back = !facesEye(tri);
           for (std::size_t c = 0; c < 3; ++c)
-            tri[c].color = lightColor(premul, tri[c].world, normal[mesh.indices[t * 3 + c]] * side);
+            tri[c].color = litVertex(mesh.indices[t * 3 + c], back);
         } else {
           shadeFlat(tri);
         }
@@ -278,36 +303,46 @@ std::array<float, 4> ParticleRenderer::Impl::tinted(std::array<float, 4> premul,
   return premul;
 }
 
+namespace {
+bool finite3(glm::vec3 v) {
+  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
+}
+}  // namespace
+
+Status ParticleRenderer::Impl::beginDebug(const char* who, std::size_t triangles,
+                                          std::span<const glm::vec3> points,
+                                          const std::array<float, 3>& color) {
+  if (!raster.prepared)
+    return invalidArgument(std::string(who) + ": no frame prepared (call prepare())");
+  for (const glm::vec3& p : points) {
+    if (!finite3(p) || !std::isfinite(color[0]) || !std::isfinite(color[1]) ||
+        !std::isfinite(color[2]))
+      return invalidArgument(std::string(who) + ": a coordinate or colour is not finite");
+  }
+  if (!raster.meshFrame) {
+    raster.ensureTriangles(options.maxTriangles);
+    raster.meshFrame = true;
+  }
+  if (raster.triangles.size() + triangles > raster.triangleCapacity) {
+    ++raster.stats.dropped;
+    return invalidArgument(std::string(who) + ": maxTriangles (" +
+                           std::to_string(options.maxTriangles) + ") are drawn already");
+  }
+  if (debugStyle == kNoStyle) {  // one style for the frame's debug triangles
+    QuadStyle style;
+    style.texture = white();
+    debugStyle = static_cast<std::uint32_t>(raster.styles.size());
+    raster.styles.push_back(style);
+  }
+  return {};
+}
+
 Status ParticleRenderer::drawTriangle3D(glm::vec3 v0, glm::vec3 v1, glm::vec3 v2,
                                         std::array<float, 3> color) {
   Impl& r = *impl_;
-  if (!r.raster.prepared)
-    return invalidArgument("ParticleRenderer::drawTriangle3D: no frame prepared (call prepare())");
-  const auto finite = [](glm::vec3 v) {
-    return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
-  };
-  if (!finite(v0) || !finite(v1) || !finite(v2) || !std::isfinite(color[0]) ||
-      !std::isfinite(color[1]) || !std::isfinite(color[2])) {
-    return invalidArgument(
-        "ParticleRenderer::drawTriangle3D: a coordinate or colour is not finite");
-  }
-  if (!r.raster.meshFrame) {
-    r.raster.ensureTriangles(r.options.maxTriangles);
-    r.raster.meshFrame = true;
-  }
-  if (r.raster.triangles.size() == r.raster.triangleCapacity) {
-    ++r.raster.stats.dropped;
-    return invalidArgument("ParticleRenderer::drawTriangle3D: maxTriangles (" +
-                           std::to_string(r.options.maxTriangles) + ") are drawn already");
-  }
-  if (r.debugStyle == Impl::kNoStyle) {  // one style for the frame's debug triangles
-    QuadStyle style;
-    style.texture = r.white();
-    r.debugStyle = static_cast<std::uint32_t>(r.raster.styles.size());
-    r.raster.styles.push_back(style);
-  }
-  std::array<MeshClipVertex, 3> tri;
   const std::array<glm::vec3, 3> at{v0, v1, v2};
+  if (Status s = r.beginDebug("ParticleRenderer::drawTriangle3D", 1, at, color); !s.ok()) return s;
+  std::array<MeshClipVertex, 3> tri;
   for (std::size_t k = 0; k < 3; ++k) {
     tri[k].world = at[k];
     tri[k].color = {std::max(color[0], 0.0f), std::max(color[1], 0.0f), std::max(color[2], 0.0f),
@@ -315,6 +350,43 @@ Status ParticleRenderer::drawTriangle3D(glm::vec3 v0, glm::vec3 v1, glm::vec3 v2
   }
   r.shadeFlat(tri);  // flat-lit by the scene's lights
   r.pushTriangle(tri, r.debugStyle, true, false);
+  r.raster.stats.triangles = static_cast<std::uint32_t>(r.raster.triangles.size());
+  return {};
+}
+
+Status ParticleRenderer::drawLine3D(glm::vec3 a, glm::vec3 b, std::array<float, 3> color,
+                                    float widthPixels) {
+  Impl& r = *impl_;
+  if (!(widthPixels > 0.0f) || !(widthPixels <= 16.0f))
+    return invalidArgument("ParticleRenderer::drawLine3D: widthPixels must be in (0, 16]");
+  const std::array<glm::vec3, 2> ends{a, b};
+  if (Status s = r.beginDebug("ParticleRenderer::drawLine3D", 2, ends, color); !s.ok()) return s;
+  const Camera& camera = r.raster.camera;
+  const float height = static_cast<float>(r.options.viewport.height);
+  // Half the width in metres at p's view depth (at least the near plane's).
+  const auto halfWidth = [&](glm::vec3 p) {
+    const float pixel =
+        camera.projection == Projection::Perspective
+            ? 2.0f * std::max(glm::dot(p - camera.position, camera.forward), camera.nearZ) *
+                  std::tan(camera.fovYRadians * 0.5f) / height
+            : 2.0f * camera.orthoHalfHeight / height;
+    return 0.5f * widthPixels * pixel;
+  };
+  glm::vec3 side = glm::cross(b - a, r.towardEye((a + b) * 0.5f));
+  const float length = glm::length(side);
+  if (!(length > 0.0f) || !std::isfinite(length)) return {};  // end on, or a point
+  side /= length;
+  const glm::vec3 sa = side * halfWidth(a);
+  const glm::vec3 sb = side * halfWidth(b);
+  std::array<MeshClipVertex, 4> quad;
+  const std::array<glm::vec3, 4> corners{a - sa, a + sa, b + sb, b - sb};
+  for (std::size_t k = 0; k < 4; ++k) {
+    quad[k].world = corners[k];
+    quad[k].color = {std::max(color[0], 0.0f), std::max(color[1], 0.0f), std::max(color[2], 0.0f),
+                     1.0f};
+  }
+  r.pushTriangle({quad[0], quad[1], quad[2]}, r.debugStyle, false, false);
+  r.pushTriangle({quad[0], quad[2], quad[3]}, r.debugStyle, false, false);
   r.raster.stats.triangles = static_cast<std::uint32_t>(r.raster.triangles.size());
   return {};
 }

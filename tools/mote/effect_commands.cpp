@@ -202,11 +202,26 @@ static bool compileReported(const authoring::EffectDesc& effect, const std::stri
   return true;
 }
 
+namespace {
+// Every collision module's colliders, emitter by emitter.
+void collectColliders(const authoring::EffectDesc& effect, std::vector<authoring::Collider>* out) {
+  if (out == nullptr) return;
+  out->clear();
+  for (const authoring::Emitter& e : effect.emitters) {
+    authoring::forEachUpdateModule(e.update, [&](const authoring::UpdateModule& m) {
+      if (const auto* c = std::get_if<authoring::CollisionModule>(&m))
+        out->insert(out->end(), c->colliders.begin(), c->colliders.end());
+    });
+  }
+}
+}  // namespace
+
 bool loadCompiledEffect(const std::string& input, bytecode::CompiledEffect& out,
-                        const MdlOptions& mdl) {
+                        const MdlOptions& mdl, std::vector<authoring::Collider>* colliders) {
   if (isMdlPath(input)) {
     authoring::EffectDesc effect;
     if (!importMdlEffect(input, mdl, effect)) return false;
+    collectColliders(effect, colliders);
     return compileReported(effect, input, out);
   }
   if (endsWith(input, ".motefx")) {
@@ -225,6 +240,7 @@ bool loadCompiledEffect(const std::string& input, bytecode::CompiledEffect& out,
   }
   const EffectLoadResult effect = authoring::loadEffectFile(input);
   if (!report(effect, false)) return false;
+  collectColliders(effect.effect, colliders);
   return compileReported(effect.effect, input, out);
 }
 

@@ -23,6 +23,10 @@ int runFormat(const std::vector<std::string>& files, bool check);
 
 }  // namespace mote::cli
 
+namespace mote::authoring {
+struct Collider;
+}  // namespace mote::authoring
+
 namespace mote::bytecode {
 struct CompiledEffect;
 }
@@ -42,9 +46,12 @@ struct MdlOptions {
 bool isMdlPath(const std::string& path);
 
 /// Loads a .motefx, compiles an effect .json, or imports and compiles an NWN .mdl; prints
-/// diagnostics on stderr (.mdl ones as "file:line: warning: …"). False on failure.
+/// diagnostics on stderr (.mdl ones as "file:line: warning: …"). False on failure. `colliders`,
+/// when given, receives the authored effect's collision shapes (none from a .motefx, whose
+/// bytecode inlines them).
 bool loadCompiledEffect(const std::string& input, bytecode::CompiledEffect& out,
-                        const MdlOptions& mdl = {});
+                        const MdlOptions& mdl = {},
+                        std::vector<authoring::Collider>* colliders = nullptr);
 
 /// `mote import-mdl MODEL.mdl -o effect.json [--animation A] [--texture-dir DIR]`, or with
 /// `listAnimations` the model's animations on stdout. Warnings go to stderr as

@@ -330,6 +330,9 @@ int main(int argc, char** argv) {
                             "depth) or oit (weighted blended order-independent)");
   renderCommand->add_flag("--gpu", renderOptions.gpu,
                           "Simulate on the GPU (Vulkan) and draw the particles read back");
+  renderCommand->add_flag("--debug", renderOptions.debug,
+                          "Draw emitter axes (RGB), bounds boxes (yellow), velocity rays (cyan) "
+                          "and colliders (magenta) over the particles");
   renderCommand
       ->add_option("--circle", renderOptions.circle,
                    "Move the effect on a horizontal circle of this radius, m (one turn per 4 s)")

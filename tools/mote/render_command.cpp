@@ -5,7 +5,9 @@
 #include "mesh_loader.h"
 #include "simulation.h"
 
+#include <mote/authoring/effect.h>
 #include <mote/core/job_system.h>
+#include <mote/render/debug_overlay.h>
 #include <mote/render/particle_renderer.h>
 #include <mote/runtime/world.h>
 
@@ -305,7 +307,20 @@ int runRender(const RenderCommandOptions& o) {
                             o.frames, width, height, bytes >> 20));
 
   bytecode::CompiledEffect effect;
-  if (!loadCompiledEffect(o.input, effect, {o.animation, o.textureDirectory})) return 1;
+  std::vector<authoring::Collider> authored;
+  if (!loadCompiledEffect(o.input, effect, {o.animation, o.textureDirectory}, &authored)) return 1;
+  std::vector<render::DebugCollider> colliders;
+  for (const authoring::Collider& c : authored) {
+    render::DebugCollider d;
+    d.kind = c.kind == authoring::ColliderKind::Plane    ? render::DebugCollider::Kind::Plane
+             : c.kind == authoring::ColliderKind::Sphere ? render::DebugCollider::Kind::Sphere
+                                                         : render::DebugCollider::Kind::Box;
+    d.position = c.position;
+    d.normal = c.normal;
+    d.radius = c.radius;
+    d.size = c.size;
+    colliders.push_back(d);
+  }
 
   std::unique_ptr<ThreadPool> pool;
   {
@@ -341,6 +356,11 @@ int runRender(const RenderCommandOptions& o) {
   ro.textureDirectory = std::filesystem::path(o.input).parent_path().string();
   Result<render::ParticleRenderer> renderer = render::ParticleRenderer::create(ro);
   if (!renderer.ok()) return fail(renderer.status().message());
+  // --debug: the overlay's own view of the frame's packets.
+  Result<render::RenderPacketBuilder> packets = render::RenderPacketBuilder::create(4096);
+  if (!packets.ok()) return fail(packets.status().message());
+  render::DebugOverlayOptions overlay;
+  overlay.colliders = colliders;
 
   std::vector<render::Image> frames(o.frames);
   const bool tty = isatty(fileno(stderr)) != 0;
@@ -355,8 +375,16 @@ int runRender(const RenderCommandOptions& o) {
     if (!camera.ok()) return fail(camera.status().message());
     Result<const ParticleWorld*> world = sim.world();
     if (!world.ok()) return fail(world.status().message());
-    if (Status s = renderer->render(**world, camera.value(), frames[f]); !s.ok())
+    if (o.debug) {
+      if (Status s = renderer->prepare(**world, camera.value()); !s.ok()) return fail(s.message());
+      packets->build(**world, pool.get());
+      if (Status s = render::drawDebugOverlay(*renderer, **world, packets->packets(), overlay);
+          !s.ok())
+        return fail("--debug: " + s.message());
+      if (Status s = renderer->rasterize(frames[f]); !s.ok()) return fail(s.message());
+    } else if (Status s = renderer->render(**world, camera.value(), frames[f]); !s.ok()) {
       return fail(s.message());
+    }
     if (tty) {
       const std::uint32_t filled = (f + 1) * 30 / o.frames;
       fmt::print(stderr, "\rrendering [{}{}] {}/{}", std::string(filled, '#'),
@@ -401,7 +429,7 @@ int runRender(const RenderCommandOptions& o) {
   const render::RenderStats& last = renderer->stats();
   fmt::print("{}: {} frame{} of {}x{}, {} quads{} in the last\n", out, o.frames,
              o.frames == 1 ? "" : "s", width, height, last.quads,
-             last.triangles > 0 ? fmt::format(" and {} mesh triangles", last.triangles) : "");
+             last.triangles > 0 ? fmt::format(" and {} triangles", last.triangles) : "");
   return 0;
 }
 

@@ -37,6 +37,9 @@ struct RenderCommandOptions {
   /// --gpu: simulate on the GPU and draw what is read back with the software renderer (the GPU
   /// renderer is a later issue's).
   bool gpu = false;
+  /// --debug: draw each emitter's axes, bounds box and velocity rays and the effect's colliders
+  /// over the particles (render::drawDebugOverlay).
+  bool debug = false;
 };
 
 /// Returns 0 on success, 1 (with a message on stderr) on any error.

@@ -117,6 +117,12 @@ class ParticleRenderer {
   /// maxTriangles (the triangle is then counted in stats().dropped). The first triangle of a
   /// renderer allocates its triangle buffers. O(1).
   Status drawTriangle3D(glm::vec3 v0, glm::vec3 v1, glm::vec3 v2, std::array<float, 3> color);
+  /// Adds a line from a to b to the prepared frame: two unlit triangles in linear RGB `color`,
+  /// `widthPixels` wide on screen at each end (in (0, 16]), turned to face the eye, cut at the
+  /// near plane, z-tested against the ground and the depth-writing meshes and writing no depth
+  /// (render/debug_overlay.h draws `mote render --debug` with it). A line seen end on draws
+  /// nothing. Errors, counting and allocation as drawTriangle3D (two triangles' room needed).
+  Status drawLine3D(glm::vec3 a, glm::vec3 b, std::array<float, 3> color, float widthPixels = 1.5f);
 
   /// SpriteRenderer's setAtlas, setAtlasImage and renderSprites (sprite_renderer.h: the same
   /// contracts, errors and allocation), run by the sprite layer's rasterizer that this renderer
