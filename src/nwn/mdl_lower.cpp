@@ -590,6 +590,7 @@ void Lowerer::lowerEmitter(std::size_t index) {
   } else if (hasChunk) {
     e.render.mode = RenderMode::Mesh;
     e.render.mesh = lookUpChunk(chunk, node.property("chunkname")->line);
+    m.lit = true;  // a chunk is a model's mesh: lit by the scene, as the game lights trimeshes
   }
 
   // Point-to-point targeting (§7.5).

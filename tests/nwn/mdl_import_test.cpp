@@ -3,6 +3,7 @@
 // dialect and quirk) imports with the lowered values computed by hand, compiles, simulates 10 s
 // and renders a frame; junk warns with its line; malformed structure is a located error.
 #include "mesh_loader.h"  // tools/mote: the CLI's chunk-model loader
+#include "support/golden_image.h"
 #include "support/source_dir.h"
 
 #include <mote/authoring/effect_json.h>
@@ -934,6 +935,44 @@ TEST(MdlImport, ChunkModelsAreLoadedFromTheModelDirectoryElseTheShard) {
                                           {"fx_missing", "builtin:shard", 4},
                                           {"fx_badchunk", "builtin:shard", 4}};
   EXPECT_EQ(r.chunks, chunks);
+}
+
+// examples/nwn/fx_rockslide.mdl: its chunk model (beside it, with its own texture) drawn as lit,
+// textured mesh particles that bounce on the ground, as `mote render` draws it.
+TEST(MdlImport, TheRockslideExampleDrawsItsChunkModelAsLitTexturedMeshes) {
+  const std::filesystem::path dir = std::filesystem::path(mote::test::sourceDir()) / "examples/nwn";
+  const ImportResult r = importMdlFile((dir / "fx_rockslide.mdl").string());
+  ASSERT_TRUE(r.ok()) << allDiagnostics(r.diagnostics);
+  EXPECT_TRUE(r.diagnostics.empty()) << allDiagnostics(r.diagnostics);
+  const Emitter& rocks = emitter(r.effect, "Rocks");
+  EXPECT_EQ(rocks.render.mode, RenderMode::Mesh);
+  EXPECT_EQ(rocks.render.mesh, std::filesystem::absolute(dir / "fx_rock01.mdl").string());
+  ASSERT_EQ(r.effect.materials.size(), 1u);
+  EXPECT_TRUE(r.effect.materials[0].lit);  // chunks are lit by the scene
+  const std::vector<ImportedChunk> chunks{
+      {"fx_rock01", std::filesystem::absolute(dir / "fx_rock01.mdl").string(), 32}};
+  EXPECT_EQ(r.chunks, chunks);
+
+  compiler::CompileResult compiled = compiler::compileEffect(r.effect);
+  ASSERT_TRUE(compiled.ok());
+  auto world = ParticleWorld::create(worldDescFor(compiled.effect)).takeValue();
+  ASSERT_TRUE(world->addEffect(compiled.effect).ok());
+  for (int t = 0; t < 60; ++t)
+    world->tick(1.0f / 30.0f);
+  render::RendererOptions options;
+  options.viewport = {240, 160};
+  options.ground = true;
+  options.textureDirectory = dir.string();
+  options.meshLoader = cli::loadHostMesh;
+  auto renderer = render::ParticleRenderer::create(options).takeValue();
+  render::Camera camera = render::Camera::perspective(0.8f, 1.5f, 0.1f, 200.0f).value();
+  ASSERT_TRUE(camera.lookAt({0.0f, 1.6f, 4.0f}, {0.0f, 0.3f, 0.0f}, {0.0f, 1.0f, 0.0f}).ok());
+  render::Image image;
+  const Status s = renderer.render(*world, camera, image);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_GT(renderer.stats().triangles, 100u);  // a score of rocks, back faces culled
+  EXPECT_EQ(renderer.stats().quads, 0u);
+  test::expectGolden(image, "nwn_rockslide");
 }
 
 TEST(MdlImport, AChunkOfAModelReadFromTextIsTheShardUnlessADirectoryIsGiven) {
