@@ -2,8 +2,10 @@
 // The software particle renderer: a whole frame of the bonfire at 1280x720, frames of N small
 // particles (quads + sort + raster, per particle), the fill rate of large blended quads on one
 // and two threads (pixels per second), and the draw cache's three cases (a still frame, an orbit
-// over a paused world, a running one) for billboards and meshes. docs/performance.md records the
-// figures.
+// over a paused world, a running one) for billboards and meshes, mesh particles through the
+// triangle layer (triangles per second, one and two threads), the cost of lighting a particle, and
+// the three transparency modes on the bonfire and on 100,000 particles. docs/performance.md records
+// the figures.
 #include <mote/authoring/effect_json.h>
 #include <mote/compiler/compiler.h>
 #include <mote/core/job_system.h>
@@ -37,6 +39,16 @@ std::string burst(std::uint32_t count, float size, const char* blend) {
          std::to_string(size) + R"(, "color": [1, 0.6, 0.3, 0.5]}}]})";
 }
 
+// burst() drawn as lit meshes (`mesh` a render.mesh value) or as lit sprites (mesh empty).
+std::string litBurst(std::uint32_t count, float size, const char* mesh) {
+  std::string json = burst(count, size, "alpha");
+  json.replace(json.find(R"("blend": "alpha")"), 16, R"("blend": "alpha", "lit": true)");
+  if (*mesh != '\0')
+    json.insert(json.rfind("}]}"),
+                R"(, "render": {"mode": "mesh", "mesh": ")" + std::string(mesh) + R"("})");
+  return json;
+}
+
 struct Scene {
   std::unique_ptr<ParticleWorld> world;
   std::unique_ptr<ThreadPool> pool;
@@ -46,7 +58,8 @@ struct Scene {
 };
 
 Scene makeScene(const bytecode::CompiledEffect& effect, std::uint32_t threads, float seconds,
-                glm::vec3 target) {
+                glm::vec3 target,
+                render::Transparency transparency = render::Transparency::Emitter) {
   Scene s;
   if (threads > 1) s.pool = ThreadPool::create(threads).takeValue();
   s.world = ParticleWorld::create(worldDescFor(effect, s.pool.get())).takeValue();
@@ -56,6 +69,7 @@ Scene makeScene(const bytecode::CompiledEffect& effect, std::uint32_t threads, f
   render::RendererOptions options;
   options.viewport = {1280, 720};
   options.jobs = s.pool.get();
+  options.transparency = transparency;
   s.renderer.emplace(render::ParticleRenderer::create(options).takeValue());
   s.camera = render::Camera::perspective(0.7f, 1280.0f / 720.0f, 0.1f, 200.0f).value();
   if (!s.camera.lookAt(target + glm::vec3(0.0f, 0.6f, 7.0f), target, {0.0f, 1.0f, 0.0f}).ok())
@@ -130,18 +144,25 @@ BENCHMARK(BM_FillRate)
 // outside the timing: everything is new).
 enum class CacheCase { Still, Orbit, Running };
 
+// One timed frame, out of line so that `valgrind --tool=callgrind
+// --toggle-collect='*cachedFrame*'` counts the loop's frames alone (docs/performance.md).
+[[gnu::noinline]] void cachedFrame(render::ParticleRenderer& renderer, const ParticleWorld& world,
+                                   const render::Camera& camera) {
+  if (!renderer.prepare(world, camera).ok()) std::abort();
+}
+
 void BM_DrawCache(benchmark::State& state) {
   const bool meshes = state.range(0) == 1;
   const auto which = static_cast<CacheCase>(state.range(1));
   const std::uint32_t n = meshes ? 600 : 100000;
-  std::string json = burst(n, meshes ? 0.15f : 0.02f, "alpha");
-  if (meshes) {
-    json.replace(json.find(R"("blend": "alpha")"), 16, R"("blend": "alpha", "lit": true)");
-    json.insert(json.rfind("}]}"), R"(, "render": {"mode": "mesh", "mesh": "builtin:icosphere"})");
-  }
+  const std::string json =
+      meshes ? litBurst(n, 0.15f, "builtin:icosphere") : burst(n, 0.02f, "alpha");
   Scene s = makeScene(compile(authoring::parseEffect(json)), 1, 1.0f / 60.0f, {0.0f, 0.0f, 0.0f});
   render::Camera other = s.camera;
   if (!other.lookAt({0.4f, 0.6f, 6.9f}, {0.0f, 0.0f, 0.0f}, {0.0f, 1.0f, 0.0f}).ok()) std::abort();
+  // Warm: textures, meshes and the cache's stores exist before the first timed frame.
+  if (!s.renderer->prepare(*s.world, other).ok() || !s.renderer->prepare(*s.world, s.camera).ok())
+    std::abort();
   std::uint64_t frame = 0;
   for (auto _ : state) {
     if (which == CacheCase::Running) {
@@ -149,8 +170,8 @@ void BM_DrawCache(benchmark::State& state) {
       s.world->tick(1e-4f);
       state.ResumeTiming();
     }
-    const render::Camera& camera = which == CacheCase::Orbit && (frame++ & 1) ? other : s.camera;
-    if (!s.renderer->prepare(*s.world, camera).ok()) std::abort();
+    cachedFrame(*s.renderer, *s.world,
+                which != CacheCase::Still && (frame++ & 1) == 0 ? other : s.camera);
   }
   state.counters["cached"] = s.renderer->stats().cached;
   state.counters["reprojected"] = s.renderer->stats().reprojected;
@@ -161,5 +182,70 @@ BENCHMARK(BM_DrawCache)
     ->ArgNames({"meshes", "case"})
     ->ArgsProduct({{0, 1}, {0, 1, 2}})
     ->Unit(benchmark::kMicrosecond);
+
+// Mesh particles through the triangle layer: whole frames (prepare + raster) of 600 lit
+// icospheres, 320 triangles each, on one thread and on two. Items are the triangles submitted
+// (192,000 a frame); `drawn` counts those left after back-face culling and clipping.
+void BM_Meshes(benchmark::State& state) {
+  constexpr std::uint32_t kSpheres = 600;
+  Scene s =
+      makeScene(compile(authoring::parseEffect(litBurst(kSpheres, 0.15f, "builtin:icosphere"))),
+                static_cast<std::uint32_t>(state.range(0)), 1.0f / 60.0f, {0.0f, 0.0f, 0.0f});
+  for (auto _ : state) {
+    if (!s.renderer->render(*s.world, s.camera, s.image).ok()) std::abort();
+  }
+  state.counters["drawn"] = s.renderer->stats().triangles;
+  state.SetItemsProcessed(state.iterations() * kSpheres * 320);
+}
+BENCHMARK(BM_Meshes)
+    ->Name("render/meshes")
+    ->ArgNames({"threads"})
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+// What lighting costs: whole frames of 100,000 small alpha sprites, unlit and lit by the default
+// scene (a key and a back light and the ambient); the difference over 100,000 is the cost of one
+// lit particle (docs/performance.md).
+void BM_Lighting(benchmark::State& state) {
+  constexpr std::uint32_t kParticles = 100000;
+  const bool lit = state.range(0) == 1;
+  const std::string json =
+      lit ? litBurst(kParticles, 0.02f, "") : burst(kParticles, 0.02f, "alpha");
+  Scene s = makeScene(compile(authoring::parseEffect(json)), 1, 1.0f / 60.0f, {0.0f, 0.0f, 0.0f});
+  for (auto _ : state) {
+    if (!s.renderer->render(*s.world, s.camera, s.image).ok()) std::abort();
+  }
+  state.SetItemsProcessed(state.iterations() * kParticles);
+}
+BENCHMARK(BM_Lighting)
+    ->Name("render/lighting")
+    ->ArgNames({"lit"})
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond);
+
+// The transparency modes (emitter, sorted, oit) on whole 1280x720 frames of the bonfire (three
+// seconds in: alpha smoke, additive flames and sparks) and of 100,000 alpha particles.
+void BM_Transparency(benchmark::State& state) {
+  const bool bonfire = state.range(0) == 0;
+  const auto mode = static_cast<render::Transparency>(state.range(1));
+  Scene s =
+      bonfire
+          ? makeScene(compile(authoring::loadEffectFile(MOTE_SOURCE_DIR "/examples/bonfire.json")),
+                      1, 3.0f, {0.0f, 1.2f, 0.0f}, mode)
+          : makeScene(compile(authoring::parseEffect(burst(100000, 0.05f, "alpha"))), 1,
+                      1.0f / 60.0f, {0.0f, 0.0f, 0.0f}, mode);
+  for (auto _ : state) {
+    if (!s.renderer->render(*s.world, s.camera, s.image).ok()) std::abort();
+  }
+  state.counters["quads"] = s.renderer->stats().quads;
+}
+BENCHMARK(BM_Transparency)
+    ->Name("render/transparency")
+    ->ArgNames({"scene", "mode"})
+    ->ArgsProduct({{0, 1}, {0, 1, 2}})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -58,6 +58,7 @@ bool ParticleRenderer::Impl::reuseFrame() {
   raster.triangles.resize(cache.triangleEnd);
   raster.stats = cache.stats;
   raster.stats.cached = static_cast<std::uint32_t>(frame.size());
+  raster.stats.reprojected = 0;  // nothing was
   return true;
 }
 

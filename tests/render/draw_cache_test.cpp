@@ -113,6 +113,7 @@ TEST(DrawCache, AStillFrameIsTakenAgainWithItsStats) {
     Image again;
     const RenderStats still = pair.render(*world, orbit(0.3f), &again);
     EXPECT_EQ(still.cached, kEmitters);
+    EXPECT_EQ(still.reprojected, 0u);
     EXPECT_EQ(still.quads, drawn.quads);
     EXPECT_EQ(still.triangles, drawn.triangles);
     EXPECT_EQ(still.culled, drawn.culled);
@@ -125,6 +126,11 @@ TEST(DrawCache, AnOrbitOverAPausedWorldReprojectsTheKeptMeshVertices) {
   Pair pair;
   pair.render(*world, orbit(0.0f));
   for (int i = 1; i < 6; ++i) {
+    if (i == 3) {  // still for a frame between: taken again, nothing reprojected
+      const RenderStats still = pair.render(*world, orbit(0.35f * 2.0f));
+      EXPECT_EQ(still.cached, kEmitters);
+      EXPECT_EQ(still.reprojected, 0u);
+    }
     const RenderStats moved = pair.render(*world, orbit(0.35f * static_cast<float>(i)));
     EXPECT_EQ(moved.cached, 0u);
     EXPECT_EQ(moved.reprojected, kMeshEmitters);
