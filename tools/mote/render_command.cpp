@@ -137,11 +137,34 @@ struct Framing {
   float radius = 2.0f;
 };
 
-// Where the effect is over the frames to be drawn: the box between the 3rd and 97th percentile of
-// the particle positions on each axis (sampled), so a few strays do not shrink the effect to a dot.
+struct Sample {
+  float value;
+  float weight;
+};
+
+// The value below which the fraction `q` of the samples' weight lies (sorts them).
+float weightedPercentile(std::vector<Sample>& samples, double q) {
+  std::sort(samples.begin(), samples.end(),
+            [](const Sample& a, const Sample& b) { return a.value < b.value; });
+  double total = 0.0;
+  for (const Sample& s : samples)
+    total += static_cast<double>(s.weight);
+  double below = 0.0;
+  for (const Sample& s : samples) {
+    below += static_cast<double>(s.weight);
+    if (below >= total * q) return s.value;
+  }
+  return samples.back().value;
+}
+
+// Where the effect is over the frames to be drawn: on each axis, the span between the 3rd and 97th
+// percentile of the particle positions (sampled), each weighted by what it covers of the picture —
+// its area (size x · size y) times its opacity —, so a cloud of sparks or flung debris does not
+// shrink the fireball it leaves to a dot, and a few strays do not either.
 Result<Framing> measure(Simulation& sim, EffectHandle effect, const RenderCommandOptions& o,
                         std::size_t emitterCount) {
-  std::array<std::vector<float>, 3> samples;
+  std::array<std::vector<Sample>, 3> samples;
+  std::vector<Sample> radii;  // half the larger side of each sampled particle
   const double step = 1.0 / o.fps;
   Clock clock{sim, effect, o};
   MOTE_RETURN_IF_ERROR(clock.advance(o.time));
@@ -153,7 +176,8 @@ Result<Framing> measure(Simulation& sim, EffectHandle effect, const RenderComman
     for (std::uint32_t i = 0; i < emitterCount; ++i) {
       const Result<EmitterView> v = world.view(world.emitter(effect, i));
       if (!v.ok() || v->live == 0 || v->emitter->channels.position < 0) continue;
-      const auto p = static_cast<std::size_t>(v->emitter->channels.position);
+      const bytecode::ParticleChannels& channels = v->emitter->channels;
+      const auto p = static_cast<std::size_t>(channels.position);
       const bool local = bytecode::movesWithEmitter(v->emitter->space);
       const glm::quat q(v->transform.rotation[3], v->transform.rotation[0],
                         v->transform.rotation[1], v->transform.rotation[2]);
@@ -163,9 +187,22 @@ Result<Framing> measure(Simulation& sim, EffectHandle effect, const RenderComman
       for (std::uint32_t k = 0; k < v->live; k += stride) {
         glm::vec3 pos(v->streams[p][k], v->streams[p + 1][k], v->streams[p + 2][k]);
         if (local) pos = origin + q * pos;
-        if (!std::isfinite(pos.x) || !std::isfinite(pos.y) || !std::isfinite(pos.z)) continue;
+        float weight = 0.01f;  // no size channel: the renderer's default 0.1 m square
+        float radius = 0.05f;
+        if (channels.size >= 0) {
+          const auto s = static_cast<std::size_t>(channels.size);
+          weight = std::fabs(v->streams[s][k] * v->streams[s + 1][k]);
+          radius = 0.5f * std::max(std::fabs(v->streams[s][k]), std::fabs(v->streams[s + 1][k]));
+        }
+        if (channels.color >= 0)
+          weight *=
+              std::clamp(v->streams[static_cast<std::size_t>(channels.color) + 3][k], 0.0f, 1.0f);
+        if (!std::isfinite(pos.x) || !std::isfinite(pos.y) || !std::isfinite(pos.z) ||
+            !std::isfinite(weight) || !(weight > 0.0f))
+          continue;
         for (glm::length_t c = 0; c < 3; ++c)
-          samples[static_cast<std::size_t>(c)].push_back(pos[c]);
+          samples[static_cast<std::size_t>(c)].push_back({pos[c], weight});
+        radii.push_back({radius, weight});
       }
     }
   }
@@ -174,13 +211,14 @@ Result<Framing> measure(Simulation& sim, EffectHandle effect, const RenderComman
   glm::vec3 lo;
   glm::vec3 hi;
   for (glm::length_t c = 0; c < 3; ++c) {
-    std::vector<float>& axis = samples[static_cast<std::size_t>(c)];
-    std::sort(axis.begin(), axis.end());
-    lo[c] = axis[axis.size() * 3 / 100];
-    hi[c] = axis[(axis.size() - 1) * 97 / 100];
+    std::vector<Sample>& axis = samples[static_cast<std::size_t>(c)];
+    lo[c] = weightedPercentile(axis, 0.03);
+    hi[c] = weightedPercentile(axis, 0.97);
   }
   f.center = (lo + hi) * 0.5f;
-  f.radius = std::max(0.5f, glm::length(hi - lo) * 0.5f * 1.15f);
+  // The centres' box, and the particles' own extent around it (what most of the picture's weight
+  // spans: a portal ring 4 m across at one point is 4 m wide).
+  f.radius = std::max(0.5f, glm::length(hi - lo) * 0.5f * 1.15f + weightedPercentile(radii, 0.9));
   return f;
 }
 
