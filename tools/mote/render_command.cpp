@@ -142,10 +142,14 @@ struct Sample {
   float weight;
 };
 
-// The value below which the fraction `q` of the samples' weight lies (sorts them).
-float weightedPercentile(std::vector<Sample>& samples, double q) {
+// Sorts `samples` by value, for weightedPercentile.
+void sortByValue(std::vector<Sample>& samples) {
   std::sort(samples.begin(), samples.end(),
             [](const Sample& a, const Sample& b) { return a.value < b.value; });
+}
+
+// The value below which the fraction `q` of the weight of `samples` (sorted by value) lies.
+float weightedPercentile(const std::vector<Sample>& samples, double q) {
   double total = 0.0;
   for (const Sample& s : samples)
     total += static_cast<double>(s.weight);
@@ -212,10 +216,12 @@ Result<Framing> measure(Simulation& sim, EffectHandle effect, const RenderComman
   glm::vec3 hi;
   for (glm::length_t c = 0; c < 3; ++c) {
     std::vector<Sample>& axis = samples[static_cast<std::size_t>(c)];
+    sortByValue(axis);
     lo[c] = weightedPercentile(axis, 0.03);
     hi[c] = weightedPercentile(axis, 0.97);
   }
   f.center = (lo + hi) * 0.5f;
+  sortByValue(radii);
   // The centres' box, and the particles' own extent around it (what most of the picture's weight
   // spans: a portal ring 4 m across at one point is 4 m wide).
   f.radius = std::max(0.5f, glm::length(hi - lo) * 0.5f * 1.15f + weightedPercentile(radii, 0.9));
