@@ -2,6 +2,7 @@
 #include "render_command.h"
 
 #include "effect_commands.h"
+#include "framing.h"
 #include "mesh_loader.h"
 #include "simulation.h"
 
@@ -132,35 +133,6 @@ struct Clock {
   }
 };
 
-struct Framing {
-  glm::vec3 center{0.0f, 1.0f, 0.0f};
-  float radius = 2.0f;
-};
-
-struct Sample {
-  float value;
-  float weight;
-};
-
-// Sorts `samples` by value, for weightedPercentile.
-void sortByValue(std::vector<Sample>& samples) {
-  std::sort(samples.begin(), samples.end(),
-            [](const Sample& a, const Sample& b) { return a.value < b.value; });
-}
-
-// The value below which the fraction `q` of the weight of `samples` (sorted by value) lies.
-float weightedPercentile(const std::vector<Sample>& samples, double q) {
-  double total = 0.0;
-  for (const Sample& s : samples)
-    total += static_cast<double>(s.weight);
-  double below = 0.0;
-  for (const Sample& s : samples) {
-    below += static_cast<double>(s.weight);
-    if (below >= total * q) return s.value;
-  }
-  return samples.back().value;
-}
-
 // Where the effect is over the frames to be drawn: on each axis, the span between the 3rd and 97th
 // percentile of the particle positions (sampled), each weighted by what it covers of the picture —
 // its area (size x · size y) times its opacity —, so a cloud of sparks or flung debris does not
@@ -210,22 +182,7 @@ Result<Framing> measure(Simulation& sim, EffectHandle effect, const RenderComman
       }
     }
   }
-  Framing f;
-  if (samples[0].empty()) return f;
-  glm::vec3 lo;
-  glm::vec3 hi;
-  for (glm::length_t c = 0; c < 3; ++c) {
-    std::vector<Sample>& axis = samples[static_cast<std::size_t>(c)];
-    sortByValue(axis);
-    lo[c] = weightedPercentile(axis, 0.03);
-    hi[c] = weightedPercentile(axis, 0.97);
-  }
-  f.center = (lo + hi) * 0.5f;
-  sortByValue(radii);
-  // The centres' box, and the particles' own extent around it (what most of the picture's weight
-  // spans: a portal ring 4 m across at one point is 4 m wide).
-  f.radius = std::max(0.5f, glm::length(hi - lo) * 0.5f * 1.15f + weightedPercentile(radii, 0.9));
-  return f;
+  return frameSamples(samples, radii);
 }
 
 Result<render::Camera> makeCamera(const RenderCommandOptions& o, const Framing& framing,
