@@ -45,6 +45,7 @@ void ParticleRenderer::Impl::pushStrip(std::span<const glm::vec3> points, float 
         st.texture = texture;
         st.ua = 0.5f;  // the middle column, all along the segment
         st.du = 0.0f;
+        st.mapping = QuadMapping::Affine;  // a segment is a trapezoid, not a card
       }
       const auto index = static_cast<std::uint32_t>(raster.quads.size());
       raster.quads.push_back(Quad{quad, premultiplied(color, blend)}, style);

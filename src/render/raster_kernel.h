@@ -281,6 +281,11 @@ void spanLanes(const SpanQuad& quad, float py, RowSpan span, std::array<float, 4
   for (std::size_t e = 0; e < 4; ++e)
     edgeRow[e] = q.edge[e][1] * py;
   const float diagonalRow = q.dB * py;
+  // The projective map's per-row terms: sy·dy, ty·dy and wy·dy, dy = py − ay.
+  const float projectiveDy = py - q.projective.ay;
+  const std::array<float, 3> projectiveRow{q.projective.sy * projectiveDy,
+                                           q.projective.ty * projectiveDy,
+                                           q.projective.wy * projectiveDy};
   // The two triangles' maps, each term in every lane.
   const auto lanes = [](const SpanAffine& f) {
     return std::array<V, 8>{splat<V>(f.s0),   splat<V>(f.dsdx), splat<V>(f.dsdy), splat<V>(f.t0),
@@ -314,14 +319,22 @@ void spanLanes(const SpanQuad& quad, float py, RowSpan span, std::array<float, 4
     }
     block.live = laneBits<V>(mask);
     if (block.live == 0) continue;
-    const I lowerSide = (q.dA * px + diagonalRow + q.dC) * q.side1 >= 0.0f;
-    std::array<V, 8> f;
-    for (std::size_t i = 0; i < 8; ++i)
-      f[i] = lowerSide ? lower[i] : upper[i];
-    const V dx = px - f[6];
-    const V dy = py - f[7];
-    const V s = clampLanes<V>(f[0] + f[1] * dx + f[2] * dy, zero, one);
-    const V t = clampLanes<V>(f[3] + f[4] * dx + f[5] * dy, zero, one);
+    V s, t;
+    if (q.perspective) {  // quadParameters' projective map, lane-wise
+      const V dx = px - q.projective.ax;
+      const V w = q.projective.wx * dx + projectiveRow[2] + 1.0f;
+      s = clampLanes<V>((q.projective.sx * dx + projectiveRow[0]) / w, zero, one);
+      t = clampLanes<V>((q.projective.tx * dx + projectiveRow[1]) / w, zero, one);
+    } else {
+      const I lowerSide = (q.dA * px + diagonalRow + q.dC) * q.side1 >= 0.0f;
+      std::array<V, 8> f;
+      for (std::size_t i = 0; i < 8; ++i)
+        f[i] = lowerSide ? lower[i] : upper[i];
+      const V dx = px - f[6];
+      const V dy = py - f[7];
+      s = clampLanes<V>(f[0] + f[1] * dx + f[2] * dy, zero, one);
+      t = clampLanes<V>(f[3] + f[4] * dx + f[5] * dy, zero, one);
+    }
     // Image rows run top-down; the billboard's t runs bottom-up.
     const V su = s * q.du;
     const V tv = (1.0f - t) * q.dv;

@@ -18,7 +18,58 @@ bool boundOnScreen(ScreenQuad& quad, float width, float height) noexcept {
   return !(quad.maxX < 0.0f || quad.minX >= width || quad.maxY < 0.0f || quad.minY >= height);
 }
 
-bool setupSpanQuad(const ScreenQuad& q, SpanQuad& out) noexcept {
+namespace {
+
+// Affine maps misplace a texel of a foreshortened parallelogram by at most about 0.35 · (r − 1) ·
+// extent pixels (r: the largest corner w over the smallest; extent: the quad's larger screen side;
+// measured over random cards): below this bound on (r − 1) · extent, a quarter of a pixel, they
+// stay.
+constexpr double kProjectiveAbove = 0.7;
+
+// The projective map of quad q (Heckbert 1989, §2.2.3), where it differs enough from the affine
+// ones: the square-to-quad map x = (a·u + b·v) / (g·u + h·v + 1) (corner 0 at the origin) solved
+// from the corners, then inverted by its adjugate and scaled so its denominator is 1 at corner 0.
+// In double: the corners' differences cancel. False: affine (a parallelogram on screen, a map with
+// a corner at or behind the eye, or one too faint to show).
+bool projectiveMap(const ScreenQuad& q, SpanProjective& out) {
+  const auto from0 = [](const std::array<float, 4>& v, std::size_t k) {
+    return static_cast<double>(v[k]) - static_cast<double>(v[0]);
+  };
+  const double x1 = from0(q.x, 1), y1 = from0(q.y, 1);
+  const double x2 = from0(q.x, 2), y2 = from0(q.y, 2);
+  const double x3 = from0(q.x, 3), y3 = from0(q.y, 3);
+  const double sumX = x2 - x1 - x3;
+  const double sumY = y2 - y1 - y3;
+  const double dx1 = x1 - x2, dx2 = x3 - x2, dy1 = y1 - y2, dy2 = y3 - y2;
+  const double det = dx1 * dy2 - dx2 * dy1;
+  if (!(std::abs(det) > 1e-12)) return false;
+  const double g = (sumX * dy2 - dx2 * sumY) / det;
+  const double h = (dx1 * sumY - sumX * dy1) / det;
+  // The corners' w (up to one scale): 1, 1 + g, 1 + g + h, 1 + h.
+  const double w1 = 1.0 + g, w2 = 1.0 + g + h, w3 = 1.0 + h;
+  const double lo = std::min({1.0, w1, w2, w3});
+  const double hi = std::max({1.0, w1, w2, w3});
+  if (!(lo > 1e-6) || !std::isfinite(hi)) return false;
+  const double extent = std::max(static_cast<double>(q.maxX) - static_cast<double>(q.minX),
+                                 static_cast<double>(q.maxY) - static_cast<double>(q.minY));
+  if (!((hi / lo - 1.0) * extent > kProjectiveAbove)) return false;
+  const double a = x1 * w1, b = x3 * w3, d = y1 * w1, e = y3 * w3;
+  const double inv = a * e - b * d;
+  if (!(std::abs(inv) > 1e-12)) return false;
+  out.sx = static_cast<float>(e / inv);
+  out.sy = static_cast<float>(-b / inv);
+  out.tx = static_cast<float>(-d / inv);
+  out.ty = static_cast<float>(a / inv);
+  out.wx = static_cast<float>((d * h - e * g) / inv);
+  out.wy = static_cast<float>((b * g - a * h) / inv);
+  out.ax = q.x[0];
+  out.ay = q.y[0];
+  return true;
+}
+
+}  // namespace
+
+bool setupSpanQuad(const ScreenQuad& q, SpanQuad& out, QuadMapping mapping) noexcept {
   // Edges, oriented so the inside is positive.
   const float area2 = (q.x[1] - q.x[0]) * (q.y[2] - q.y[0]) -
                       (q.x[2] - q.x[0]) * (q.y[1] - q.y[0]) +
@@ -60,7 +111,21 @@ bool setupSpanQuad(const ScreenQuad& q, SpanQuad& out) noexcept {
   out.dB = q.x[2] - q.x[0];
   out.dC = -(out.dA * q.x[0] + out.dB * q.y[0]);
   out.side1 = out.dA * q.x[1] + out.dB * q.y[1] + out.dC;
+  out.perspective = mapping == QuadMapping::Planar && projectiveMap(q, out.projective);
   return true;
+}
+
+std::array<float, 2> quadParameters(const SpanQuad& q, float px, float py) noexcept {
+  if (q.perspective) {
+    const SpanProjective& h = q.projective;
+    const float dx = px - h.ax;
+    const float dy = py - h.ay;
+    const float w = h.wx * dx + h.wy * dy + 1.0f;
+    return {(h.sx * dx + h.sy * dy) / w, (h.tx * dx + h.ty * dy) / w};
+  }
+  const SpanAffine& f = (q.dA * px + q.dB * py + q.dC) * q.side1 >= 0.0f ? q.lower : q.upper;
+  return {f.s0 + f.dsdx * (px - f.ax) + f.dsdy * (py - f.ay),
+          f.t0 + f.dtdx * (px - f.ax) + f.dtdy * (py - f.ay)};
 }
 
 RowSpan edgeSpan(const SpanQuad& q, float py, std::uint32_t first, std::uint32_t last) noexcept {
@@ -116,9 +181,9 @@ void rasterizeSpanScalar(const SpanQuad& q, float py, RowSpan span, std::array<f
     const float fade =
         q.invSoft == 0.0f ? 1.0f : std::clamp((depthRow[x] - q.depth) * q.invSoft, 0.0f, 1.0f);
     if (!(fade > 0.0f)) continue;
-    const SpanAffine& f = (q.dA * px + q.dB * py + q.dC) * q.side1 >= 0.0f ? q.lower : q.upper;
-    const float s = std::clamp(f.s0 + f.dsdx * (px - f.ax) + f.dsdy * (py - f.ay), 0.0f, 1.0f);
-    const float t = std::clamp(f.t0 + f.dtdx * (px - f.ax) + f.dtdy * (py - f.ay), 0.0f, 1.0f);
+    const auto [su, tv] = quadParameters(q, px, py);
+    const float s = std::clamp(su, 0.0f, 1.0f);
+    const float t = std::clamp(tv, 0.0f, 1.0f);
     // Image rows run top-down; the billboard's t runs bottom-up.
     F4 texel = sample(q, q.ua + s * q.du, q.va + (1.0f - t) * q.dv);
     if (q.frameBlend > 0.0f) {

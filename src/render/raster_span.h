@@ -26,6 +26,15 @@ struct SpanAffine {
         ay = 0.0f;
 };
 
+/// A quad's projective map from pixel centre to (s, t), for a planar parallelogram (a billboard's
+/// card) seen in perspective: with dx = px − ax, dy = py − ay,
+/// s = (sx·dx + sy·dy) / (wx·dx + wy·dy + 1), t = (tx·dx + ty·dy) / (the same). Exact where the
+/// two triangles' affine maps are not (Heckbert, "Fundamentals of Texture Mapping and Image
+/// Warping", 1989, §2.2.3: the square-to-quadrilateral map, inverted).
+struct SpanProjective {
+  float sx = 0.0f, sy = 0.0f, tx = 0.0f, ty = 0.0f, wx = 0.0f, wy = 0.0f, ax = 0.0f, ay = 0.0f;
+};
+
 /// Everything the per-pixel loop needs of one drawn quad: its edges and texture mapping (from
 /// setupSpanQuad) and its style (set by the caller).
 struct SpanQuad {
@@ -35,6 +44,9 @@ struct SpanQuad {
   /// >= 0, the lower triangle (corners 0, 1, 2) maps the pixel, else the upper (0, 2, 3).
   SpanAffine lower, upper;
   float dA = 0.0f, dB = 0.0f, dC = 0.0f, side1 = 0.0f;
+  /// Set: (s, t) come from `projective` instead of the two triangles' maps.
+  bool perspective = false;
+  SpanProjective projective;
   // The texture (width × height texels, rows top-down, premultiplied linear RGBA).
   const std::array<float, 4>* texels = nullptr;
   std::uint32_t width = 1, height = 1;
@@ -58,9 +70,22 @@ struct SpanQuad {
   const std::array<std::array<float, 4>, 4>* corners = nullptr;
 };
 
-/// Sets quad's edges, triangle maps and diagonal in out (its style is left alone); false where
+/// How a quad's texture coordinates follow its corners.
+enum class QuadMapping : std::uint8_t {
+  Affine,  ///< each of the two triangles affinely (a ribbon's trapezoid segments)
+  /// The quad is a planar parallelogram (a billboard card): where perspective foreshortens it
+  /// enough that the affine maps would misplace a texel by over a quarter of a pixel, through the
+  /// projective map its four corners define; elsewhere affinely (the same bits as Affine).
+  Planar,
+};
+
+/// Sets quad's edges, texture maps and diagonal in out (its style is left alone); false where
 /// the quad has no area (nothing to draw). Pure; O(1). Allocates: never.
-bool setupSpanQuad(const ScreenQuad& quad, SpanQuad& out) noexcept;
+bool setupSpanQuad(const ScreenQuad& quad, SpanQuad& out, QuadMapping mapping) noexcept;
+
+/// The (s, t) that q's span loops give pixel centre (px, py), unclamped: the projective map where
+/// q.perspective, else the affine map of the triangle holding it. Pure; O(1).
+std::array<float, 2> quadParameters(const SpanQuad& q, float px, float py) noexcept;
 
 /// Row centre py against q's edges, within pixel columns [first, last). Pure; O(1).
 RowSpan edgeSpan(const SpanQuad& q, float py, std::uint32_t first, std::uint32_t last) noexcept;

@@ -50,6 +50,9 @@ struct QuadStyle {
   // quad), or kNoCorners: the quad's one colour.
   static constexpr std::uint32_t kNoCorners = ~0u;
   std::uint32_t corners = kNoCorners;
+  // Billboard cards are planar parallelograms, textured perspective-correctly where it shows;
+  // ribbon segments (trapezoids) affinely.
+  QuadMapping mapping = QuadMapping::Planar;
 };
 
 // The frame's quads (Quad: screen_quad.h) and each one's style (into Impl::styles), room for the

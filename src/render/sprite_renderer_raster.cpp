@@ -323,7 +323,7 @@ void SpriteRenderer::Impl::rasterizeBand(std::uint32_t y0, std::uint32_t y1) {
       blendCellCentre(sq, target[at], std::min(area, 1.0f) * fade);
       continue;
     }
-    if (!setupSpanQuad(q, sq)) continue;
+    if (!setupSpanQuad(q, sq, st.mapping)) continue;
     rasterizeQuad(sq, q, y0, y1, w, target, sq.invSoft == 0.0f ? nullptr : depthBuffer, quadKernel);
   }
 }

@@ -15,6 +15,9 @@
 #include <mote/render/particle_renderer.h>
 #include <mote/render/world_culling.h>
 
+#include <glm/mat4x4.hpp>
+#include <glm/vec2.hpp>
+#include <glm/vec4.hpp>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -404,6 +407,65 @@ TEST(ParticleRenderer, AMissingTextureFileIsANamedError) {
   const Status s = renderer.render(*world, camera, image);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("no/such.png"), std::string::npos) << s.message();
+}
+
+// A large horizontal card (3 m, lying back from 1.5 m to 4.5 m from the eye) whose texture is red
+// on its left half and blue on its right: on every row the colours meet where the card's middle
+// line (world x = 0) projects, to within half a pixel. Textured affinely, the two triangles bend
+// that line at the diagonal by many pixels.
+TEST(ParticleRenderer, ALargeCardIsTexturedPerspectiveCorrectly) {
+  Image halves = Image::create(64, 8).takeValue();
+  for (std::uint32_t y = 0; y < 8; ++y) {
+    for (std::uint32_t x = 0; x < 64; ++x)
+      halves.setPixel(x, y, x < 32 ? Rgba8{255, 0, 0, 255} : Rgba8{0, 0, 255, 255});
+  }
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "mote-test-halves.png").string();
+  ASSERT_TRUE(writePng(halves, path).ok());
+  const std::string effect =
+      R"({"format": "mote.effect/1", "name": "card", "materials": [{"name": "m", "texture": ")" +
+      path + R"("}], "emitters": [{"name": "e", "material": "m",
+    "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 1}]},
+    "init": {"lifetime": 10, "size": 3, "color": [1, 1, 1, 1]},
+    "position": [0, 0.3, 0], "render": {"mode": "horizontal"}}]})";
+  auto world = ParticleWorld::create({}).takeValue();
+  ASSERT_TRUE(world->addEffect(compileJson(effect)).ok());
+  world->tick(1.0f / 30.0f);
+  RendererOptions options;
+  options.viewport = {240, 180};
+  auto renderer = ParticleRenderer::create(options).takeValue();
+  Camera camera = Camera::perspective(1.2f, 240.0f / 180.0f, 0.1f, 100.0f).value();
+  ASSERT_TRUE(camera.lookAt({0.4f, 2.0f, 2.6f}, {0.0f, 0.0f, -0.4f}, {0.0f, 1.0f, 0.0f}).ok());
+  Image image;
+  ASSERT_TRUE(renderer.render(*world, camera, image).ok());
+  // The middle line's ends on screen (pixels, y down).
+  const glm::mat4 viewProjection = camera.projectionMatrix() * camera.viewMatrix();
+  const auto onScreen = [&](glm::vec3 p) {
+    const glm::vec4 c = viewProjection * glm::vec4(p, 1.0f);
+    return glm::vec2((c.x / c.w * 0.5f + 0.5f) * 240.0f, (0.5f - c.y / c.w * 0.5f) * 180.0f);
+  };
+  const glm::vec2 nearEnd = onScreen({0.0f, 0.3f, 1.5f});
+  const glm::vec2 farEnd = onScreen({0.0f, 0.3f, -1.5f});
+  std::uint32_t rows = 0;
+  for (std::uint32_t y = 0; y < image.height(); ++y) {
+    const float py = static_cast<float>(y) + 0.5f;
+    if (py < farEnd.y + 2.0f || py > nearEnd.y - 2.0f) continue;  // clear of the card's ends
+    // Where red gives way to blue along the row: red − blue crosses zero between two pixels.
+    for (std::uint32_t x = 0; x + 1 < image.width(); ++x) {
+      const Rgba8 a = image.pixel(x, y);
+      const Rgba8 b = image.pixel(x + 1, y);
+      const float fa = static_cast<float>(a.r) - static_cast<float>(a.b);
+      const float fb = static_cast<float>(b.r) - static_cast<float>(b.b);
+      if (!(fa > 0.0f && fb <= 0.0f) || a.r < 100) continue;
+      const float crossing = static_cast<float>(x) + 0.5f + fa / (fa - fb);
+      const float expected =
+          nearEnd.x + (farEnd.x - nearEnd.x) * (py - nearEnd.y) / (farEnd.y - nearEnd.y);
+      EXPECT_NEAR(crossing, expected, 0.5f) << "row " << y;
+      ++rows;
+      break;
+    }
+  }
+  EXPECT_GT(rows, 60u);  // the card covers that many rows
 }
 
 TEST(CullViewVisibility, EmittersOutOfViewAreCulledAndInViewAreNot) {
