@@ -11,6 +11,13 @@ constexpr std::uint32_t kSelfTestFast[] = {
 #include "self_test_fast.spv.inc"
 };
 
+constexpr std::uint32_t kBillboardCasesExact[] = {
+#include "billboard_cases_exact.spv.inc"
+};
+constexpr std::uint32_t kBillboardCasesFast[] = {
+#include "billboard_cases_fast.spv.inc"
+};
+
 constexpr std::uint32_t kVmOpsExact[] = {
 #include "vm_ops_exact.spv.inc"
 };
@@ -88,6 +95,10 @@ std::span<const std::uint32_t> scanAddShader() noexcept {
 
 ShaderCode selfTestShader() noexcept {
   return {kSelfTestExact, kSelfTestFast};
+}
+
+ShaderCode billboardCasesShader() noexcept {
+  return {kBillboardCasesExact, kBillboardCasesFast};
 }
 
 ShaderCode vmOpsShader(bool wide) noexcept {

@@ -24,6 +24,9 @@ std::span<const std::uint32_t> scanAddShader() noexcept;
 /// The pool's free-list fill (pool_init.comp).
 std::span<const std::uint32_t> poolInitShader() noexcept;
 
+/// billboard_cases.comp: billboard.glsl's corners for independent cases.
+ShaderCode billboardCasesShader() noexcept;
+
 /// vm_ops.comp, or vm_ops_wide.comp (the register file in a storage buffer).
 ShaderCode vmOpsShader(bool wide) noexcept;
 
