@@ -145,12 +145,16 @@ DeviceType typeOf(VkPhysicalDeviceType t) {
   }
 }
 
-// The first queue family with compute, or UINT32_MAX.
+// The queue family Mote's own device uses: the first with graphics and compute (the GPU renderer
+// draws on the queue the world computes on), else the first with compute; UINT32_MAX for none.
 std::uint32_t computeFamily(VkPhysicalDevice pd) {
   std::uint32_t count = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(pd, &count, nullptr);
   std::vector<VkQueueFamilyProperties> families(count);
   vkGetPhysicalDeviceQueueFamilyProperties(pd, &count, families.data());
+  constexpr VkQueueFlags kBoth = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
+  for (std::uint32_t i = 0; i < count; ++i)
+    if ((families[i].queueFlags & kBoth) == kBoth) return i;
   for (std::uint32_t i = 0; i < count; ++i)
     if ((families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) != 0) return i;
   return UINT32_MAX;
@@ -177,8 +181,9 @@ DeviceInfo infoOf(VkPhysicalDevice pd, std::uint32_t index) {
     vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, nullptr);
     std::vector<VkQueueFamilyProperties> families(n);
     vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, families.data());
-    if (families[computeFamily(pd)].timestampValidBits > 0)
-      d.timestampPeriod = base.limits.timestampPeriod;
+    const VkQueueFamilyProperties& family = families[computeFamily(pd)];
+    if (family.timestampValidBits > 0) d.timestampPeriod = base.limits.timestampPeriod;
+    d.graphics = (family.queueFlags & VK_QUEUE_GRAPHICS_BIT) != 0;
   }
   if (base.apiVersion >= VK_API_VERSION_1_2) {
     VkPhysicalDeviceFloatControlsProperties floats{};
@@ -383,6 +388,7 @@ std::string describe(const DeviceInfo& d) {
       "driver: {} {}\n"
       "subgroup size: {}\n"
       "subgroup ballot in compute: {}\n"
+      "graphics on the compute queue: {}\n"
       "fp64: {}\n"
       "int64: {}\n"
       "fp32 denormals: {}\n"
@@ -393,7 +399,8 @@ std::string describe(const DeviceInfo& d) {
       d.name, deviceTypeName(d.type), d.index, d.vendorId, d.deviceId,
       VK_API_VERSION_MAJOR(d.apiVersion), VK_API_VERSION_MINOR(d.apiVersion),
       VK_API_VERSION_PATCH(d.apiVersion), d.driverName, d.driverInfo, d.subgroupSize,
-      d.subgroupBallot ? "yes" : "no", d.float64 ? "yes" : "no", d.int64 ? "yes" : "no",
+      d.subgroupBallot ? "yes" : "no", d.graphics ? "yes" : "no", d.float64 ? "yes" : "no",
+      d.int64 ? "yes" : "no",
       d.denormPreserveFloat32      ? "preserved on request"
       : d.denormFlushToZeroFloat32 ? "flushed on request (preservation not offered)"
                                    : "neither preservation nor flushing offered",
@@ -599,6 +606,7 @@ Result<std::unique_ptr<Context>> Context::wrap(const HostVulkan& host, const Con
   impl->device = host.device;
   impl->queue = host.queue;
   impl->queueFamily = host.queueFamily;
+  impl->info.graphics = (family[host.queueFamily].queueFlags & VK_QUEUE_GRAPHICS_BIT) != 0;
   MOTE_RETURN_IF_ERROR(createCommands(*impl));
   return finish(std::move(impl));
 }

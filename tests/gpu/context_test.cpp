@@ -30,6 +30,10 @@ TEST_F(GpuContext, ReportsTheDeviceItChose) {
   const std::string text = gpu::describe(d);
   EXPECT_NE(text.find("device: " + d.name), std::string::npos) << text;
   EXPECT_NE(text.find("subgroup size: " + std::to_string(d.subgroupSize)), std::string::npos);
+  // Every device Mote runs on in CI and on the lent GPUs (lavapipe, NVIDIA) has a family with
+  // both, which Mote's own context picks.
+  EXPECT_TRUE(d.graphics);
+  EXPECT_NE(text.find("graphics on the compute queue: yes"), std::string::npos) << text;
 }
 
 // Exact mode where the device has fp64: every operation of the self-test right on every case,

@@ -61,6 +61,10 @@ struct DeviceInfo {
   /// timestampPeriod); 0 where that queue writes no timestamps.
   float timestampPeriod = 0.0f;
   bool usable = false;  ///< has a compute queue and Vulkan 1.2
+  /// The queue Mote uses draws too (graphics and compute in one family: the GPU renderer's need).
+  /// Mote's own context picks such a family where the device has one; a wrapped context has the
+  /// host's.
+  bool graphics = false;
 };
 
 /// The numbers and sentences `mote info --gpu` prints for `info`, one "key: value" line each.
