@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // billboardCornersOnGpu: billboard.glsl over independent cases (billboard_cases.comp lays out the
 // buffers).
+#include "billboard_words.h"
 #include "context_impl.h"
 #include "device_memory.h"
 #include "kernel.h"
@@ -21,21 +22,6 @@ constexpr std::uint32_t kGroup = 64;
 constexpr std::uint32_t kInputWords = 16;
 constexpr std::uint32_t kCornerWords = 12;
 
-void put(std::vector<std::uint32_t>& out, float v) {
-  out.push_back(std::bit_cast<std::uint32_t>(v));
-}
-void put(std::vector<std::uint32_t>& out, glm::vec3 v) {
-  put(out, v.x);
-  put(out, v.y);
-  put(out, v.z);
-}
-void put(std::vector<std::uint32_t>& out, glm::quat q) {  // (x, y, z, w)
-  put(out, q.x);
-  put(out, q.y);
-  put(out, q.z);
-  put(out, q.w);
-}
-
 }  // namespace
 
 Result<std::vector<std::array<glm::vec3, 4>>> billboardCornersOnGpu(
@@ -50,22 +36,11 @@ Result<std::vector<std::array<glm::vec3, 4>>> billboardCornersOnGpu(
   if (count == 0) return std::vector<std::array<glm::vec3, 4>>{};
 
   std::vector<std::uint32_t> viewWords;
-  for (const glm::vec3 v :
-       {view.eye, view.forward, view.right, view.up, view.worldUp, view.groundRight, view.groundUp})
-    put(viewWords, v);
-  viewWords.push_back(view.orthographic ? 1u : 0u);
-  put(viewWords, view.heightsPerUnit);
-  put(viewWords, view.stretchScaleSeconds);
+  putView(viewWords, view);
   std::vector<std::uint32_t> inputWords;
   inputWords.reserve(std::size_t{count} * kInputWords);
-  for (const render::BillboardInput& in : inputs) {
-    put(inputWords, in.position);
-    put(inputWords, in.velocity);
-    put(inputWords, in.halfSize.x);
-    put(inputWords, in.halfSize.y);
-    put(inputWords, in.orientation);
-    put(inputWords, in.emitterRotation);
-  }
+  for (const render::BillboardInput& in : inputs)
+    putParticle(inputWords, in);
 
   const bool fp64 = hasFp64Shaders(context.device());
   Result<Kernel*> kernel =

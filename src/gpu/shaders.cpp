@@ -18,6 +18,16 @@ constexpr std::uint32_t kBillboardCasesFast[] = {
 #include "billboard_cases_fast.spv.inc"
 };
 
+constexpr std::uint32_t kSpriteVertexExact[] = {
+#include "sprite_vert_exact.spv.inc"
+};
+constexpr std::uint32_t kSpriteVertexFast[] = {
+#include "sprite_vert_fast.spv.inc"
+};
+constexpr std::uint32_t kSpriteFragment[] = {
+#include "sprite_frag_fast.spv.inc"
+};
+
 constexpr std::uint32_t kVmOpsExact[] = {
 #include "vm_ops_exact.spv.inc"
 };
@@ -99,6 +109,14 @@ ShaderCode selfTestShader() noexcept {
 
 ShaderCode billboardCasesShader() noexcept {
   return {kBillboardCasesExact, kBillboardCasesFast};
+}
+
+ShaderCode spriteVertexShader() noexcept {
+  return {kSpriteVertexExact, kSpriteVertexFast};
+}
+
+std::span<const std::uint32_t> spriteFragmentShader() noexcept {
+  return kSpriteFragment;
 }
 
 ShaderCode vmOpsShader(bool wide) noexcept {

@@ -27,6 +27,10 @@ std::span<const std::uint32_t> poolInitShader() noexcept;
 /// billboard_cases.comp: billboard.glsl's corners for independent cases.
 ShaderCode billboardCasesShader() noexcept;
 
+/// The GPU renderer's stages: sprite.vert (exact arithmetic: two builds) and sprite.frag.
+ShaderCode spriteVertexShader() noexcept;
+std::span<const std::uint32_t> spriteFragmentShader() noexcept;
+
 /// vm_ops.comp, or vm_ops_wide.comp (the register file in a storage buffer).
 ShaderCode vmOpsShader(bool wide) noexcept;
 

@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: MIT
+// gpu::Renderer: billboard quads drawn offscreen (sprite.vert, sprite.frag) into a float colour
+// target that is copied back to the host after every frame.
+#include "billboard_words.h"
+#include "context_impl.h"
+#include "device_memory.h"
+#include "self_test.h"
+#include "shaders.h"
+
+#include <mote/gpu/renderer.h>
+
+#include <fmt/format.h>
+#include <glm/gtc/packing.hpp>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+namespace mote::gpu {
+namespace {
+
+constexpr std::uint32_t kInstanceWords = 28;  // sprite.vert's layout
+constexpr std::uint32_t kFrameWords = 41;     // the view, the view-projection, the near limit
+
+}  // namespace
+
+struct Renderer::Impl {
+  Context* context = nullptr;
+  VkDevice device = VK_NULL_HANDLE;
+  RendererDesc desc;
+  VkFormat format = VK_FORMAT_R32G32B32A32_SFLOAT;
+  VkImage image = VK_NULL_HANDLE;
+  VkDeviceMemory imageMemory = VK_NULL_HANDLE;
+  VkImageView imageView = VK_NULL_HANDLE;
+  VkRenderPass pass = VK_NULL_HANDLE;
+  VkFramebuffer framebuffer = VK_NULL_HANDLE;
+  VkShaderModule vertexModule = VK_NULL_HANDLE;
+  VkShaderModule fragmentModule = VK_NULL_HANDLE;
+  VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  Buffer frame, instances, textureTable, texels, readback;
+  std::vector<std::array<std::uint32_t, 4>> table;
+  std::vector<std::array<float, 4>> texelData;
+  bool texturesDirty = true;
+  std::vector<std::uint32_t> frameWords, instanceWords;
+
+  ~Impl() {
+    if (device == VK_NULL_HANDLE) return;
+    vkDeviceWaitIdle(device);
+    if (pipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, pipeline, nullptr);
+    if (layout != VK_NULL_HANDLE) vkDestroyPipelineLayout(device, layout, nullptr);
+    if (pool != VK_NULL_HANDLE) vkDestroyDescriptorPool(device, pool, nullptr);
+    if (setLayout != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(device, setLayout, nullptr);
+    if (vertexModule != VK_NULL_HANDLE) vkDestroyShaderModule(device, vertexModule, nullptr);
+    if (fragmentModule != VK_NULL_HANDLE) vkDestroyShaderModule(device, fragmentModule, nullptr);
+    if (framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, framebuffer, nullptr);
+    if (pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, pass, nullptr);
+    if (imageView != VK_NULL_HANDLE) vkDestroyImageView(device, imageView, nullptr);
+    if (image != VK_NULL_HANDLE) vkDestroyImage(device, image, nullptr);
+    if (imageMemory != VK_NULL_HANDLE) vkFreeMemory(device, imageMemory, nullptr);
+  }
+
+  Status createTarget();
+  Status createPipeline();
+  // `buffer` holds at least `words` words (grown, never shrunk; its old contents are dropped).
+  Status ensure(Buffer& buffer, std::size_t words, const char* name);
+  void writeSet();
+  void record(VkCommandBuffer cmd, std::span<const SpriteDraw> draws) const;
+};
+
+Status Renderer::Impl::createTarget() {
+  Context::Impl& c = context->impl();
+  VkFormatProperties props{};
+  vkGetPhysicalDeviceFormatProperties(c.physical, VK_FORMAT_R32G32B32A32_SFLOAT, &props);
+  constexpr VkFormatFeatureFlags kNeeded =
+      VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT | VK_FORMAT_FEATURE_TRANSFER_SRC_BIT;
+  format = (props.optimalTilingFeatures & kNeeded) == kNeeded ? VK_FORMAT_R32G32B32A32_SFLOAT
+                                                              : VK_FORMAT_R16G16B16A16_SFLOAT;
+  VkImageCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
+  info.imageType = VK_IMAGE_TYPE_2D;
+  info.format = format;
+  info.extent = {desc.viewport.width, desc.viewport.height, 1};
+  info.mipLevels = 1;
+  info.arrayLayers = 1;
+  info.samples = VK_SAMPLE_COUNT_1_BIT;
+  info.tiling = VK_IMAGE_TILING_OPTIMAL;
+  info.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  MOTE_RETURN_IF_ERROR(
+      vkStatus(vkCreateImage(device, &info, nullptr, &image), "vkCreateImage (the frame)"));
+  VkMemoryRequirements needs{};
+  vkGetImageMemoryRequirements(device, image, &needs);
+  const int type = c.memoryType(needs.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+  if (type < 0)
+    return Status(StatusCode::Unavailable, "the GPU renderer's frame: no device-local memory type");
+  VkMemoryAllocateInfo alloc{};
+  alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  alloc.allocationSize = needs.size;
+  alloc.memoryTypeIndex = static_cast<std::uint32_t>(type);
+  MOTE_RETURN_IF_ERROR(vkStatus(vkAllocateMemory(device, &alloc, nullptr, &imageMemory),
+                                fmt::format("the GPU renderer's frame ({} bytes)", needs.size)));
+  MOTE_RETURN_IF_ERROR(
+      vkStatus(vkBindImageMemory(device, image, imageMemory, 0), "vkBindImageMemory"));
+  VkImageViewCreateInfo view{};
+  view.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
+  view.image = image;
+  view.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  view.format = format;
+  view.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  MOTE_RETURN_IF_ERROR(
+      vkStatus(vkCreateImageView(device, &view, nullptr, &imageView), "vkCreateImageView"));
+
+  VkAttachmentDescription color{};
+  color.format = format;
+  color.samples = VK_SAMPLE_COUNT_1_BIT;
+  color.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+  color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  color.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  color.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  color.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  color.finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+  const VkAttachmentReference ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  VkSubpassDescription subpass{};
+  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  subpass.colorAttachmentCount = 1;
+  subpass.pColorAttachments = &ref;
+  // The pass's writes before the copy that reads them back.
+  VkSubpassDependency after{};
+  after.srcSubpass = 0;
+  after.dstSubpass = VK_SUBPASS_EXTERNAL;
+  after.srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  after.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+  after.dstStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT;
+  after.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+  VkRenderPassCreateInfo passInfo{};
+  passInfo.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO;
+  passInfo.attachmentCount = 1;
+  passInfo.pAttachments = &color;
+  passInfo.subpassCount = 1;
+  passInfo.pSubpasses = &subpass;
+  passInfo.dependencyCount = 1;
+  passInfo.pDependencies = &after;
+  MOTE_RETURN_IF_ERROR(
+      vkStatus(vkCreateRenderPass(device, &passInfo, nullptr, &pass), "vkCreateRenderPass"));
+  VkFramebufferCreateInfo fb{};
+  fb.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO;
+  fb.renderPass = pass;
+  fb.attachmentCount = 1;
+  fb.pAttachments = &imageView;
+  fb.width = desc.viewport.width;
+  fb.height = desc.viewport.height;
+  fb.layers = 1;
+  MOTE_RETURN_IF_ERROR(
+      vkStatus(vkCreateFramebuffer(device, &fb, nullptr, &framebuffer), "vkCreateFramebuffer"));
+  const std::uint64_t pixelBytes = format == VK_FORMAT_R32G32B32A32_SFLOAT ? 16 : 8;
+  return take(Buffer::createMapped(
+                  *context, std::uint64_t{desc.viewport.width} * desc.viewport.height * pixelBytes,
+                  "the GPU renderer's readback"),
+              readback);
+}
+
+Status Renderer::Impl::createPipeline() {
+  const bool fp64 = hasFp64Shaders(context->device());
+  const auto module = [&](std::span<const std::uint32_t> spirv, VkShaderModule& out) {
+    VkShaderModuleCreateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
+    info.codeSize = spirv.size_bytes();
+    info.pCode = spirv.data();
+    return vkStatus(vkCreateShaderModule(device, &info, nullptr, &out), "vkCreateShaderModule");
+  };
+  MOTE_RETURN_IF_ERROR(module(spriteVertexShader().pick(fp64), vertexModule));
+  MOTE_RETURN_IF_ERROR(module(spriteFragmentShader(), fragmentModule));
+
+  std::array<VkDescriptorSetLayoutBinding, 4> slots{};
+  for (std::uint32_t i = 0; i < slots.size(); ++i) {
+    slots[i].binding = i;
+    slots[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    slots[i].descriptorCount = 1;
+    slots[i].stageFlags = i < 2 ? VK_SHADER_STAGE_VERTEX_BIT : VK_SHADER_STAGE_FRAGMENT_BIT;
+  }
+  VkDescriptorSetLayoutCreateInfo setInfo{};
+  setInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
+  setInfo.bindingCount = static_cast<std::uint32_t>(slots.size());
+  setInfo.pBindings = slots.data();
+  MOTE_RETURN_IF_ERROR(vkStatus(vkCreateDescriptorSetLayout(device, &setInfo, nullptr, &setLayout),
+                                "vkCreateDescriptorSetLayout"));
+  VkPipelineLayoutCreateInfo layoutInfo{};
+  layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
+  layoutInfo.setLayoutCount = 1;
+  layoutInfo.pSetLayouts = &setLayout;
+  MOTE_RETURN_IF_ERROR(vkStatus(vkCreatePipelineLayout(device, &layoutInfo, nullptr, &layout),
+                                "vkCreatePipelineLayout"));
+  const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4};
+  VkDescriptorPoolCreateInfo poolInfo{};
+  poolInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+  poolInfo.maxSets = 1;
+  poolInfo.poolSizeCount = 1;
+  poolInfo.pPoolSizes = &size;
+  MOTE_RETURN_IF_ERROR(vkStatus(vkCreateDescriptorPool(device, &poolInfo, nullptr, &pool),
+                                "vkCreateDescriptorPool"));
+  VkDescriptorSetAllocateInfo setAlloc{};
+  setAlloc.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+  setAlloc.descriptorPool = pool;
+  setAlloc.descriptorSetCount = 1;
+  setAlloc.pSetLayouts = &setLayout;
+  MOTE_RETURN_IF_ERROR(
+      vkStatus(vkAllocateDescriptorSets(device, &setAlloc, &set), "vkAllocateDescriptorSets"));
+
+  // exact.glsl's flags (constant_id 0), as the compute kernels get them.
+  const std::uint32_t flags = context->selfTest().flags;
+  const VkSpecializationMapEntry entry{0, 0, sizeof flags};
+  VkSpecializationInfo special{};
+  special.mapEntryCount = 1;
+  special.pMapEntries = &entry;
+  special.dataSize = sizeof flags;
+  special.pData = &flags;
+  std::array<VkPipelineShaderStageCreateInfo, 2> stages{};
+  stages[0].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
+  stages[0].module = vertexModule;
+  stages[0].pName = "main";
+  stages[0].pSpecializationInfo = &special;
+  stages[1].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
+  stages[1].module = fragmentModule;
+  stages[1].pName = "main";
+  VkPipelineVertexInputStateCreateInfo vertexInput{};
+  vertexInput.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO;
+  VkPipelineInputAssemblyStateCreateInfo assembly{};
+  assembly.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO;
+  assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+  const VkViewport viewport{
+      0.0f, 0.0f, static_cast<float>(desc.viewport.width), static_cast<float>(desc.viewport.height),
+      0.0f, 1.0f};
+  const VkRect2D scissor{{0, 0}, {desc.viewport.width, desc.viewport.height}};
+  VkPipelineViewportStateCreateInfo viewportState{};
+  viewportState.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO;
+  viewportState.viewportCount = 1;
+  viewportState.pViewports = &viewport;
+  viewportState.scissorCount = 1;
+  viewportState.pScissors = &scissor;
+  VkPipelineRasterizationStateCreateInfo raster{};
+  raster.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO;
+  raster.polygonMode = VK_POLYGON_MODE_FILL;
+  raster.cullMode = VK_CULL_MODE_NONE;
+  raster.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
+  raster.lineWidth = 1.0f;
+  VkPipelineMultisampleStateCreateInfo multisample{};
+  multisample.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO;
+  multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+  // One premultiplied equation for every particle: rgb = src + dst · (1 − src.a); alpha stays 1.
+  VkPipelineColorBlendAttachmentState blend{};
+  blend.blendEnable = VK_TRUE;
+  blend.srcColorBlendFactor = VK_BLEND_FACTOR_ONE;
+  blend.dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
+  blend.colorBlendOp = VK_BLEND_OP_ADD;
+  blend.srcAlphaBlendFactor = VK_BLEND_FACTOR_ZERO;
+  blend.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
+  blend.alphaBlendOp = VK_BLEND_OP_ADD;
+  blend.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
+                         VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
+  VkPipelineColorBlendStateCreateInfo blendState{};
+  blendState.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO;
+  blendState.attachmentCount = 1;
+  blendState.pAttachments = &blend;
+  VkGraphicsPipelineCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO;
+  info.stageCount = static_cast<std::uint32_t>(stages.size());
+  info.pStages = stages.data();
+  info.pVertexInputState = &vertexInput;
+  info.pInputAssemblyState = &assembly;
+  info.pViewportState = &viewportState;
+  info.pRasterizationState = &raster;
+  info.pMultisampleState = &multisample;
+  info.pColorBlendState = &blendState;
+  info.layout = layout;
+  info.renderPass = pass;
+  info.subpass = 0;
+  return vkStatus(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline),
+                  "vkCreateGraphicsPipelines (the GPU renderer)");
+}
+
+Status Renderer::Impl::ensure(Buffer& buffer, std::size_t words, const char* name) {
+  const std::uint64_t bytes = std::max<std::uint64_t>(words, 4) * 4;
+  if (buffer.handle() != VK_NULL_HANDLE && buffer.bytes() >= bytes) return {};
+  return take(Buffer::create(*context, bytes, name), buffer);
+}
+
+void Renderer::Impl::writeSet() {
+  const std::array<const Buffer*, 4> buffers{&frame, &instances, &textureTable, &texels};
+  std::array<VkDescriptorBufferInfo, 4> infos{};
+  std::array<VkWriteDescriptorSet, 4> writes{};
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    infos[i] = {buffers[i]->handle(), 0, VK_WHOLE_SIZE};
+    writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    writes[i].dstSet = set;
+    writes[i].dstBinding = i;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  vkUpdateDescriptorSets(device, 4, writes.data(), 0, nullptr);
+}
+
+void Renderer::Impl::record(VkCommandBuffer cmd, std::span<const SpriteDraw> draws) const {
+  // The uploads (transfers) before the vertex and fragment stages read them.
+  VkMemoryBarrier uploaded{};
+  uploaded.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  uploaded.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  uploaded.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                       VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+                       0, 1, &uploaded, 0, nullptr, 0, nullptr);
+  VkClearValue clear{};
+  clear.color.float32[0] = desc.background[0];
+  clear.color.float32[1] = desc.background[1];
+  clear.color.float32[2] = desc.background[2];
+  clear.color.float32[3] = 1.0f;
+  VkRenderPassBeginInfo begin{};
+  begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
+  begin.renderPass = pass;
+  begin.framebuffer = framebuffer;
+  begin.renderArea = {{0, 0}, {desc.viewport.width, desc.viewport.height}};
+  begin.clearValueCount = 1;
+  begin.pClearValues = &clear;
+  vkCmdBeginRenderPass(cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, &set, 0, nullptr);
+  std::uint32_t first = 0;
+  for (const SpriteDraw& d : draws) {
+    const auto n = static_cast<std::uint32_t>(d.instances.size());
+    if (n > 0) vkCmdDraw(cmd, 6, n, 0, first);
+    first += n;
+  }
+  vkCmdEndRenderPass(cmd);
+  VkBufferImageCopy copy{};
+  copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  copy.imageExtent = {desc.viewport.width, desc.viewport.height, 1};
+  vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.handle(), 1,
+                         &copy);
+  VkMemoryBarrier copied{};
+  copied.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  copied.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  copied.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
+                       &copied, 0, nullptr, 0, nullptr);
+}
+
+Result<std::unique_ptr<Renderer>> Renderer::create(Context& context, const RendererDesc& desc) {
+  MOTE_RETURN_IF_ERROR(desc.viewport.validate());
+  const glm::vec3 up(desc.worldUp[0], desc.worldUp[1], desc.worldUp[2]);
+  if (!std::isfinite(up.x) || !std::isfinite(up.y) || !std::isfinite(up.z) ||
+      !(std::max({std::fabs(up.x), std::fabs(up.y), std::fabs(up.z)}) > 0.0f))
+    return Status(StatusCode::InvalidArgument, "RendererDesc.worldUp must be finite and non-zero");
+  if (!(desc.stretchScaleSeconds >= 0.0f))
+    return Status(StatusCode::InvalidArgument, "RendererDesc.stretchScaleSeconds must be >= 0");
+  if (!context.device().graphics)
+    return Status(StatusCode::Unavailable,
+                  fmt::format("the GPU renderer needs a queue that draws; '{}' has only compute on "
+                              "the queue Mote uses",
+                              context.device().name));
+  auto impl = std::make_unique<Impl>();
+  impl->context = &context;
+  impl->device = context.impl().device;
+  impl->desc = desc;
+  MOTE_RETURN_IF_ERROR(context.impl().lost);
+  MOTE_RETURN_IF_ERROR(impl->createTarget());
+  MOTE_RETURN_IF_ERROR(impl->createPipeline());
+  return std::unique_ptr<Renderer>(new Renderer(std::move(impl)));
+}
+
+Renderer::Renderer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Renderer::~Renderer() = default;
+
+const char* Renderer::colorFormat() const noexcept {
+  return impl_->format == VK_FORMAT_R32G32B32A32_SFLOAT ? "R32G32B32A32_SFLOAT"
+                                                        : "R16G16B16A16_SFLOAT";
+}
+
+Result<std::uint32_t> Renderer::addTexture(std::uint32_t width, std::uint32_t height,
+                                           std::span<const std::array<float, 4>> texels) {
+  if (width == 0 || height == 0 || texels.size() != std::size_t{width} * height)
+    return Status(StatusCode::InvalidArgument,
+                  fmt::format("Renderer::addTexture: {} texels for a {} x {} texture",
+                              texels.size(), width, height));
+  Impl& r = *impl_;
+  const auto index = static_cast<std::uint32_t>(r.table.size());
+  r.table.push_back({static_cast<std::uint32_t>(r.texelData.size()), width, height, 0});
+  r.texelData.insert(r.texelData.end(), texels.begin(), texels.end());
+  r.texturesDirty = true;
+  return index;
+}
+
+Status Renderer::draw(const render::Camera& camera, std::span<const SpriteDraw> draws,
+                      std::vector<std::array<float, 4>>& linear) {
+  MOTE_RETURN_IF_ERROR(camera.validate());
+  Impl& r = *impl_;
+  // Check everything before anything is uploaded: a refused frame draws nothing.
+  std::size_t count = 0;
+  for (std::size_t d = 0; d < draws.size(); ++d) {
+    const auto mode = static_cast<std::uint32_t>(draws[d].mode);
+    if (mode >= static_cast<std::uint32_t>(render::kBillboardModeCount))
+      return Status(
+          StatusCode::InvalidArgument,
+          fmt::format("Renderer::draw: draw {} has mode {}, not a BillboardMode", d, mode));
+    for (std::size_t i = 0; i < draws[d].instances.size(); ++i) {
+      if (draws[d].instances[i].texture >= r.table.size())
+        return Status(StatusCode::InvalidArgument,
+                      fmt::format("Renderer::draw: draw {} instance {} names texture {}; {} "
+                                  "were added",
+                                  d, i, draws[d].instances[i].texture, r.table.size()));
+    }
+    count += draws[d].instances.size();
+  }
+  MOTE_RETURN_IF_ERROR(r.context->impl().lost);
+
+  const render::BillboardView view = render::BillboardView::fromCamera(
+      camera, glm::vec3(r.desc.worldUp[0], r.desc.worldUp[1], r.desc.worldUp[2]),
+      r.desc.stretchScaleSeconds);
+  r.frameWords.clear();
+  putView(r.frameWords, view);
+  const glm::mat4 viewProjection = camera.projectionMatrix() * camera.viewMatrix();
+  for (int c = 0; c < 4; ++c)
+    for (int k = 0; k < 4; ++k)
+      putWord(r.frameWords, viewProjection[c][k]);
+  putWord(r.frameWords, camera.nearZ * 0.5f);  // the software renderer's near limit
+  MOTE_ASSERT(r.frameWords.size() == kFrameWords, "sprite.vert's frame layout");
+
+  r.instanceWords.clear();
+  r.instanceWords.reserve(count * kInstanceWords);
+  for (const SpriteDraw& d : draws) {
+    for (const SpriteInstance& s : d.instances) {
+      putParticle(r.instanceWords, s.particle);
+      for (const float v : s.color)
+        putWord(r.instanceWords, v);
+      for (const float v : s.cell)
+        putWord(r.instanceWords, v);
+      r.instanceWords.push_back(s.texture);
+      r.instanceWords.push_back(static_cast<std::uint32_t>(d.mode));
+      r.instanceWords.push_back(0);
+      r.instanceWords.push_back(0);
+    }
+  }
+  MOTE_RETURN_IF_ERROR(r.ensure(r.frame, kFrameWords, "the GPU renderer's frame constants"));
+  MOTE_RETURN_IF_ERROR(
+      r.ensure(r.instances, r.instanceWords.size(), "the GPU renderer's instances"));
+  MOTE_RETURN_IF_ERROR(r.frame.upload(r.frameWords));
+  if (!r.instanceWords.empty()) MOTE_RETURN_IF_ERROR(r.instances.upload(r.instanceWords));
+  if (r.texturesDirty) {
+    std::vector<std::uint32_t> tableWords;
+    for (const auto& t : r.table)
+      tableWords.insert(tableWords.end(), t.begin(), t.end());
+    std::vector<std::uint32_t> texelWords(r.texelData.size() * 4);
+    std::memcpy(texelWords.data(), r.texelData.data(), texelWords.size() * 4);
+    MOTE_RETURN_IF_ERROR(
+        r.ensure(r.textureTable, tableWords.size(), "the GPU renderer's texture table"));
+    MOTE_RETURN_IF_ERROR(r.ensure(r.texels, texelWords.size(), "the GPU renderer's texels"));
+    if (!tableWords.empty()) MOTE_RETURN_IF_ERROR(r.textureTable.upload(tableWords));
+    if (!texelWords.empty()) MOTE_RETURN_IF_ERROR(r.texels.upload(texelWords));
+    r.texturesDirty = false;
+  }
+  r.writeSet();
+  MOTE_RETURN_IF_ERROR(
+      r.context->impl().submit([&](VkCommandBuffer cmd) { r.record(cmd, draws); }));
+
+  const std::size_t pixels = std::size_t{r.desc.viewport.width} * r.desc.viewport.height;
+  linear.resize(pixels);
+  if (r.format == VK_FORMAT_R32G32B32A32_SFLOAT) {
+    std::memcpy(linear.data(), r.readback.mapped(), pixels * 16);
+  } else {
+    const auto* halves = reinterpret_cast<const std::uint16_t*>(r.readback.mapped());
+    for (std::size_t i = 0; i < pixels; ++i)
+      for (std::size_t c = 0; c < 4; ++c)
+        linear[i][c] = glm::unpackHalf1x16(halves[4 * i + c]);
+  }
+  for (auto& p : linear)
+    p[3] = 1.0f;
+  return {};
+}
+
+}  // namespace mote::gpu

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+// The GPU renderer's vertex stage (src/gpu/renderer.cpp): one instance a particle, six vertices
+// (its quad's two triangles, corners 0 1 2 and 0 2 3 in billboard order), each expanded with
+// billboard.glsl's basis and projected with the camera's view-projection as glm computes it —
+// in exact mode the corners and their clip coordinates are the software renderer's bits. A quad
+// with a corner at or behind half the near distance, a non-finite corner or no area is dropped
+// whole, as the software renderer drops it.
+#version 460
+#include "billboard.glsl"
+
+// The view (billboard_cases.comp's 24 words), the view-projection (16 words, column-major), the
+// near limit (clip w a corner must exceed).
+layout(std430, binding = 0) readonly buffer FrameWords { uint frame[]; };
+// Per instance 28 words: position, velocity, half size, orientation (x, y, z, w), emitter
+// rotation, colour (premultiplied linear; alpha 0 for additive), cell (u, v origin and size),
+// texture, mode, two unused.
+layout(std430, binding = 1) readonly buffer InstanceWords { uint instances[]; };
+
+layout(location = 0) out vec2 outQuad;  // (s, t): (0, 0) at corner 0 to (1, 1) at corner 2
+layout(location = 1) flat out vec4 outColor;
+layout(location = 2) flat out vec4 outCell;
+layout(location = 3) flat out uint outTexture;
+
+const uint kInstanceWords = 28u;
+const uint kCornerOf[6] = uint[6](0u, 1u, 2u, 0u, 2u, 3u);
+
+uvec3 frameVec(uint k) { return uvec3(frame[3u * k], frame[3u * k + 1u], frame[3u * k + 2u]); }
+uvec4 column(uint k) {
+  const uint at = 24u + 4u * k;
+  return uvec4(frame[at], frame[at + 1u], frame[at + 2u], frame[at + 3u]);
+}
+uvec4 vScale(uvec4 v, uint s) { return uvec4(xMul(v.x, s), xMul(v.y, s), xMul(v.z, s), xMul(v.w, s)); }
+uvec4 vAdd(uvec4 a, uvec4 b) {
+  return uvec4(xAdd(a.x, b.x), xAdd(a.y, b.y), xAdd(a.z, b.z), xAdd(a.w, b.w));
+}
+// glm's viewProjection * vec4(p, 1): (m0·x + m1·y) + (m2·z + m3·1).
+uvec4 clipOf(uvec3 p) {
+  return vAdd(vAdd(vScale(column(0u), p.x), vScale(column(1u), p.y)),
+              vAdd(vScale(column(2u), p.z), vScale(column(3u), kOne)));
+}
+uint word(uint at) { return instances[at]; }
+
+void main() {
+  BillboardView view;
+  view.eye = frameVec(0u);
+  view.forward = frameVec(1u);
+  view.right = frameVec(2u);
+  view.up = frameVec(3u);
+  view.worldUp = frameVec(4u);
+  view.groundRight = frameVec(5u);
+  view.groundUp = frameVec(6u);
+  view.orthographic = frame[21] != 0u;
+  view.heightsPerUnit = frame[22];
+  view.stretchScaleSeconds = frame[23];
+  const uint minW = frame[40];
+  const uint at = uint(gl_InstanceIndex) * kInstanceWords;
+  BillboardInput p;
+  p.position = uvec3(word(at), word(at + 1u), word(at + 2u));
+  p.velocity = uvec3(word(at + 3u), word(at + 4u), word(at + 5u));
+  p.halfSize = uvec2(word(at + 6u), word(at + 7u));
+  p.orientation = uvec4(word(at + 8u), word(at + 9u), word(at + 10u), word(at + 11u));
+  p.emitterRotation = uvec4(word(at + 12u), word(at + 13u), word(at + 14u), word(at + 15u));
+  const uint mode = word(at + 25u);
+  const Mat3 basis = particleBasis(view, mode, p);
+  const uint corner = kCornerOf[gl_VertexIndex];
+  bool drawn = xLt(kZero, p.halfSize.x) && xLt(kZero, p.halfSize.y);
+  uvec4 clip = uvec4(0u);
+  for (uint c = 0u; c < 4u; ++c) {
+    const uvec4 k = clipOf(billboardCorner(basis, p.position, c));
+    drawn = drawn && xLt(minW, k.w) && bFinite(k.x) && bFinite(k.y);
+    if (c == corner) clip = k;
+  }
+  const vec4 f = uintBitsToFloat(clip);
+  // Mote's NDC has y up and z in [−1, 1] (glm's); Vulkan's y runs down, and z is put mid-range
+  // (no depth test here).
+  gl_Position = drawn ? vec4(f.x, -f.y, 0.5 * f.w, f.w) : vec4(2.0, 2.0, 0.5, 1.0);
+  const float s = (corner == 1u || corner == 2u) ? 1.0 : 0.0;
+  const float t = corner >= 2u ? 1.0 : 0.0;
+  outQuad = vec2(s, t);
+  outColor = uintBitsToFloat(uvec4(word(at + 16u), word(at + 17u), word(at + 18u), word(at + 19u)));
+  outCell = uintBitsToFloat(uvec4(word(at + 20u), word(at + 21u), word(at + 22u), word(at + 23u)));
+  outTexture = word(at + 24u);
+}
