@@ -43,6 +43,33 @@ Texture textureFromImage(const Image& image) {
   return t;
 }
 
+Result<Texture> loadTexture(std::string_view name, std::string_view directory,
+                            std::uint32_t builtinSpriteSize) {
+  if (name.rfind(kBuiltinSpriteUriPrefix, 0) == 0) {
+    Result<BuiltinSprite> sprite = parseBuiltinSprite(name);
+    if (!sprite.ok()) return sprite.status();
+    Result<Image> made = makeBuiltinSprite(sprite.value(), builtinSpriteSize);
+    if (!made.ok()) return made.status();
+    return textureFromImage(made.value());
+  }
+  const std::string path = directory.empty() || (!name.empty() && name.front() == '/')
+                               ? std::string(name)
+                               : std::string(directory) + "/" + std::string(name);
+  // TGA and DDS (NWN textures) by their extension, in any case; everything else is read as PNG.
+  const auto hasExtension = [&path](std::string_view extension) {
+    return path.size() >= extension.size() &&
+           std::equal(
+               extension.begin(), extension.end(),
+               path.end() - static_cast<std::ptrdiff_t>(extension.size()),
+               [](char e, char c) { return e == std::tolower(static_cast<unsigned char>(c)); });
+  };
+  Result<Image> loaded = hasExtension(".tga")   ? loadTga(path)
+                         : hasExtension(".dds") ? loadDds(path)
+                                                : loadPng(path);
+  if (!loaded.ok()) return loaded.status();
+  return textureFromImage(loaded.value());
+}
+
 Status validateRasterOptions(std::string_view optionsName, std::string_view capacityName,
                              Viewport viewport, std::uint32_t capacity,
                              std::uint32_t builtinSpriteSize) {
@@ -115,32 +142,9 @@ const RenderStats& SpriteRenderer::stats() const noexcept {
 Result<std::uint32_t> SpriteRenderer::Impl::textureNamed(std::string_view name) {
   for (std::size_t i = 0; i < textureNames.size(); ++i)
     if (textureNames[i] == name) return static_cast<std::uint32_t>(i);
-  Image image;
-  if (name.rfind(kBuiltinSpriteUriPrefix, 0) == 0) {
-    Result<BuiltinSprite> sprite = parseBuiltinSprite(name);
-    if (!sprite.ok()) return sprite.status();
-    Result<Image> made = makeBuiltinSprite(sprite.value(), options.builtinSpriteSize);
-    if (!made.ok()) return made.status();
-    image = std::move(made.value());
-  } else {
-    const std::string path = options.textureDirectory.empty() || name.front() == '/'
-                                 ? std::string(name)
-                                 : options.textureDirectory + "/" + std::string(name);
-    // TGA and DDS (NWN textures) by their extension, in any case; everything else is read as PNG.
-    const auto hasExtension = [&path](std::string_view extension) {
-      return path.size() >= extension.size() &&
-             std::equal(
-                 extension.begin(), extension.end(),
-                 path.end() - static_cast<std::ptrdiff_t>(extension.size()),
-                 [](char e, char c) { return e == std::tolower(static_cast<unsigned char>(c)); });
-    };
-    Result<Image> loaded = hasExtension(".tga")   ? loadTga(path)
-                           : hasExtension(".dds") ? loadDds(path)
-                                                  : loadPng(path);
-    if (!loaded.ok()) return loaded.status();
-    image = std::move(loaded.value());
-  }
-  textures.push_back(textureFromImage(image));
+  Result<Texture> loaded = loadTexture(name, options.textureDirectory, options.builtinSpriteSize);
+  if (!loaded.ok()) return loaded.status();
+  textures.push_back(std::move(loaded.value()));
   textureNames.emplace_back(name);
   return static_cast<std::uint32_t>(textures.size() - 1);
 }

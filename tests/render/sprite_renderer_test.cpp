@@ -6,6 +6,7 @@
 
 #include <mote/core/alloc_watch.h>
 #include <mote/core/job_system.h>
+#include <mote/render/procedural_sprite.h>
 #include <mote/render/sprite_renderer.h>
 
 #include <gtest/gtest.h>
@@ -314,6 +315,33 @@ TEST(SpriteRenderer, ANaNTintChannelResolvesToBlackNotOutOfTheTable) {
               view, image)
           .ok());
   EXPECT_EQ(image.pixel(8, 8), (Rgba8{0, kSrgbHalf, 0, 255}));
+}
+
+// loadTexture: a built-in made at the size asked, premultiplied as textureFromImage makes it; a
+// PNG file read relative to the directory (or by its absolute path); missing files and unknown
+// built-ins named in the error.
+TEST(SpriteRenderer, LoadTextureReadsBuiltinsAndFilesAsTheRasterizerSamplesThem) {
+  const Texture star = loadTexture("builtin:star", "", 16).value();
+  EXPECT_EQ(star.width, 16u);
+  EXPECT_EQ(star.height, 16u);
+  const Texture same = textureFromImage(makeBuiltinSprite(BuiltinSprite::Star, 16).value());
+  EXPECT_EQ(star.texels, same.texels);
+  Image two = Image::create(2, 1).value();
+  two.setPixel(0, 0, Rgba8{255, 255, 255, 255});
+  two.setPixel(1, 0, Rgba8{255, 0, 0, 51});
+  const std::string dir = ::testing::TempDir();
+  ASSERT_TRUE(writePng(two, dir + "/mote-two.png").ok());
+  const Texture relative = loadTexture("mote-two.png", dir, 16).value();
+  ASSERT_EQ(relative.texels.size(), 2u);
+  EXPECT_EQ(relative.texels[0], (std::array<float, 4>{1.0f, 1.0f, 1.0f, 1.0f}));
+  EXPECT_FLOAT_EQ(relative.texels[1][0], 0.2f);  // red 1 · alpha 0.2
+  EXPECT_EQ(relative.texels[1][1], 0.0f);
+  EXPECT_EQ(loadTexture(dir + "/mote-two.png", "elsewhere", 16).value().texels, relative.texels);
+  const Result<Texture> missing = loadTexture("no-such.png", dir, 16);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("no-such.png"), std::string::npos);
+  EXPECT_FALSE(loadTexture("builtin:nope", "", 16).ok());
+  EXPECT_FALSE(loadTexture("", "", 16).ok());
 }
 
 TEST(SpriteRenderer, BadOptionsAreRefusedNamingTheField) {

@@ -38,6 +38,14 @@ float linearToSrgb(float c) noexcept;
 /// Thread-safe. O(pixels). Allocates: the texels.
 Texture textureFromImage(const Image& image);
 
+/// The texture a material or atlas names, as the software renderer samples it (and the GPU
+/// renderer uploads it): `builtin:NAME` made at `builtinSpriteSize` pixels, else a TGA or DDS file
+/// by its extension (any case) or a PNG file, at `name` — relative to `directory` unless `name`
+/// is absolute or `directory` empty. The parsers' and loaders' errors (NotFound naming the path,
+/// InvalidArgument for a bad file or an unknown built-in). Thread-safe. Allocates: the texels.
+Result<Texture> loadTexture(std::string_view name, std::string_view directory,
+                            std::uint32_t builtinSpriteSize);
+
 /// How SpriteBatcher positions (world units on a 2D plane) land on the screen, in pixels:
 ///   screen = origin + pos.x · axisX + pos.y · axisY
 /// and a sprite's scale (world units) is drawn at pixelsPerUnit pixels per unit, upright on screen
