@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <glm/gtc/packing.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -73,6 +74,17 @@ struct Renderer::Impl {
 
 Status Renderer::Impl::createTarget() {
   Context::Impl& c = context->impl();
+  VkPhysicalDeviceProperties properties{};
+  vkGetPhysicalDeviceProperties(c.physical, &properties);
+  const std::uint32_t maxWidth =
+      std::min(properties.limits.maxImageDimension2D, properties.limits.maxFramebufferWidth);
+  const std::uint32_t maxHeight =
+      std::min(properties.limits.maxImageDimension2D, properties.limits.maxFramebufferHeight);
+  if (desc.viewport.width > maxWidth || desc.viewport.height > maxHeight)
+    return Status(
+        StatusCode::InvalidArgument,
+        fmt::format("RendererDesc.viewport {} x {} is past what '{}' draws into ({} x {})",
+                    desc.viewport.width, desc.viewport.height, c.info.name, maxWidth, maxHeight));
   VkFormatProperties props{};
   vkGetPhysicalDeviceFormatProperties(c.physical, VK_FORMAT_R32G32B32A32_SFLOAT, &props);
   constexpr VkFormatFeatureFlags kNeeded =

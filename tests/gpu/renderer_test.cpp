@@ -141,6 +141,16 @@ TEST_F(GpuRenderer, QuadsBehindTheEyeAreDroppedAndBadInputIsRefused) {
   gpu::RendererDesc zero;
   zero.viewport = {0, 4};
   EXPECT_EQ(gpu::Renderer::create(*context(), zero).status().code(), StatusCode::InvalidArgument);
+  gpu::RendererDesc huge;
+  huge.viewport = {1u << 20, 4};  // past every device's framebuffer
+  const Result<std::unique_ptr<gpu::Renderer>> tooWide = gpu::Renderer::create(*context(), huge);
+  EXPECT_EQ(tooWide.status().code(), StatusCode::InvalidArgument);
+  EXPECT_NE(tooWide.status().message().find("1048576 x 4"), std::string::npos)
+      << tooWide.status().message();
+  gpu::RendererDesc sideways;
+  sideways.worldUp = {0.0f, 0.0f, 0.0f};
+  EXPECT_EQ(gpu::Renderer::create(*context(), sideways).status().code(),
+            StatusCode::InvalidArgument);
 }
 
 }  // namespace

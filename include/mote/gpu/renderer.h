@@ -54,7 +54,8 @@ struct RendererDesc {
 class Renderer {
  public:
   /// A renderer on `context`'s device. Unavailable where the context's queue cannot draw
-  /// (DeviceInfo::graphics); InvalidArgument for an invalid viewport or world up; the device's
+  /// (DeviceInfo::graphics); InvalidArgument for an invalid viewport (or one past the device's
+  /// largest framebuffer) or world up; the device's
   /// errors otherwise.
   static Result<std::unique_ptr<Renderer>> create(Context& context, const RendererDesc& desc);
   ~Renderer();
