@@ -369,8 +369,6 @@ Result<std::unique_ptr<Renderer>> Renderer::create(Context& context, const Rende
   if (!std::isfinite(up.x) || !std::isfinite(up.y) || !std::isfinite(up.z) ||
       !(std::max({std::fabs(up.x), std::fabs(up.y), std::fabs(up.z)}) > 0.0f))
     return Status(StatusCode::InvalidArgument, "RendererDesc.worldUp must be finite and non-zero");
-  if (!(desc.stretchScaleSeconds >= 0.0f))
-    return Status(StatusCode::InvalidArgument, "RendererDesc.stretchScaleSeconds must be >= 0");
   if (!context.device().graphics)
     return Status(StatusCode::Unavailable,
                   fmt::format("the GPU renderer needs a queue that draws; '{}' has only compute on "
@@ -421,6 +419,11 @@ Status Renderer::draw(const render::Camera& camera, std::span<const SpriteDraw> 
           StatusCode::InvalidArgument,
           fmt::format("Renderer::draw: draw {} has mode {}, not a BillboardMode", d, mode));
     for (std::size_t i = 0; i < draws[d].instances.size(); ++i) {
+      if (!(draws[d].instances[i].stretchScaleSeconds >= 0.0f))
+        return Status(StatusCode::InvalidArgument,
+                      fmt::format("Renderer::draw: draw {} instance {} has stretchScaleSeconds {}; "
+                                  "it must be >= 0",
+                                  d, i, draws[d].instances[i].stretchScaleSeconds));
       if (draws[d].instances[i].texture >= r.table.size())
         return Status(StatusCode::InvalidArgument,
                       fmt::format("Renderer::draw: draw {} instance {} names texture {}; {} "
@@ -431,9 +434,9 @@ Status Renderer::draw(const render::Camera& camera, std::span<const SpriteDraw> 
   }
   MOTE_RETURN_IF_ERROR(r.context->impl().lost);
 
+  // Each instance carries its own stretch seconds (sprite.vert puts them into the view).
   const render::BillboardView view = render::BillboardView::fromCamera(
-      camera, glm::vec3(r.desc.worldUp[0], r.desc.worldUp[1], r.desc.worldUp[2]),
-      r.desc.stretchScaleSeconds);
+      camera, glm::vec3(r.desc.worldUp[0], r.desc.worldUp[1], r.desc.worldUp[2]), 0.0f);
   r.frameWords.clear();
   putView(r.frameWords, view);
   const glm::mat4 viewProjection = camera.projectionMatrix() * camera.viewMatrix();
@@ -454,7 +457,7 @@ Status Renderer::draw(const render::Camera& camera, std::span<const SpriteDraw> 
         putWord(r.instanceWords, v);
       r.instanceWords.push_back(s.texture);
       r.instanceWords.push_back(static_cast<std::uint32_t>(d.mode));
-      r.instanceWords.push_back(0);
+      putWord(r.instanceWords, s.stretchScaleSeconds);
       r.instanceWords.push_back(0);
     }
   }

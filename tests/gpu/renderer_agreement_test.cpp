@@ -14,6 +14,7 @@
 #include <mote/render/render_packet.h>
 #include <mote/render/sprite_renderer.h>
 
+#include <glm/geometric.hpp>
 #include <glm/gtc/quaternion.hpp>
 
 #include <algorithm>
@@ -32,11 +33,13 @@ constexpr std::uint32_t kW = 160;
 constexpr std::uint32_t kH = 120;
 constexpr std::uint32_t kSpriteSize = 64;
 
-// Two emitters of rolled, translucent stars of varied size and colour, one additive, drawn
-// as camera-facing billboards and as flat horizontal cards.
+// Three emitters: rolled, translucent stars of varied size and colour, one additive, drawn
+// as camera-facing billboards, additive flat horizontal cards, and sparks stretched along their
+// screen velocity.
 constexpr const char* kEffect = R"({"format": "mote.effect/1", "name": "agree",
   "materials": [{"name": "puff", "texture": "builtin:star"},
-                {"name": "glow", "texture": "builtin:soft_circle", "blend": "additive"}],
+                {"name": "glow", "texture": "builtin:soft_circle", "blend": "additive"},
+                {"name": "streak", "texture": "builtin:spark"}],
   "emitters": [
     {"name": "puffs", "material": "puff",
      "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 40}]},
@@ -49,12 +52,19 @@ constexpr const char* kEffect = R"({"format": "mote.effect/1", "name": "agree",
      "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 12}]},
      "shape": {"kind": "sphere", "radius": 1.5},
      "init": {"lifetime": 10, "size": [0.4, 1.0], "color": [0.6, 0.4, 0.2, 1]},
-     "render": {"mode": "horizontal"}}]})";
+     "render": {"mode": "horizontal"}},
+    {"name": "streaks", "material": "streak", "position": [0, 0.6, 0],
+     "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 16}]},
+     "shape": {"kind": "sphere", "radius": 0.6},
+     "init": {"lifetime": 10, "velocity": {"kind": "sphere", "speed": 2.5}, "size": [0.1, 0.2],
+              "color": [0.7, 0.9, 1, 0.8]},
+     "render": {"mode": "stretched", "stretch_scale": 0.3}}]})";
 
 // Packet p's particles as instances, back to front by their centre's clip w (ties in slot order),
 // as the software renderer orders an emitter's particles.
 std::vector<gpu::SpriteInstance> instancesOf(const render::RenderPacket& p,
-                                             const glm::mat4& viewProjection) {
+                                             const render::Camera& camera) {
+  const glm::mat4 viewProjection = camera.projectionMatrix() * camera.viewMatrix();
   const bool additive = p.blend == bytecode::BlendMode::Additive;
   std::vector<gpu::SpriteInstance> out;
   std::vector<std::uint32_t> keys;
@@ -73,6 +83,12 @@ std::vector<gpu::SpriteInstance> instancesOf(const render::RenderPacket& p,
     if (p.rotation.present())
       s.particle.orientation = glm::quat(1.0f, 0.0f, 0.0f, 0.0f) *
                                glm::angleAxis(p.rotation.at(0, i), glm::vec3(0, 0, 1));
+    // The software renderer's stretch: stretch_scale seconds over the particle's height in
+    // viewport heights at its depth.
+    const float depth = glm::dot(s.particle.position - camera.position, camera.forward);
+    const float metresPerHeight = 2.0f * camera.halfHeightExtent() * std::max(depth, camera.nearZ);
+    s.stretchScaleSeconds = p.description->render.stretchScaleSeconds * metresPerHeight /
+                            (2.0f * s.particle.halfSize.y);
     s.color = {std::max(c[0], 0.0f) * alpha, std::max(c[1], 0.0f) * alpha,
                std::max(c[2], 0.0f) * alpha, additive ? 0.0f : alpha};
     out.push_back(s);
@@ -111,21 +127,21 @@ TEST_F(GpuRendererAgreement, TheSameParticlesDrawTheSamePixelsAsTheSoftwareRende
   ASSERT_TRUE(made.ok()) << made.status().toString();
   gpu::Renderer& renderer = **made;
   // The emitters' textures as the software renderer loads them.
-  for (const char* name : {"builtin:star", "builtin:soft_circle"}) {
+  for (const char* name : {"builtin:star", "builtin:soft_circle", "builtin:spark"}) {
     const render::Texture t = render::loadTexture(name, "", kSpriteSize).value();
     ASSERT_TRUE(renderer.addTexture(t.width, t.height, t.texels).ok());
   }
   auto builder = render::RenderPacketBuilder::create(8).takeValue();
   builder.build(*world);
-  const glm::mat4 viewProjection = camera.projectionMatrix() * camera.viewMatrix();
   std::vector<std::vector<gpu::SpriteInstance>> instances;
   std::vector<gpu::SpriteDraw> draws;
   for (const render::RenderPacket& p : builder.packets()) {
     ASSERT_FALSE(p.local);
-    instances.push_back(instancesOf(p, viewProjection));
+    instances.push_back(instancesOf(p, camera));
   }
-  const std::array<render::BillboardMode, 2> modes{render::BillboardMode::Billboard,
-                                                   render::BillboardMode::Horizontal};
+  const std::array<render::BillboardMode, 3> modes{render::BillboardMode::Billboard,
+                                                   render::BillboardMode::Horizontal,
+                                                   render::BillboardMode::Stretched};
   ASSERT_EQ(instances.size(), modes.size());
   for (std::size_t e = 0; e < instances.size(); ++e) {
     for (gpu::SpriteInstance& s : instances[e])

@@ -136,6 +136,11 @@ TEST_F(GpuRenderer, QuadsBehindTheEyeAreDroppedAndBadInputIsRefused) {
   s = renderer->draw(camera(), draws, image);
   EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
   EXPECT_NE(s.message().find("mode 12"), std::string::npos) << s.message();
+  bad[0].stretchScaleSeconds = -1.0f;
+  draws[0].mode = render::BillboardMode::Stretched;
+  s = renderer->draw(camera(), draws, image);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("stretchScaleSeconds -1"), std::string::npos) << s.message();
   const std::array<std::array<float, 4>, 3> three{};
   EXPECT_EQ(renderer->addTexture(2, 2, three).status().code(), StatusCode::InvalidArgument);
   gpu::RendererDesc zero;

@@ -35,6 +35,10 @@ struct SpriteInstance {
   std::array<float, 4> color{};           ///< premultiplied linear; alpha 0 for additive
   std::array<float, 4> cell{0, 0, 1, 1};  ///< the texture region: u, v origin and size (v down)
   std::uint32_t texture = 0;              ///< an addTexture() index
+  /// Stretched only: the blur length, render::BillboardView::stretchScaleSeconds for this particle
+  /// (>= 0; 0 turns stretching off). The software renderer scales an emitter's stretch_scale by
+  /// the particle's depth and height, so each particle has its own.
+  float stretchScaleSeconds = 1.0f;
 };
 
 /// Instances drawn with one projection mode, in order (later ones over earlier ones).
@@ -46,9 +50,8 @@ struct SpriteDraw {
 struct RendererDesc {
   render::Viewport viewport{640, 360};
   std::array<float, 3> background{0.012f, 0.012f, 0.018f};  ///< linear
-  /// Billboard modes' world up (render::BillboardView::worldUp) and Stretched's blur seconds.
+  /// Billboard modes' world up (render::BillboardView::worldUp).
   std::array<float, 3> worldUp{0.0f, 1.0f, 0.0f};
-  float stretchScaleSeconds = 1.0f;
 };
 
 class Renderer {
@@ -69,7 +72,8 @@ class Renderer {
 
   /// Draws `draws` in order over the background from `camera` and reads the frame back into
   /// `linear` (width · height pixels, rows top-down, linear premultiplied RGB, alpha 1).
-  /// InvalidArgument for an invalid camera, a texture index never added, or a mode outside
+  /// InvalidArgument for an invalid camera, a texture index never added, a negative or NaN
+  /// stretchScaleSeconds, or a mode outside
   /// render::BillboardMode (nothing is drawn then); the device's errors otherwise.
   Status draw(const render::Camera& camera, std::span<const SpriteDraw> draws,
               std::vector<std::array<float, 4>>& linear);

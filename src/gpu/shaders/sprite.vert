@@ -13,7 +13,7 @@
 layout(std430, binding = 0) readonly buffer FrameWords { uint frame[]; };
 // Per instance 28 words: position, velocity, half size, orientation (x, y, z, w), emitter
 // rotation, colour (premultiplied linear; alpha 0 for additive), cell (u, v origin and size),
-// texture, mode, two unused.
+// texture, mode, Stretched's stretch seconds, one unused.
 layout(std430, binding = 1) readonly buffer InstanceWords { uint instances[]; };
 
 layout(location = 0) out vec2 outQuad;  // (s, t): (0, 0) at corner 0 to (1, 1) at corner 2
@@ -51,9 +51,9 @@ void main() {
   view.groundUp = frameVec(6u);
   view.orthographic = frame[21] != 0u;
   view.heightsPerUnit = frame[22];
-  view.stretchScaleSeconds = frame[23];
-  const uint minW = frame[40];
   const uint at = uint(gl_InstanceIndex) * kInstanceWords;
+  view.stretchScaleSeconds = word(at + 26u);  // the particle's own (frame[23] is unused)
+  const uint minW = frame[40];
   BillboardInput p;
   p.position = uvec3(word(at), word(at + 1u), word(at + 2u));
   p.velocity = uvec3(word(at + 3u), word(at + 4u), word(at + 5u));
