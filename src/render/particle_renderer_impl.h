@@ -14,6 +14,7 @@
 #include <mote/render/billboard.h>
 #include <mote/render/depth_key.h>
 #include <mote/render/mesh.h>
+#include <mote/render/particle_instance.h>
 #include <mote/render/particle_renderer.h>
 #include <mote/render/render_packet.h>
 

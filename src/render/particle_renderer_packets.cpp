@@ -4,12 +4,43 @@
 // soft depth per particle where they differ, the draw keys, and the sort within the emitter.
 #include "particle_renderer_impl.h"
 
+#include <mote/render/particle_instance.h>
+
 #include <glm/geometric.hpp>
 
 #include <algorithm>
 #include <cmath>
 
 namespace mote::render {
+
+BillboardInput particleBillboardInput(const RenderPacket& p, std::uint32_t i) noexcept {
+  const glm::quat emitterRotation = emitterRotationOf(p);
+  BillboardInput in = billboardInput(p, i, emitterPositionOf(p), emitterRotation);
+  in.orientation = particleOrientation(p, i);
+  in.emitterRotation = emitterRotation;
+  return in;
+}
+
+std::array<float, 4> particlePremultipliedColor(const RenderPacket& p, std::uint32_t i) noexcept {
+  return premultiplied(particleColor(p, i),
+                       p.blend == bytecode::BlendMode::Additive ? Blend::Additive : Blend::Over);
+}
+
+// A stretched particle's stretch in billboard.h's terms. stretch_scale is seconds of motion added
+// to the length (metres per m/s of on-screen speed); billboard.h measures screen speed in
+// viewport heights, so convert at the particle's depth.
+float particleStretchSeconds(const Camera& camera, float stretchScale,
+                             const BillboardInput& in) noexcept {
+  const float depth = glm::dot(in.position - camera.position, camera.forward);
+  const float metresPerHeight =
+      2.0f * camera.halfHeightExtent() *
+      (camera.projection == Projection::Perspective ? std::max(depth, camera.nearZ) : 1.0f);
+  return stretchScale * metresPerHeight / (2.0f * in.halfSize.y);
+}
+
+std::uint32_t particleDrawKey(bytecode::ParticleSort sort, float depth, std::uint32_t id) noexcept {
+  return particleKey(sort, depth, id);
+}
 
 std::uint32_t particleKey(bytecode::ParticleSort sort, float depth, std::uint32_t id) {
   switch (sort) {

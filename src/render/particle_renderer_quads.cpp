@@ -45,17 +45,6 @@ FacingParticles facingParticles(const RenderPacket& p) {
   return whole;
 }
 
-// A stretched particle's stretch in billboard.h's terms. stretch_scale is seconds of motion added
-// to the length (metres per m/s of on-screen speed); billboard.h measures screen speed in
-// viewport heights, so convert at the particle's depth.
-float stretchSeconds(const Camera& camera, float stretchScale, const BillboardInput& in) {
-  const float depth = glm::dot(in.position - camera.position, camera.forward);
-  const float metresPerHeight =
-      2.0f * camera.halfHeightExtent() *
-      (camera.projection == Projection::Perspective ? std::max(depth, camera.nearZ) : 1.0f);
-  return stretchScale * metresPerHeight / (2.0f * in.halfSize.y);
-}
-
 }  // namespace
 
 // The modes whose frame is the same for every particle, with no per-particle turn (no orientation
@@ -267,7 +256,7 @@ void ParticleRenderer::Impl::emitBillboards(const RenderPacket& p, BillboardView
     in.orientation = particleOrientation(p, i);
     in.emitterRotation = emitterRotation;
     if (mode == BillboardMode::Stretched)
-      view.stretchScaleSeconds = stretchSeconds(raster.camera, stretchScale, in);
+      view.stretchScaleSeconds = particleStretchSeconds(raster.camera, stretchScale, in);
     const std::array<glm::vec3, 4> corners = billboardCorners(view, mode, in);
     ScreenQuad quad;
     if (!project(corners, quad)) continue;

@@ -1,20 +1,19 @@
 // SPDX-License-Identifier: MIT
 // The GPU renderer against the software renderer on the same particles: a world simulated once on
 // the CPU, drawn by ParticleRenderer and, as instances built here from the same render packets
-// (position, velocity, half size, roll, premultiplied colour, the same built-in textures, each
-// emitter's particles back to front), by gpu::Renderer. Over the pixels either image draws, at
+// (the software renderer's own per-particle billboard inputs, colours, stretches and draw keys,
+// and the same built-in textures), by gpu::Renderer. Over the pixels either image draws, at
 // least 99.5 % agree within 2/255 per channel and at most 0.1 % differ by more than 32/255 (the
 // agreement issue 23 asks of every example; the packets' own upload path is not built yet).
 #include "gpu_test.h"
 #include "support/compile_effect.h"
 
 #include <mote/gpu/renderer.h>
-#include <mote/render/depth_key.h>
+#include <mote/render/particle_instance.h>
 #include <mote/render/particle_renderer.h>
 #include <mote/render/render_packet.h>
 #include <mote/render/sprite_renderer.h>
 
-#include <glm/geometric.hpp>
 #include <glm/gtc/quaternion.hpp>
 
 #include <algorithm>
@@ -60,8 +59,9 @@ constexpr const char* kEffect = R"({"format": "mote.effect/1", "name": "agree",
               "color": [0.7, 0.9, 1, 0.8]},
      "render": {"mode": "stretched", "stretch_scale": 0.3}}]})";
 
-// Packet p's particles as instances, back to front by their centre's clip w (ties in slot order),
-// as the software renderer orders an emitter's particles.
+// Packet p's particles as instances, each emitter's in its draw order (render::particleDrawKey on
+// the centre's clip w, ties in slot order), from the software renderer's own per-particle
+// functions (<mote/render/particle_instance.h>).
 std::vector<gpu::SpriteInstance> instancesOf(const render::RenderPacket& p,
                                              const render::Camera& camera) {
   const glm::mat4 viewProjection = camera.projectionMatrix() * camera.viewMatrix();
@@ -69,30 +69,15 @@ std::vector<gpu::SpriteInstance> instancesOf(const render::RenderPacket& p,
   std::vector<gpu::SpriteInstance> out;
   std::vector<std::uint32_t> keys;
   for (std::uint32_t i = 0; i < p.count; ++i) {
-    const std::array<float, 4> c{p.color.at(0, i), p.color.at(1, i), p.color.at(2, i),
-                                 p.color.at(3, i)};
-    const float alpha = std::clamp(c[3], 0.0f, 1.0f);
-    if (!(alpha > 0.0f) && !additive) continue;
     gpu::SpriteInstance s;
-    s.particle.position =
-        glm::vec3(p.position.streams[0][i], p.position.streams[1][i], p.position.streams[2][i]);
-    if (p.velocity.present())
-      s.particle.velocity =
-          glm::vec3(p.velocity.streams[0][i], p.velocity.streams[1][i], p.velocity.streams[2][i]);
-    s.particle.halfSize = glm::vec2(p.size.streams[0][i], p.size.streams[1][i]) * 0.5f;
-    if (p.rotation.present())
-      s.particle.orientation = glm::quat(1.0f, 0.0f, 0.0f, 0.0f) *
-                               glm::angleAxis(p.rotation.at(0, i), glm::vec3(0, 0, 1));
-    // The software renderer's stretch: stretch_scale seconds over the particle's height in
-    // viewport heights at its depth.
-    const float depth = glm::dot(s.particle.position - camera.position, camera.forward);
-    const float metresPerHeight = 2.0f * camera.halfHeightExtent() * std::max(depth, camera.nearZ);
-    s.stretchScaleSeconds = p.description->render.stretchScaleSeconds * metresPerHeight /
-                            (2.0f * s.particle.halfSize.y);
-    s.color = {std::max(c[0], 0.0f) * alpha, std::max(c[1], 0.0f) * alpha,
-               std::max(c[2], 0.0f) * alpha, additive ? 0.0f : alpha};
+    s.color = render::particlePremultipliedColor(p, i);
+    if (!(s.color[3] > 0.0f) && !additive) continue;
+    s.particle = render::particleBillboardInput(p, i);
+    s.stretchScaleSeconds = render::particleStretchSeconds(
+        camera, p.description->render.stretchScaleSeconds, s.particle);
     out.push_back(s);
-    keys.push_back(render::viewDepthKey((viewProjection * glm::vec4(s.particle.position, 1.0f)).w));
+    const float w = (viewProjection * glm::vec4(s.particle.position, 1.0f)).w;
+    keys.push_back(render::particleDrawKey(p.sort, w, p.ids[i]));
   }
   std::vector<std::uint32_t> order(out.size());
   std::iota(order.begin(), order.end(), 0u);

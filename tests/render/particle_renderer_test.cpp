@@ -12,6 +12,7 @@
 #include <mote/core/file.h>
 #include <mote/core/job_system.h>
 #include <mote/core/prng.h>
+#include <mote/render/particle_instance.h>
 #include <mote/render/particle_renderer.h>
 #include <mote/render/world_culling.h>
 
@@ -466,6 +467,29 @@ TEST(ParticleRenderer, ALargeCardIsTexturedPerspectiveCorrectly) {
     }
   }
   EXPECT_GT(rows, 60u);  // the card covers that many rows
+}
+
+// <mote/render/particle_instance.h> on hand-computed values: draw keys order as their sort says,
+// and the stretch is stretch_scale over the particle's height in viewport heights at its depth.
+TEST(ParticleInstance, DrawKeysAndStretchAreWhatTheSoftwareRendererUses) {
+  using bytecode::ParticleSort;
+  EXPECT_LT(particleDrawKey(ParticleSort::BackToFront, 5.0f, 0),
+            particleDrawKey(ParticleSort::BackToFront, 2.0f, 0));  // the farther first
+  EXPECT_GT(particleDrawKey(ParticleSort::FrontToBack, 5.0f, 0),
+            particleDrawKey(ParticleSort::FrontToBack, 2.0f, 0));
+  EXPECT_LT(particleDrawKey(ParticleSort::OldestFirst, 9.0f, 3),
+            particleDrawKey(ParticleSort::OldestFirst, 1.0f, 4));
+  EXPECT_GT(particleDrawKey(ParticleSort::NewestFirst, 9.0f, 3),
+            particleDrawKey(ParticleSort::NewestFirst, 1.0f, 4));
+  // 90° vertical field of view: a viewport height is 2 · 4 m at depth 4; a particle 1 m tall
+  // with stretch_scale 0.1 gets 0.1 · 8 / 1 seconds.
+  Camera perspective = Camera::perspective(1.5707964f, 1.0f, 0.1f, 100.0f).value();
+  ASSERT_TRUE(perspective.lookAt({0, 0, 4}, {0, 0, 0}, {0, 1, 0}).ok());
+  BillboardInput particle;
+  particle.halfSize = {0.25f, 0.5f};
+  EXPECT_NEAR(particleStretchSeconds(perspective, 0.1f, particle), 0.8f, 1e-6f);
+  const Camera ortho = Camera::orthographic(3.0f, 1.0f, -10.0f, 10.0f).value();
+  EXPECT_NEAR(particleStretchSeconds(ortho, 0.1f, particle), 0.6f, 1e-6f);  // 6 m at any depth
 }
 
 TEST(CullViewVisibility, EmittersOutOfViewAreCulledAndInViewAreNot) {
