@@ -21,7 +21,8 @@ namespace mote::gpu {
 namespace {
 
 constexpr std::uint32_t kInstanceWords = 28;  // sprite.vert's layout
-constexpr std::uint32_t kFrameWords = 41;     // the view, the view-projection, the near limit
+constexpr std::uint32_t kFrameWords =
+    43;  // the view, the view-projection, the near limit, the size
 
 }  // namespace
 
@@ -444,6 +445,8 @@ Status Renderer::draw(const render::Camera& camera, std::span<const SpriteDraw> 
     for (int k = 0; k < 4; ++k)
       putWord(r.frameWords, viewProjection[c][k]);
   putWord(r.frameWords, camera.nearZ * 0.5f);  // the software renderer's near limit
+  putWord(r.frameWords, static_cast<float>(r.desc.viewport.width));
+  putWord(r.frameWords, static_cast<float>(r.desc.viewport.height));
   MOTE_ASSERT(r.frameWords.size() == kFrameWords, "sprite.vert's frame layout");
 
   r.instanceWords.clear();

@@ -32,9 +32,10 @@ constexpr std::uint32_t kW = 160;
 constexpr std::uint32_t kH = 120;
 constexpr std::uint32_t kSpriteSize = 64;
 
-// Three emitters: rolled, translucent stars of varied size and colour, one additive, drawn
+// Four emitters: rolled, translucent stars of varied size and colour, one additive, drawn
 // as camera-facing billboards, additive flat horizontal cards, and sparks stretched along their
-// screen velocity.
+// screen velocity, and dust under a pixel (drawn as one weighted sample, as the software
+// renderer draws it).
 constexpr const char* kEffect = R"({"format": "mote.effect/1", "name": "agree",
   "materials": [{"name": "puff", "texture": "builtin:star"},
                 {"name": "glow", "texture": "builtin:soft_circle", "blend": "additive"},
@@ -57,7 +58,12 @@ constexpr const char* kEffect = R"({"format": "mote.effect/1", "name": "agree",
      "shape": {"kind": "sphere", "radius": 0.6},
      "init": {"lifetime": 10, "velocity": {"kind": "sphere", "speed": 2.5}, "size": [0.1, 0.2],
               "color": [0.7, 0.9, 1, 0.8]},
-     "render": {"mode": "stretched", "stretch_scale": 0.3}}]})";
+     "render": {"mode": "stretched", "stretch_scale": 0.3}},
+    {"name": "dust", "material": "puff",
+     "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 60}]},
+     "shape": {"kind": "sphere", "radius": 2.0},
+     "init": {"lifetime": 10, "size": [0.01, 0.02], "color": [1, 0.9, 0.6, 1]},
+     "render": {"mode": "billboard"}}]})";
 
 // Packet p's particles as instances, each emitter's in its draw order (render::particleDrawKey on
 // the centre's clip w, ties in slot order), from the software renderer's own per-particle
@@ -112,7 +118,8 @@ TEST_F(GpuRendererAgreement, TheSameParticlesDrawTheSamePixelsAsTheSoftwareRende
   ASSERT_TRUE(made.ok()) << made.status().toString();
   gpu::Renderer& renderer = **made;
   // The emitters' textures as the software renderer loads them.
-  for (const char* name : {"builtin:star", "builtin:soft_circle", "builtin:spark"}) {
+  for (const char* name :
+       {"builtin:star", "builtin:soft_circle", "builtin:spark", "builtin:star"}) {
     const render::Texture t = render::loadTexture(name, "", kSpriteSize).value();
     ASSERT_TRUE(renderer.addTexture(t.width, t.height, t.texels).ok());
   }
@@ -124,9 +131,9 @@ TEST_F(GpuRendererAgreement, TheSameParticlesDrawTheSamePixelsAsTheSoftwareRende
     ASSERT_FALSE(p.local);
     instances.push_back(instancesOf(p, camera));
   }
-  const std::array<render::BillboardMode, 3> modes{render::BillboardMode::Billboard,
-                                                   render::BillboardMode::Horizontal,
-                                                   render::BillboardMode::Stretched};
+  const std::array<render::BillboardMode, 4> modes{
+      render::BillboardMode::Billboard, render::BillboardMode::Horizontal,
+      render::BillboardMode::Stretched, render::BillboardMode::Billboard};
   ASSERT_EQ(instances.size(), modes.size());
   for (std::size_t e = 0; e < instances.size(); ++e) {
     for (gpu::SpriteInstance& s : instances[e])

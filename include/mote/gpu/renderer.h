@@ -3,7 +3,8 @@
 // Vulkan — each particle one instance, its quad expanded in the vertex stage with the software
 // renderer's basis (render/billboard.h, through src/gpu/shaders/billboard.glsl: in exact mode the
 // corners are the CPU's bits), its texture cell sampled bilinearly as the software rasterizer
-// samples it, blended by one premultiplied equation (alpha, and additive as alpha 0), into a
+// samples it (a quad under a pixel as one weighted sample, as there), blended by one premultiplied
+// equation (alpha, and additive as alpha 0), into a
 // linear RGBA float frame read back to the host.
 //
 // What is not built yet (and is not drawn): render packets and ParticleWorlds as input (the

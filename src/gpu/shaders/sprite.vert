@@ -3,15 +3,15 @@
 // (its quad's two triangles, corners 0 1 2 and 0 2 3 in billboard order), each expanded with
 // billboard.glsl's basis and projected with the camera's view-projection as glm computes it —
 // in exact mode the corners and their clip coordinates are the software renderer's bits. A quad
-// with a corner at or behind half the near distance, a non-finite corner or no area is dropped
+// with a corner at or behind kHalf the near distance, a non-finite corner or no area is dropped
 // whole, as the software renderer drops it.
 #version 460
 #include "billboard.glsl"
 
 // The view (billboard_cases.comp's 24 words), the view-projection (16 words, column-major), the
-// near limit (clip w a corner must exceed).
+// near limit (clip w a corner must exceed), the viewport's width and height.
 layout(std430, binding = 0) readonly buffer FrameWords { uint frame[]; };
-// Per instance 28 words: position, velocity, half size, orientation (x, y, z, w), emitter
+// Per instance 28 words: position, velocity, kHalf size, orientation (x, y, z, w), emitter
 // rotation, colour (premultiplied linear; alpha 0 for additive), cell (u, v origin and size),
 // texture, mode, Stretched's stretch seconds, one unused.
 layout(std430, binding = 1) readonly buffer InstanceWords { uint instances[]; };
@@ -64,20 +64,45 @@ void main() {
   const Mat3 basis = particleBasis(view, mode, p);
   const uint corner = kCornerOf[gl_VertexIndex];
   bool drawn = xLt(kZero, p.halfSize.x) && xLt(kZero, p.halfSize.y);
+  const uint kHalf = 0x3f000000u;  // 0.5
+  const uint width = frame[41];
+  const uint height = frame[42];
   uvec4 clip = uvec4(0u);
+  uvec4 sx, sy;  // the corners on the screen, as facing_quads.cpp's projectCorner puts them
   for (uint c = 0u; c < 4u; ++c) {
     const uvec4 k = clipOf(billboardCorner(basis, p.position, c));
     drawn = drawn && xLt(minW, k.w) && bFinite(k.x) && bFinite(k.y);
     if (c == corner) clip = k;
+    sx[c] = xMul(xAdd(xMul(xDiv(k.x, k.w), kHalf), kHalf), width);
+    sy[c] = xMul(xSub(kHalf, xMul(xDiv(k.y, k.w), kHalf)), height);
   }
+  const uint minX = xMin(xMin(sx.x, sx.y), xMin(sx.z, sx.w));
+  const uint maxX = xMax(xMax(sx.x, sx.y), xMax(sx.z, sx.w));
+  const uint minY = xMin(xMin(sy.x, sy.y), xMin(sy.z, sy.w));
+  const uint maxY = xMax(xMax(sy.x, sy.y), xMax(sy.z, sy.w));
+  vec4 color = uintBitsToFloat(uvec4(word(at + 16u), word(at + 17u), word(at + 18u), word(at + 19u)));
+  const float s = (corner == 1u || corner == 2u) ? 1.0 : 0.0;
+  const float t = corner >= 2u ? 1.0 : 0.0;
+  outQuad = vec2(s, t);
   const vec4 f = uintBitsToFloat(clip);
   // Mote's NDC has y up and z in [−1, 1] (glm's); Vulkan's y runs down, and z is put mid-range
   // (no depth test here).
   gl_Position = drawn ? vec4(f.x, -f.y, 0.5 * f.w, f.w) : vec4(2.0, 2.0, 0.5, 1.0);
-  const float s = (corner == 1u || corner == 2u) ? 1.0 : 0.0;
-  const float t = corner >= 2u ? 1.0 : 0.0;
-  outQuad = vec2(s, t);
-  outColor = uintBitsToFloat(uvec4(word(at + 16u), word(at + 17u), word(at + 18u), word(at + 19u)));
+  if (drawn && xLt(xSub(maxX, minX), kOne) && xLt(xSub(maxY, minY), kOne)) {
+    // Under a pixel, as the software rasterizer draws it: the pixel holding the bounds' centre,
+    // sampled at the cell's centre, its colour weighted by the quad's area (at most 1).
+    const float cx = uintBitsToFloat(xMul(xAdd(minX, maxX), kHalf));
+    const float cy = uintBitsToFloat(xMul(xAdd(minY, maxY), kHalf));
+    const float area = uintBitsToFloat(xMul(
+        kHalf, xAbs(xSub(xMul(xSub(sx.z, sx.x), xSub(sy.w, sy.y)),
+                        xMul(xSub(sx.w, sx.y), xSub(sy.z, sy.x))))));
+    const vec2 size = vec2(uintBitsToFloat(width), uintBitsToFloat(height));
+    const vec2 pixel = floor(vec2(cx, cy)) + vec2(s, t);
+    gl_Position = vec4(pixel / size * 2.0 - 1.0, 0.5, 1.0);
+    outQuad = vec2(0.5);
+    color *= min(area, 1.0);
+  }
+  outColor = color;
   outCell = uintBitsToFloat(uvec4(word(at + 20u), word(at + 21u), word(at + 22u), word(at + 23u)));
   outTexture = word(at + 24u);
 }
