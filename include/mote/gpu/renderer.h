@@ -4,8 +4,7 @@
 // renderer's basis (render/billboard.h, through src/gpu/shaders/billboard.glsl: in exact mode the
 // corners are the CPU's bits), its texture cell sampled bilinearly as the software rasterizer
 // samples it (a quad under a pixel as one weighted sample, as there), blended by one premultiplied
-// equation (alpha, and additive as alpha 0), into a
-// linear RGBA float frame read back to the host.
+// equation (alpha, and additive as alpha 0), into a linear RGBA float frame read back to the host.
 //
 // What is not built yet (and is not drawn): render packets and ParticleWorlds as input (the
 // caller builds the instances), per-particle draw order, flipbook blending, soft depth, the
