@@ -222,7 +222,7 @@ void appendFacingLanes(const FacingSetup& setup, const FacingAppend& append,
       color[3] = append.additive ? V{} : alpha;
       if (!append.additive) shows &= alpha > 0.0f;
     }
-    // particleKey(): the depth keys order the centre's clip w's bits (orderedFloatBits), the id
+    // particleDrawKey(): the depth keys order the centre's clip w's bits (orderedFloatBits), the id
     // keys the ids; FarFirst and IdReversed invert.
     U key;
     if (byId) {

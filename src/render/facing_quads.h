@@ -105,7 +105,7 @@ inline FacingParticles facingSlice(const FacingParticles& all, std::uint32_t fir
   return part;
 }
 
-/// The draw key of a quad (the renderer's particleKey): the centre's clip w ordered far first
+/// The draw key of a quad (the renderer's particleDrawKey): the centre's clip w ordered far first
 /// (viewDepthKey) or near first (viewDepthKeyFrontToBack), the spawn id, or its complement.
 enum class FacingKey : std::uint8_t { FarFirst, NearFirst, Id, IdReversed };
 

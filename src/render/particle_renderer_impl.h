@@ -92,10 +92,6 @@ inline glm::quat particleOrientation(const RenderPacket& p, std::uint32_t i) {
   return q;
 }
 
-// The draw-order key of a particle at clip w `depth` with spawn-order id `id`: back to front
-// puts larger depths first, oldest first smaller ids first (particle_renderer_packets.cpp).
-std::uint32_t particleKey(bytecode::ParticleSort sort, float depth, std::uint32_t id);
-
 struct ParticleRenderer::Impl {
   RendererOptions options;
   // The sprite layer's rasterizer: the frame's quads, styles and draw keys, the textures (material

@@ -53,9 +53,7 @@ Result<const ParticleRenderer::Impl::MeshEntry*> ParticleRenderer::Impl::meshNam
   if (name.starts_with(kBuiltinSpriteUriPrefix)) {
     loaded = builtinMesh(name);
   } else {
-    const std::string path = options.textureDirectory.empty() || name.front() == '/'
-                                 ? name
-                                 : options.textureDirectory + "/" + name;
+    const std::string path = pathIn(options.textureDirectory, name);
     if (lowerExtension(path) == ".obj") {
       loaded = loadObj(path);
     } else if (options.meshLoader) {
@@ -170,7 +168,7 @@ void ParticleRenderer::Impl::emitMeshes(const RenderPacket& p, Blend blend,
   for (std::uint32_t i = 0; i < p.count; ++i) {
     const BillboardInput in = billboardInput(p, i, emitterPosition, emitterRotation);
     const std::uint32_t key =
-        particleKey(p.sort, (viewProjection * glm::vec4(in.position, 1.0f)).w, p.ids[i]);
+        particleDrawKey(p.sort, (viewProjection * glm::vec4(in.position, 1.0f)).w, p.ids[i]);
     meshOrder[i] = {key, i};
     range.add(key);
   }

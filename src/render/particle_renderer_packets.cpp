@@ -39,10 +39,6 @@ float particleStretchSeconds(const Camera& camera, float stretchScale,
 }
 
 std::uint32_t particleDrawKey(bytecode::ParticleSort sort, float depth, std::uint32_t id) noexcept {
-  return particleKey(sort, depth, id);
-}
-
-std::uint32_t particleKey(bytecode::ParticleSort sort, float depth, std::uint32_t id) {
   switch (sort) {
     case bytecode::ParticleSort::FrontToBack:
       return viewDepthKeyFrontToBack(depth);
@@ -136,7 +132,7 @@ void ParticleRenderer::Impl::pushParticleQuad(const PacketStyle& ps, const Rende
   }
   const auto index = static_cast<std::uint32_t>(raster.quads.size());
   raster.quads.push_back(Quad{screen, color}, style);
-  const std::uint32_t key = particleKey(p.sort, centreW, p.ids[i]);
+  const std::uint32_t key = particleDrawKey(p.sort, centreW, p.ids[i]);
   raster.keys[index] = {key, index};
   packetKeys.add(key);
 }

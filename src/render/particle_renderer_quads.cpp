@@ -17,7 +17,7 @@ namespace mote::render {
 
 namespace {
 
-// The fast path's form of particleKey.
+// The fast path's form of particleDrawKey.
 FacingKey facingKey(bytecode::ParticleSort sort) {
   switch (sort) {
     case bytecode::ParticleSort::FrontToBack:

@@ -52,9 +52,7 @@ Result<Texture> loadTexture(std::string_view name, std::string_view directory,
     if (!made.ok()) return made.status();
     return textureFromImage(made.value());
   }
-  const std::string path = directory.empty() || (!name.empty() && name.front() == '/')
-                               ? std::string(name)
-                               : std::string(directory) + "/" + std::string(name);
+  const std::string path = pathIn(directory, name);
   // TGA and DDS (NWN textures) by their extension, in any case; everything else is read as PNG.
   const auto hasExtension = [&path](std::string_view extension) {
     return path.size() >= extension.size() &&

@@ -100,6 +100,13 @@ Status validateRasterOptions(std::string_view optionsName, std::string_view capa
                              Viewport viewport, std::uint32_t capacity,
                              std::uint32_t builtinSpriteSize);
 
+// Where a file a material names lies: `name` itself when it is absolute or `directory` is empty,
+// else `directory`/`name` (textures and meshes alike).
+inline std::string pathIn(std::string_view directory, std::string_view name) {
+  if (directory.empty() || (!name.empty() && name.front() == '/')) return std::string(name);
+  return std::string(directory) + "/" + std::string(name);
+}
+
 // Not copied or moved: `jobs` may point at `inlineJobs`.
 struct SpriteRenderer::Impl {
   Impl() = default;

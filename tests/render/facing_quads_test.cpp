@@ -138,7 +138,7 @@ TEST(FacingQuads, BlockCornersAreTheGeneralPathsBitForBit) {
 }
 
 // The renderer's per-particle rules (premultiplied: particle_renderer_impl.h; shows:
-// particle_renderer_quads.cpp; particleKey: particle_renderer_packets.cpp).
+// particle_renderer_quads.cpp; particleDrawKey: particle_renderer_packets.cpp).
 std::array<float, 4> premultipliedColor(const std::array<float, 4>& c, bool additive) {
   const float alpha = std::clamp(c[3], 0.0f, 1.0f);
   return {std::max(c[0], 0.0f) * alpha, std::max(c[1], 0.0f) * alpha, std::max(c[2], 0.0f) * alpha,
