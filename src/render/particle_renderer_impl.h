@@ -212,12 +212,6 @@ struct ParticleRenderer::Impl {
                         const ScreenQuad& screen, const std::array<float, 4>& color,
                         glm::vec3 centre, float centreW,
                         const std::array<std::array<float, 4>, 4>* corners = nullptr);
-  // Lit sprites (material `lit`, not additive): per-corner colours; one-sided cards.
-  bool litSprites(const RenderPacket& p, Blend blend) const;
-  bool cullsBackCards(const RenderPacket& p, BillboardMode mode) const;
-  void litCorners(const std::array<glm::vec3, 4>& corners, glm::vec3 centre,
-                  const std::array<float, 4>& premul,
-                  std::array<std::array<float, 4>, 4>& out) const;
 
   // particle_renderer_quads.cpp: billboard quads.
   bool emitFacingQuads(const RenderPacket& p, const BillboardView& view, BillboardMode mode,
@@ -245,15 +239,12 @@ struct ParticleRenderer::Impl {
   Status prepareMeshes(std::span<const RenderPacket> frame);
   void emitMeshes(const RenderPacket& p, Blend blend, std::uint32_t materialTexture);
   // Lighting (options.lighting): the side of a surface the eye is on, a premultiplied colour
-  // lit at a point with a normal, a triangle lit flat (its face normal turned to the eye), and
-  // the ambient tint of `ambient_tint` materials.
-  glm::vec3 towardEye(glm::vec3 p) const;
+  // lit at a point with a normal, a triangle lit flat (its face normal turned to the eye).
+  glm::vec3 towardEye(glm::vec3 p) const { return render::towardEye(raster.camera, p); }
   bool facesEye(const std::array<MeshClipVertex, 3>& tri) const;
   std::array<float, 4> lightColor(const std::array<float, 4>& premul, glm::vec3 position,
                                   glm::vec3 normal) const;
   void shadeFlat(std::array<MeshClipVertex, 3>& tri) const;
-  std::array<float, 4> tinted(std::array<float, 4> premul,
-                              const bytecode::CompiledMaterial* m) const;
   // drawTriangle3D's and drawLine3D's checks (`who` names the call) and the debug style: room for
   // `triangles` more, the points and colour finite.
   Status beginDebug(const char* who, std::size_t triangles, std::span<const glm::vec3> points,

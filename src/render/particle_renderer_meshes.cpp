@@ -212,7 +212,8 @@ void ParticleRenderer::Impl::emitMeshes(const RenderPacket& p, Blend blend,
     }
     for (std::size_t v = 0; v < vertices; ++v)
       meshProjected[v] = projector.project(world[v]);  // once a vertex, shared by its faces
-    const std::array<float, 4> premul = tinted(premultiplied(color, blend), m);
+    const std::array<float, 4> premul =
+        ambientTinted(premultiplied(color, blend), m, options.lighting);
     // Smooth lighting: each vertex lit once for the side the eye sees it from (both, on a
     // double-sided mesh), when a face first needs it.
     if (smooth && ++meshLitStamp == 0) {
@@ -269,11 +270,6 @@ bool ParticleRenderer::Impl::facesEye(const std::array<MeshClipVertex, 3>& tri) 
   return glm::dot(n, towardEye(tri[0].world)) >= 0.0f;
 }
 
-glm::vec3 ParticleRenderer::Impl::towardEye(glm::vec3 p) const {
-  return raster.camera.projection == Projection::Perspective ? raster.camera.position - p
-                                                             : -raster.camera.forward;
-}
-
 std::array<float, 4> ParticleRenderer::Impl::lightColor(const std::array<float, 4>& premul,
                                                         glm::vec3 position,
                                                         glm::vec3 normal) const {
@@ -291,14 +287,6 @@ void ParticleRenderer::Impl::shadeFlat(std::array<MeshClipVertex, 3>& tri) const
   const std::array<float, 4> shaded = lightColor(tri[0].color, centre, n);
   for (MeshClipVertex& v : tri)
     v.color = shaded;
-}
-
-std::array<float, 4> ParticleRenderer::Impl::tinted(std::array<float, 4> premul,
-                                                    const bytecode::CompiledMaterial* m) const {
-  if (m == nullptr || !m->ambientTint) return premul;
-  for (std::size_t c = 0; c < 3; ++c)
-    premul[c] *= options.lighting.ambient[c];
-  return premul;
 }
 
 namespace {

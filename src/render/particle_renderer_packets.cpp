@@ -51,6 +51,71 @@ std::uint32_t particleDrawKey(bytecode::ParticleSort sort, float depth, std::uin
   }
 }
 
+ParticleCells particleCells(const RenderPacket& p, std::uint32_t i) noexcept {
+  ParticleCells out;
+  const std::uint32_t columns = p.sheet.columns;
+  const std::uint32_t cells = columns * p.sheet.rows;
+  out.du = 1.0f / static_cast<float>(columns);
+  out.dv = 1.0f / static_cast<float>(p.sheet.rows);
+  if (cells <= 1 || !p.frame.present()) return out;
+  const float frame = p.frame.at(0, i);
+  const float whole = std::floor(frame);
+  const auto cellOf = [&](float f) {
+    const auto k = static_cast<std::uint32_t>(std::clamp(f, 0.0f, static_cast<float>(cells - 1)));
+    return std::array<float, 2>{static_cast<float>(k % columns) * out.du,
+                                static_cast<float>(k / columns) * out.dv};
+  };
+  const auto a = cellOf(whole);
+  const float next = whole + 1.0f < static_cast<float>(cells)
+                         ? whole + 1.0f
+                         : static_cast<float>(p.sheet.frameBegin);
+  const auto b = cellOf(next);
+  out.ua = a[0];
+  out.va = a[1];
+  out.ub = b[0];
+  out.vb = b[1];
+  out.frameBlend = p.sheet.frameBlend ? frame - whole : 0.0f;
+  return out;
+}
+
+std::array<float, 4> ambientTinted(std::array<float, 4> premul,
+                                   const bytecode::CompiledMaterial* material,
+                                   const Lighting& lighting) noexcept {
+  if (material == nullptr || !material->ambientTint) return premul;
+  for (std::size_t c = 0; c < 3; ++c)
+    premul[c] *= lighting.ambient[c];
+  return premul;
+}
+
+BillboardMode packetBillboardMode(const RenderPacket& p) noexcept {
+  return static_cast<BillboardMode>(
+      std::min<int>(static_cast<int>(p.mode), kBillboardModeCount - 1));
+}
+
+bool cullsBackCards(const RenderPacket& p, BillboardMode mode) noexcept {
+  if (p.material != nullptr && p.material->doubleSided) return false;
+  return mode == BillboardMode::Horizontal || mode == BillboardMode::FacingWorld ||
+         mode == BillboardMode::BillboardLocalZ || mode == BillboardMode::BillboardWorldZ ||
+         p.orientation.present();
+}
+
+bool litSprites(const RenderPacket& p) noexcept {
+  return p.material != nullptr && p.material->lit && p.blend != bytecode::BlendMode::Additive;
+}
+
+glm::vec3 towardEye(const Camera& camera, glm::vec3 point) noexcept {
+  return camera.projection == Projection::Perspective ? camera.position - point : -camera.forward;
+}
+
+bool inDeadspace(const RenderPacket& p, const Camera& camera, const BillboardInput& in) noexcept {
+  if (p.mode != bytecode::RenderMode::VelocityAligned) return false;
+  const float deadspace = p.description->render.deadspaceRadians;
+  if (!(deadspace > 0.0f)) return false;
+  const glm::vec3 axis = glm::normalize(towardEye(camera, in.position));
+  const float speed = glm::length(in.velocity);
+  return speed > 0.0f && std::fabs(glm::dot(in.velocity / speed, axis)) > std::cos(deadspace);
+}
+
 namespace {
 
 // The style every particle of the packet shares: blend, texture, cutoff, the flipbook cell size,
@@ -68,29 +133,14 @@ QuadStyle packetStyle(const RenderPacket& p, Blend blend, std::uint32_t texture,
   return style;
 }
 
-// Particle i's flipbook cells: the whole frame's and the next one's (wrapping to frameBegin), and
-// the blend weight between them. Quads of a one-cell sheet or without frames keep cell 0.
+// Particle i's flipbook cells into its style (the cell size is the packet's already).
 void setFrameCells(QuadStyle& quad, const RenderPacket& p, std::uint32_t i) {
-  const std::uint32_t columns = p.sheet.columns;
-  const std::uint32_t cells = columns * p.sheet.rows;
-  if (cells <= 1 || !p.frame.present()) return;
-  const float frame = p.frame.at(0, i);
-  const float whole = std::floor(frame);
-  const auto cellOf = [&](float f) {
-    const auto k = static_cast<std::uint32_t>(std::clamp(f, 0.0f, static_cast<float>(cells - 1)));
-    return std::array<float, 2>{static_cast<float>(k % columns) * quad.du,
-                                static_cast<float>(k / columns) * quad.dv};
-  };
-  const auto a = cellOf(whole);
-  const float next = whole + 1.0f < static_cast<float>(cells)
-                         ? whole + 1.0f
-                         : static_cast<float>(p.sheet.frameBegin);
-  const auto nb = cellOf(next);
-  quad.ua = a[0];
-  quad.va = a[1];
-  quad.ub = nb[0];
-  quad.vb = nb[1];
-  quad.frameBlend = p.sheet.frameBlend ? frame - whole : 0.0f;
+  const ParticleCells c = particleCells(p, i);
+  quad.ua = c.ua;
+  quad.va = c.va;
+  quad.ub = c.ub;
+  quad.vb = c.vb;
+  quad.frameBlend = c.frameBlend;
 }
 
 }  // namespace
@@ -103,9 +153,9 @@ ParticleRenderer::Impl::PacketStyle ParticleRenderer::Impl::beginPacket(const Re
   // quad is depth-tested against them, so it needs its own depth.
   ps.style = packetStyle(p, blend, texture, raster.drawGround || raster.meshFrame);
   ps.style.depthTested = raster.meshFrame;
-  ps.perQuad = ps.style.invSoft != 0.0f || raster.meshFrame || litSprites(p, blend) ||
+  ps.perQuad = ps.style.invSoft != 0.0f || raster.meshFrame || litSprites(p) ||
                (p.sheet.columns * p.sheet.rows > 1 && p.frame.present());
-  if (litSprites(p, blend)) raster.ensureCornerColors();
+  if (litSprites(p)) raster.ensureCornerColors();
   if (!ps.perQuad) {
     ps.shared = static_cast<std::uint32_t>(raster.styles.size());
     raster.styles.push_back(ps.style);
@@ -163,8 +213,7 @@ void ParticleRenderer::Impl::emitQuads(const RenderPacket& p, const BillboardVie
   } else if (p.mode == bytecode::RenderMode::Mesh) {
     emitMeshes(drawn, blend, textureIndex);
   } else {
-    const auto mode = static_cast<BillboardMode>(
-        std::min<int>(static_cast<int>(p.mode), kBillboardModeCount - 1));
+    const BillboardMode mode = packetBillboardMode(p);
     BillboardView bv = view;
     bv.stretchScaleSeconds = p.description->render.stretchScaleSeconds;
     const PacketStyle style = beginPacket(drawn, blend, textureIndex);

@@ -54,7 +54,7 @@ bool ParticleRenderer::Impl::emitFacingQuads(const RenderPacket& p, const Billbo
                                              BillboardMode mode, const PacketStyle& style) {
   // Lit, tinted and one-sided cards shade or hide per particle: the general path.
   if (!billboardFrameIsUniform(mode) || p.orientation.present() ||
-      (p.rotation.present() && !p.rotation.uniform) || litSprites(p, style.style.blend) ||
+      (p.rotation.present() && !p.rotation.uniform) || litSprites(p) ||
       (p.material != nullptr && p.material->ambientTint) || cullsBackCards(p, mode))
     return false;
   const Blend blend = style.style.blend;
@@ -236,11 +236,7 @@ void ParticleRenderer::Impl::emitBillboards(const RenderPacket& p, BillboardView
   const glm::quat emitterRotation = emitterRotationOf(p);
   const glm::vec3 emitterPosition = emitterPositionOf(p);
   const float stretchScale = p.description->render.stretchScaleSeconds;
-  const bool lit = litSprites(p, blend);
-  // velocity_aligned deadspace: hidden while moving within that angle of the view axis.
-  const float deadspace =
-      mode == BillboardMode::VelocityAligned ? p.description->render.deadspaceRadians : 0.0f;
-  const float deadCosine = std::cos(deadspace);
+  const bool lit = litSprites(p);
   const bool cullBack = cullsBackCards(p, mode);
   std::array<std::array<float, 4>, 4> cornerColors;
   for (std::uint32_t i = 0; i < p.count; ++i) {
@@ -248,11 +244,7 @@ void ParticleRenderer::Impl::emitBillboards(const RenderPacket& p, BillboardView
     if (!shows(color[3], blend)) continue;
     BillboardInput in = billboardInput(p, i, emitterPosition, emitterRotation);
     if (!(in.halfSize.x > 0.0f) || !(in.halfSize.y > 0.0f)) continue;
-    if (deadspace > 0.0f) {
-      const glm::vec3 axis = glm::normalize(towardEye(in.position));
-      const float speed = glm::length(in.velocity);
-      if (speed > 0.0f && std::fabs(glm::dot(in.velocity / speed, axis)) > deadCosine) continue;
-    }
+    if (inDeadspace(p, raster.camera, in)) continue;
     in.orientation = particleOrientation(p, i);
     in.emitterRotation = emitterRotation;
     if (mode == BillboardMode::Stretched)
@@ -268,48 +260,36 @@ void ParticleRenderer::Impl::emitBillboards(const RenderPacket& p, BillboardView
       continue;
     }
     const glm::vec4 center = viewProjection * glm::vec4(in.position, 1.0f);
-    const std::array<float, 4> premul = tinted(premultiplied(color, blend), p.material);
-    if (lit) litCorners(corners, in.position, premul, cornerColors);
+    const std::array<float, 4> premul =
+        ambientTinted(premultiplied(color, blend), p.material, options.lighting);
+    if (lit)
+      cornerColors = litCornerColors(options.lighting, raster.camera, corners, in.position, premul);
     pushParticleQuad(style, p, i, quad, premul, in.position, center.w,
                      lit ? &cornerColors : nullptr);
   }
 }
 
-// One-sided (double_sided false) cards whose face can turn from the eye: the fixed frames
-// (horizontal, facing_world, billboard_local_z, billboard_world_z) and any quad a 3D orientation
-// turns. Camera-facing modes always show their front.
-bool ParticleRenderer::Impl::cullsBackCards(const RenderPacket& p, BillboardMode mode) const {
-  if (p.material != nullptr && p.material->doubleSided) return false;
-  return mode == BillboardMode::Horizontal || mode == BillboardMode::FacingWorld ||
-         mode == BillboardMode::BillboardLocalZ || mode == BillboardMode::BillboardWorldZ ||
-         p.orientation.present();
-}
-
-bool ParticleRenderer::Impl::litSprites(const RenderPacket& p, Blend blend) const {
-  return p.material != nullptr && p.material->lit && blend != Blend::Additive;
-}
-
-// A lit sprite's corner colours: the quad's normal, turned to the eye and bent out toward each
-// corner (so the sprite shades like a puff, as meep's particle_billboard_normal), lit by the scene,
-// plus the light from behind passed through in proportion to 1 − alpha (Persson, GDC 2012).
-void ParticleRenderer::Impl::litCorners(const std::array<glm::vec3, 4>& corners, glm::vec3 centre,
-                                        const std::array<float, 4>& premul,
-                                        std::array<std::array<float, 4>, 4>& out) const {
+std::array<std::array<float, 4>, 4> litCornerColors(const Lighting& lighting, const Camera& camera,
+                                                    const std::array<glm::vec3, 4>& corners,
+                                                    glm::vec3 centre,
+                                                    const std::array<float, 4>& premul) noexcept {
   constexpr float kBend = 0.8f;
   glm::vec3 n = glm::cross(corners[1] - corners[0], corners[3] - corners[0]);
   const float length = glm::length(n);
-  n = length > 0.0f ? n / length : -raster.camera.forward;
-  if (glm::dot(n, towardEye(centre)) < 0.0f) n = -n;
+  n = length > 0.0f ? n / length : -camera.forward;
+  if (glm::dot(n, towardEye(camera, centre)) < 0.0f) n = -n;
   const float through = 1.0f - std::clamp(premul[3], 0.0f, 1.0f);
+  std::array<std::array<float, 4>, 4> out;
   for (std::size_t k = 0; k < 4; ++k) {
     glm::vec3 out3 = corners[k] - centre;
     const float l = glm::length(out3);
     out3 = l > 0.0f ? out3 / l : glm::vec3(0.0f);
     const glm::vec3 bent = glm::normalize(n + out3 * kBend);
-    const glm::vec3 e = irradiance(options.lighting, corners[k], bent) +
-                        transmitted(options.lighting, corners[k], bent) * through;
+    const glm::vec3 e =
+        irradiance(lighting, corners[k], bent) + transmitted(lighting, corners[k], bent) * through;
     out[k] = {premul[0] * e.x, premul[1] * e.y, premul[2] * e.z, premul[3]};
   }
+  return out;
 }
 
 // Projects a quad's world corners to the screen; false (counted) when it is behind the camera,

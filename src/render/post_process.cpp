@@ -11,11 +11,13 @@
 #include "raster_kernel.h"  // F4, loadF4, storeF4
 
 #include <mote/core/assert.h>
+#include <mote/render/frame_resolve.h>
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstddef>
+#include <memory>
 #include <string>
 
 namespace mote::render {
@@ -255,6 +257,48 @@ void resolveFrame(std::span<const LinearPixel> accum, ToneMap toneMap, const Srg
     px[3] = 255;
     px += 4;
   }
+}
+
+struct FrameResolver::Impl {
+  Viewport viewport;
+  PostProcess post;
+  BloomChain bloom;  // allocated when post.bloom > 0
+  SrgbTable table{};
+  InlineJobSystem inlineJobs;
+};
+
+FrameResolver::FrameResolver(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+FrameResolver::FrameResolver(FrameResolver&&) noexcept = default;
+FrameResolver& FrameResolver::operator=(FrameResolver&&) noexcept = default;
+FrameResolver::~FrameResolver() = default;
+
+Result<FrameResolver> FrameResolver::create(Viewport viewport, const PostProcess& post) {
+  MOTE_RETURN_IF_ERROR(viewport.validate());
+  MOTE_RETURN_IF_ERROR(post.validate("FrameResolver"));
+  auto impl = std::make_unique<Impl>();
+  impl->viewport = viewport;
+  impl->post = post;
+  if (post.bloom > 0.0f) impl->bloom.allocate(viewport.width, viewport.height);
+  impl->table = makeSrgbTable();
+  return FrameResolver(std::move(impl));
+}
+
+Status FrameResolver::resolve(std::span<std::array<float, 4>> frame, Image& out, JobSystem* jobs) {
+  Impl& r = *impl_;
+  const std::uint32_t width = r.viewport.width;
+  const std::uint32_t height = r.viewport.height;
+  if (frame.size() != std::size_t{width} * height)
+    return invalidArgument("FrameResolver::resolve: " + std::to_string(frame.size()) +
+                           " pixels for a " + std::to_string(width) + " x " +
+                           std::to_string(height) + " frame");
+  if (out.width() != width || out.height() != height) {
+    Result<Image> made = Image::create(width, height);
+    if (!made.ok()) return made.status();
+    out = std::move(made.value());
+  }
+  if (r.post.bloom > 0.0f) r.bloom.apply(frame, r.post, jobs != nullptr ? *jobs : r.inlineJobs);
+  resolveFrame(frame, r.post.toneMap, r.table, out);
+  return {};
 }
 
 Status PostProcess::validate(std::string_view owner) const {

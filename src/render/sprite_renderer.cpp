@@ -92,13 +92,12 @@ void SpriteRenderer::Impl::init(const SpriteRendererOptions& o, bool withSceneDe
   accum.resize(std::size_t{o.viewport.width} * o.viewport.height);
   if (withSceneDepth) sceneDepth.resize(std::size_t{o.viewport.width} * o.viewport.height);
   if (withOit) oit.resize(std::size_t{o.viewport.width} * o.viewport.height * 2);
-  if (o.post.bloom > 0.0f) bloom.allocate(o.viewport.width, o.viewport.height);
   const std::uint32_t bands = (o.viewport.height + kBand - 1) / kBand;
   bandStart.resize(std::size_t{bands} + 1);
   bandCursor.resize(bands);
   // Room for every quad to touch two bands on average; a frame that needs more scans all quads.
   bandQuads.resize(std::size_t{o.maxSprites} * 2);
-  srgbLut = makeSrgbTable();
+  resolver = FrameResolver::create(o.viewport, o.post).takeValue();  // validated by the caller
 }
 
 SpriteRenderer::SpriteRenderer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -15,6 +15,7 @@
 #include <mote/core/job_system.h>
 #include <mote/core/status.h>
 #include <mote/render/camera.h>
+#include <mote/render/frame_resolve.h>
 #include <mote/render/image.h>
 #include <mote/render/sprite_batcher.h>
 #include <mote/render/sprite_renderer.h>
@@ -23,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -130,7 +132,6 @@ struct SpriteRenderer::Impl {
   // unless asked for at init.
   std::vector<std::array<float, 4>> oit;
   bool oitFrame = false;  // this frame draws its translucent quads into oit
-  BloomChain bloom;       // allocated when options.post.bloom > 0
   // Triangles (mesh particles, drawTriangle3D) in draw order, drawn in each band after the ground
   // and before the quads, z-tested against sceneDepth; room for triangleCapacity, allocated by
   // ensureTriangles on first use with meshDepth (the depth-writing triangles' depth, which the
@@ -149,7 +150,8 @@ struct SpriteRenderer::Impl {
   // ray misses it; written by clearBand when the ground is drawn. Viewport-sized when init() was
   // asked for it.
   std::vector<float> sceneDepth;
-  SrgbTable srgbLut{};
+  // Bloom, tone map and sRGB: the frame's resolve into 8 bits (made by init()).
+  std::optional<FrameResolver> resolver;
   RenderStats stats;
 
   // Sprite atlases bound by setAtlas: atlasId → texture and flipbook grid.

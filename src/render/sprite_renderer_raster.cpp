@@ -376,14 +376,7 @@ Status SpriteRenderer::Impl::finish(Image& out) {
     if (oitFrame)
       compositeOitBand(static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end));
   });
-  if (out.width() != options.viewport.width || out.height() != height) {
-    Result<Image> made = Image::create(options.viewport.width, height);
-    if (!made.ok()) return made.status();
-    out = std::move(made.value());
-  }
-  if (options.post.bloom > 0.0f) bloom.apply(accum, options.post, *jobs);
-  resolveFrame(accum, options.post.toneMap, srgbLut, out);
-  return {};
+  return resolver->resolve(accum, out, jobs);
 }
 
 }  // namespace mote::render

@@ -9,7 +9,10 @@
 
 #include <mote/render/billboard.h>
 #include <mote/render/camera.h>
+#include <mote/render/lighting.h>
 #include <mote/render/render_packet.h>
+
+#include <glm/vec3.hpp>
 
 #include <array>
 #include <cstdint>
@@ -25,6 +28,56 @@ BillboardInput particleBillboardInput(const RenderPacket& p, std::uint32_t i) no
 /// Particle i's colour as drawn: linear RGB (negatives as 0) times its alpha clamped to [0, 1],
 /// and that alpha — 0 for an additive packet (one premultiplied blend for both).
 std::array<float, 4> particlePremultipliedColor(const RenderPacket& p, std::uint32_t i) noexcept;
+
+/// `premul` (a particle's premultiplied colour) as an `ambient_tint` material draws it: its RGB
+/// times the scene's ambient light; unchanged for other materials (or none).
+std::array<float, 4> ambientTinted(std::array<float, 4> premul,
+                                   const bytecode::CompiledMaterial* material,
+                                   const Lighting& lighting) noexcept;
+
+/// Particle i's texture cells in its packet's sheet (texture UV, v down): the origin of its frame's
+/// cell (u, v), of the next frame's (wrapping to the sheet's frameBegin), the cell size, and the
+/// weight toward the next one (0 unless the sheet blends frames). A one-cell sheet, or a packet
+/// without a frame channel, keeps cell 0.
+struct ParticleCells {
+  float ua = 0.0f, va = 0.0f;
+  float ub = 0.0f, vb = 0.0f;
+  float du = 1.0f, dv = 1.0f;
+  float frameBlend = 0.0f;
+};
+ParticleCells particleCells(const RenderPacket& p, std::uint32_t i) noexcept;
+
+/// The billboard mode a packet of a billboard render mode draws with (RenderMode's first values
+/// are BillboardMode's).
+BillboardMode packetBillboardMode(const RenderPacket& p) noexcept;
+
+/// Whether `p`'s cards show one side only (material double_sided false) and can turn their back to
+/// the eye in `mode`: the fixed frames (horizontal, facing_world, billboard_local_z,
+/// billboard_world_z) and any quad a 3D orientation turns. Such a card is not drawn when its
+/// projected corners 0, 1, 2 wind counter-clockwise on the y-down screen.
+bool cullsBackCards(const RenderPacket& p, BillboardMode mode) noexcept;
+
+/// Whether `p`'s sprites are lit (material `lit`, not additive): their colour is then
+/// litCornerColors' at each corner, interpolated over the quad.
+bool litSprites(const RenderPacket& p) noexcept;
+
+/// A velocity_aligned particle moving within the emitter's deadspace angle of the view axis is
+/// hidden (NWN's deadspace). False for other modes and for particles at rest.
+bool inDeadspace(const RenderPacket& p, const Camera& camera,
+                 const BillboardInput& particle) noexcept;
+
+/// The direction from a world point toward the eye: to the camera's position (perspective) or
+/// against its forward axis (orthographic).
+glm::vec3 towardEye(const Camera& camera, glm::vec3 point) noexcept;
+
+/// A lit sprite's colour at each of its world corners (billboardCorners' order): the quad's normal,
+/// turned to the eye and bent out toward each corner (so the sprite shades like a puff, as meep's
+/// particle_billboard_normal), lit by `lighting`, plus the light from behind passed through in
+/// proportion to 1 − alpha (Persson, GDC 2012); `premul` is the particle's premultiplied colour.
+std::array<std::array<float, 4>, 4> litCornerColors(const Lighting& lighting, const Camera& camera,
+                                                    const std::array<glm::vec3, 4>& corners,
+                                                    glm::vec3 centre,
+                                                    const std::array<float, 4>& premul) noexcept;
 
 /// Stretched's blur for a particle (BillboardView::stretchScaleSeconds): the emitter's
 /// stretch_scale (metres per m/s) over the particle's height in viewport heights at its view
