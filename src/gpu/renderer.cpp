@@ -2,12 +2,11 @@
 // gpu::Renderer: billboard quads drawn offscreen (sprite.vert, sprite.frag) into a float colour
 // target that is copied back to the host after every frame.
 #include "billboard_words.h"
-#include "context_impl.h"
-#include "device_memory.h"
+#include "renderer_impl.h"
 #include "self_test.h"
 #include "shaders.h"
 
-#include <mote/gpu/renderer.h>
+#include <mote/render/procedural_sprite.h>
 
 #include <fmt/format.h>
 #include <glm/gtc/packing.hpp>
@@ -18,61 +17,6 @@
 #include <cstring>
 
 namespace mote::gpu {
-namespace {
-
-constexpr std::uint32_t kInstanceWords = 28;  // sprite.vert's layout
-constexpr std::uint32_t kFrameWords =
-    43;  // the view, the view-projection, the near limit, the size
-
-}  // namespace
-
-struct Renderer::Impl {
-  Context* context = nullptr;
-  VkDevice device = VK_NULL_HANDLE;
-  RendererDesc desc;
-  VkFormat format = VK_FORMAT_R32G32B32A32_SFLOAT;
-  VkImage image = VK_NULL_HANDLE;
-  VkDeviceMemory imageMemory = VK_NULL_HANDLE;
-  VkImageView imageView = VK_NULL_HANDLE;
-  VkRenderPass pass = VK_NULL_HANDLE;
-  VkFramebuffer framebuffer = VK_NULL_HANDLE;
-  VkShaderModule vertexModule = VK_NULL_HANDLE;
-  VkShaderModule fragmentModule = VK_NULL_HANDLE;
-  VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  VkDescriptorPool pool = VK_NULL_HANDLE;
-  VkDescriptorSet set = VK_NULL_HANDLE;
-  Buffer frame, instances, textureTable, texels, readback;
-  std::vector<std::array<std::uint32_t, 4>> table;
-  std::vector<std::array<float, 4>> texelData;
-  bool texturesDirty = true;
-  std::vector<std::uint32_t> frameWords, instanceWords;
-
-  ~Impl() {
-    if (device == VK_NULL_HANDLE) return;
-    vkDeviceWaitIdle(device);
-    if (pipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, pipeline, nullptr);
-    if (layout != VK_NULL_HANDLE) vkDestroyPipelineLayout(device, layout, nullptr);
-    if (pool != VK_NULL_HANDLE) vkDestroyDescriptorPool(device, pool, nullptr);
-    if (setLayout != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(device, setLayout, nullptr);
-    if (vertexModule != VK_NULL_HANDLE) vkDestroyShaderModule(device, vertexModule, nullptr);
-    if (fragmentModule != VK_NULL_HANDLE) vkDestroyShaderModule(device, fragmentModule, nullptr);
-    if (framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, framebuffer, nullptr);
-    if (pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, pass, nullptr);
-    if (imageView != VK_NULL_HANDLE) vkDestroyImageView(device, imageView, nullptr);
-    if (image != VK_NULL_HANDLE) vkDestroyImage(device, image, nullptr);
-    if (imageMemory != VK_NULL_HANDLE) vkFreeMemory(device, imageMemory, nullptr);
-  }
-
-  Status createTarget();
-  Status createPipeline();
-  // `buffer` holds at least `words` words (grown, never shrunk; its old contents are dropped).
-  Status ensure(Buffer& buffer, std::size_t words, const char* name);
-  void writeSet();
-  void record(VkCommandBuffer cmd, std::span<const SpriteDraw> draws) const;
-};
-
 Status Renderer::Impl::createTarget() {
   Context::Impl& c = context->impl();
   VkPhysicalDeviceProperties properties{};
@@ -177,7 +121,7 @@ Status Renderer::Impl::createTarget() {
               readback);
 }
 
-Status Renderer::Impl::createPipeline() {
+Status Renderer::Impl::createPipelines() {
   const bool fp64 = hasFp64Shaders(context->device());
   const auto module = [&](std::span<const std::uint32_t> spirv, VkShaderModule& out) {
     VkShaderModuleCreateInfo info{};
@@ -188,13 +132,18 @@ Status Renderer::Impl::createPipeline() {
   };
   MOTE_RETURN_IF_ERROR(module(spriteVertexShader().pick(fp64), vertexModule));
   MOTE_RETURN_IF_ERROR(module(spriteFragmentShader(), fragmentModule));
+  MOTE_RETURN_IF_ERROR(module(groundVertexShader(), groundVertexModule));
+  MOTE_RETURN_IF_ERROR(module(groundFragmentShader(), groundFragmentModule));
 
-  std::array<VkDescriptorSetLayoutBinding, 4> slots{};
+  std::array<VkDescriptorSetLayoutBinding, kBindings> slots{};
   for (std::uint32_t i = 0; i < slots.size(); ++i) {
     slots[i].binding = i;
     slots[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     slots[i].descriptorCount = 1;
-    slots[i].stageFlags = i < 2 ? VK_SHADER_STAGE_VERTEX_BIT : VK_SHADER_STAGE_FRAGMENT_BIT;
+    // The frame: both stages (the fragment stage's ground); the instances: the vertex stage.
+    slots[i].stageFlags = i == 0   ? VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT
+                          : i == 1 ? VK_SHADER_STAGE_VERTEX_BIT
+                                   : VK_SHADER_STAGE_FRAGMENT_BIT;
   }
   VkDescriptorSetLayoutCreateInfo setInfo{};
   setInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
@@ -208,7 +157,7 @@ Status Renderer::Impl::createPipeline() {
   layoutInfo.pSetLayouts = &setLayout;
   MOTE_RETURN_IF_ERROR(vkStatus(vkCreatePipelineLayout(device, &layoutInfo, nullptr, &layout),
                                 "vkCreatePipelineLayout"));
-  const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4};
+  const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kBindings};
   VkDescriptorPoolCreateInfo poolInfo{};
   poolInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
   poolInfo.maxSets = 1;
@@ -224,6 +173,12 @@ Status Renderer::Impl::createPipeline() {
   MOTE_RETURN_IF_ERROR(
       vkStatus(vkAllocateDescriptorSets(device, &setAlloc, &set), "vkAllocateDescriptorSets"));
 
+  MOTE_RETURN_IF_ERROR(createPipeline(vertexModule, fragmentModule, pipeline));
+  return createPipeline(groundVertexModule, groundFragmentModule, groundPipeline);
+}
+
+Status Renderer::Impl::createPipeline(VkShaderModule vertex, VkShaderModule fragment,
+                                      VkPipeline& out) const {
   // exact.glsl's flags (constant_id 0), as the compute kernels get them.
   const std::uint32_t flags = context->selfTest().flags;
   const VkSpecializationMapEntry entry{0, 0, sizeof flags};
@@ -235,12 +190,12 @@ Status Renderer::Impl::createPipeline() {
   std::array<VkPipelineShaderStageCreateInfo, 2> stages{};
   stages[0].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
-  stages[0].module = vertexModule;
+  stages[0].module = vertex;
   stages[0].pName = "main";
   stages[0].pSpecializationInfo = &special;
   stages[1].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
-  stages[1].module = fragmentModule;
+  stages[1].module = fragment;
   stages[1].pName = "main";
   VkPipelineVertexInputStateCreateInfo vertexInput{};
   vertexInput.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO;
@@ -294,7 +249,7 @@ Status Renderer::Impl::createPipeline() {
   info.layout = layout;
   info.renderPass = pass;
   info.subpass = 0;
-  return vkStatus(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline),
+  return vkStatus(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &out),
                   "vkCreateGraphicsPipelines (the GPU renderer)");
 }
 
@@ -305,10 +260,11 @@ Status Renderer::Impl::ensure(Buffer& buffer, std::size_t words, const char* nam
 }
 
 void Renderer::Impl::writeSet() {
-  const std::array<const Buffer*, 4> buffers{&frame, &instances, &textureTable, &texels};
-  std::array<VkDescriptorBufferInfo, 4> infos{};
-  std::array<VkWriteDescriptorSet, 4> writes{};
-  for (std::uint32_t i = 0; i < 4; ++i) {
+  const std::array<const Buffer*, kBindings> buffers{&frame, &instances, &textureTable, &texels,
+                                                     &corners};
+  std::array<VkDescriptorBufferInfo, kBindings> infos{};
+  std::array<VkWriteDescriptorSet, kBindings> writes{};
+  for (std::uint32_t i = 0; i < kBindings; ++i) {
     infos[i] = {buffers[i]->handle(), 0, VK_WHOLE_SIZE};
     writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
     writes[i].dstSet = set;
@@ -317,7 +273,7 @@ void Renderer::Impl::writeSet() {
     writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     writes[i].pBufferInfo = &infos[i];
   }
-  vkUpdateDescriptorSets(device, 4, writes.data(), 0, nullptr);
+  vkUpdateDescriptorSets(device, kBindings, writes.data(), 0, nullptr);
 }
 
 void Renderer::Impl::record(VkCommandBuffer cmd, std::span<const SpriteDraw> draws) const {
@@ -342,8 +298,12 @@ void Renderer::Impl::record(VkCommandBuffer cmd, std::span<const SpriteDraw> dra
   begin.clearValueCount = 1;
   begin.pClearValues = &clear;
   vkCmdBeginRenderPass(cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, &set, 0, nullptr);
+  if (desc.ground) {  // the grid over the cleared background, behind every particle
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, groundPipeline);
+    vkCmdDraw(cmd, 3, 1, 0, 0);
+  }
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
   std::uint32_t first = 0;
   for (const SpriteDraw& d : draws) {
     const auto n = static_cast<std::uint32_t>(d.instances.size());
@@ -370,6 +330,15 @@ Result<std::unique_ptr<Renderer>> Renderer::create(Context& context, const Rende
   if (!std::isfinite(up.x) || !std::isfinite(up.y) || !std::isfinite(up.z) ||
       !(std::max({std::fabs(up.x), std::fabs(up.y), std::fabs(up.z)}) > 0.0f))
     return Status(StatusCode::InvalidArgument, "RendererDesc.worldUp must be finite and non-zero");
+  if (desc.builtinSpriteSize < render::kMinBuiltinSpriteSizePixels ||
+      desc.builtinSpriteSize > render::kMaxBuiltinSpriteSizePixels)
+    return Status(
+        StatusCode::InvalidArgument,
+        fmt::format("RendererDesc.builtinSpriteSize {} is outside [{}, {}]", desc.builtinSpriteSize,
+                    render::kMinBuiltinSpriteSizePixels, render::kMaxBuiltinSpriteSizePixels));
+  MOTE_RETURN_IF_ERROR(desc.lighting.validate("RendererDesc.lighting"));
+  Result<render::FrameResolver> resolver = render::FrameResolver::create(desc.viewport, desc.post);
+  if (!resolver.ok()) return resolver.status();
   if (!context.device().graphics)
     return Status(StatusCode::Unavailable,
                   fmt::format("the GPU renderer needs a queue that draws; '{}' has only compute on "
@@ -379,9 +348,10 @@ Result<std::unique_ptr<Renderer>> Renderer::create(Context& context, const Rende
   impl->context = &context;
   impl->device = context.impl().device;
   impl->desc = desc;
+  impl->resolver.emplace(std::move(resolver.value()));
   MOTE_RETURN_IF_ERROR(context.impl().lost);
   MOTE_RETURN_IF_ERROR(impl->createTarget());
-  MOTE_RETURN_IF_ERROR(impl->createPipeline());
+  MOTE_RETURN_IF_ERROR(impl->createPipelines());
   return std::unique_ptr<Renderer>(new Renderer(std::move(impl)));
 }
 
@@ -425,6 +395,16 @@ Status Renderer::draw(const render::Camera& camera, std::span<const SpriteDraw> 
                       fmt::format("Renderer::draw: draw {} instance {} has stretchScaleSeconds {}; "
                                   "it must be >= 0",
                                   d, i, draws[d].instances[i].stretchScaleSeconds));
+      const SpriteInstance& s = draws[d].instances[i];
+      if (!(s.frameBlend >= 0.0f && s.frameBlend <= 1.0f) || !(s.softInverse >= 0.0f) ||
+          !std::isfinite(s.softInverse) ||
+          (s.corners != SpriteInstance::kNoCorners && s.corners >= draws[d].cornerColors.size()))
+        return Status(StatusCode::InvalidArgument,
+                      fmt::format("Renderer::draw: draw {} instance {}: frameBlend {} (must be in "
+                                  "[0, 1]), softInverse {} (finite, >= 0), corners {} ({} corner "
+                                  "colours in its draw)",
+                                  d, i, s.frameBlend, s.softInverse, s.corners,
+                                  draws[d].cornerColors.size()));
       if (draws[d].instances[i].texture >= r.table.size())
         return Status(StatusCode::InvalidArgument,
                       fmt::format("Renderer::draw: draw {} instance {} names texture {}; {} "
@@ -447,13 +427,31 @@ Status Renderer::draw(const render::Camera& camera, std::span<const SpriteDraw> 
   putWord(r.frameWords, camera.nearZ * 0.5f);  // the software renderer's near limit
   putWord(r.frameWords, static_cast<float>(r.desc.viewport.width));
   putWord(r.frameWords, static_cast<float>(r.desc.viewport.height));
+  putWord(r.frameWords, camera.halfWidthExtent());
+  putWord(r.frameWords, camera.halfHeightExtent());
+  for (const float c : r.desc.background)
+    putWord(r.frameWords, c);
+  r.frameWords.push_back(r.desc.ground ? 1u : 0u);
   MOTE_ASSERT(r.frameWords.size() == kFrameWords, "sprite.vert's frame layout");
 
   r.instanceWords.clear();
   r.instanceWords.reserve(count * kInstanceWords);
+  r.cornerWords.clear();
   for (const SpriteDraw& d : draws) {
+    const auto firstCorners = static_cast<std::uint32_t>(r.cornerWords.size() / 16);
+    for (const auto& four : d.cornerColors)
+      for (const auto& c : four)
+        for (const float v : c)
+          putWord(r.cornerWords, v);
     for (const SpriteInstance& s : d.instances) {
-      putParticle(r.instanceWords, s.particle);
+      if (s.ribbon) {  // the corners in the particle's first 12 words, 4 unused
+        for (const glm::vec3& c : s.quad)
+          for (int k = 0; k < 3; ++k)
+            putWord(r.instanceWords, c[k]);
+        r.instanceWords.insert(r.instanceWords.end(), 4, 0u);
+      } else {
+        putParticle(r.instanceWords, s.particle);
+      }
       for (const float v : s.color)
         putWord(r.instanceWords, v);
       for (const float v : s.cell)
@@ -461,13 +459,26 @@ Status Renderer::draw(const render::Camera& camera, std::span<const SpriteDraw> 
       r.instanceWords.push_back(s.texture);
       r.instanceWords.push_back(static_cast<std::uint32_t>(d.mode));
       putWord(r.instanceWords, s.stretchScaleSeconds);
+      r.instanceWords.push_back((s.cutout ? 1u : 0u) | (s.cullBack ? 2u : 0u) |
+                                (s.ribbon ? 4u : 0u));
+      putWord(r.instanceWords, s.nextCell[0]);
+      putWord(r.instanceWords, s.nextCell[1]);
+      putWord(r.instanceWords, s.frameBlend);
+      putWord(r.instanceWords, s.cutoff);
+      putWord(r.instanceWords, s.softInverse);
+      putWord(r.instanceWords, s.viewDepth);
+      r.instanceWords.push_back(s.corners == SpriteInstance::kNoCorners ? ~0u
+                                                                        : firstCorners + s.corners);
       r.instanceWords.push_back(0);
     }
   }
   MOTE_RETURN_IF_ERROR(r.ensure(r.frame, kFrameWords, "the GPU renderer's frame constants"));
   MOTE_RETURN_IF_ERROR(
       r.ensure(r.instances, r.instanceWords.size(), "the GPU renderer's instances"));
+  MOTE_RETURN_IF_ERROR(
+      r.ensure(r.corners, r.cornerWords.size(), "the GPU renderer's corner colours"));
   MOTE_RETURN_IF_ERROR(r.frame.upload(r.frameWords));
+  if (!r.cornerWords.empty()) MOTE_RETURN_IF_ERROR(r.corners.upload(r.cornerWords));
   if (!r.instanceWords.empty()) MOTE_RETURN_IF_ERROR(r.instances.upload(r.instanceWords));
   if (r.texturesDirty) {
     std::vector<std::uint32_t> tableWords;

@@ -27,6 +27,12 @@ constexpr std::uint32_t kSpriteVertexFast[] = {
 constexpr std::uint32_t kSpriteFragment[] = {
 #include "sprite_frag_fast.spv.inc"
 };
+constexpr std::uint32_t kGroundVertex[] = {
+#include "ground_vert_fast.spv.inc"
+};
+constexpr std::uint32_t kGroundFragment[] = {
+#include "ground_frag_fast.spv.inc"
+};
 
 constexpr std::uint32_t kVmOpsExact[] = {
 #include "vm_ops_exact.spv.inc"
@@ -117,6 +123,14 @@ ShaderCode spriteVertexShader() noexcept {
 
 std::span<const std::uint32_t> spriteFragmentShader() noexcept {
   return kSpriteFragment;
+}
+
+std::span<const std::uint32_t> groundVertexShader() noexcept {
+  return kGroundVertex;
+}
+
+std::span<const std::uint32_t> groundFragmentShader() noexcept {
+  return kGroundFragment;
 }
 
 ShaderCode vmOpsShader(bool wide) noexcept {

@@ -30,6 +30,9 @@ ShaderCode billboardCasesShader() noexcept;
 /// The GPU renderer's stages: sprite.vert (exact arithmetic: two builds) and sprite.frag.
 ShaderCode spriteVertexShader() noexcept;
 std::span<const std::uint32_t> spriteFragmentShader() noexcept;
+/// The ground pass's stages: ground.vert (the viewport's triangle) and ground.frag (the grid).
+std::span<const std::uint32_t> groundVertexShader() noexcept;
+std::span<const std::uint32_t> groundFragmentShader() noexcept;
 
 /// vm_ops.comp, or vm_ops_wide.comp (the register file in a storage buffer).
 ShaderCode vmOpsShader(bool wide) noexcept;

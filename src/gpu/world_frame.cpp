@@ -95,6 +95,8 @@ Status ParticleWorld::Impl::createBuffers() {
   std::fill_n(input, inputWords, 0u);
   MOTE_RETURN_IF_ERROR(
       mapped(outbox, outboxWords, fmt::format("the frame's outbox ({} emitters)", rowsCapacity)));
+  // Before the first frame fills it, the outbox reads as an empty world (no particles, no counts).
+  std::fill_n(outbox.mapped(), outboxWords, 0u);
   MOTE_RETURN_IF_ERROR(make(callStarts, desc.maxSpawnCalls,
                             fmt::format("the spawn calls' starts ({})", desc.maxSpawnCalls)));
   MOTE_RETURN_IF_ERROR(
@@ -540,6 +542,13 @@ void ParticleWorld::Impl::syncStats() {
   for (const std::uint32_t row : model->order) {
     EmitterRow& r = model->rows[row];
     const std::uint32_t* g = totals + outboxRowsAt + std::size_t{row} * frame::kRowWords;
+    if (resetPending[row] != 0) {  // restarted or placed since the last frame: empty until it runs
+      r.live = 0;
+      r.stepSpawned = r.stepDropped = r.stepDied = 0;
+      r.spawned = r.died = 0;
+      r.dropped = r.hostDropped;
+      continue;
+    }
     r.live = g[frame::kRowLive];
     r.stepSpawned = g[frame::kRowStepSpawned];
     r.stepDropped = g[frame::kRowStepDropped];
@@ -557,6 +566,11 @@ void ParticleWorld::Impl::syncStats() {
 Status ParticleWorld::Impl::syncParticles() {
   const std::uint32_t* count = outbox.mapped();
   const std::uint32_t n = count[parity == 0 ? frame::kAlive0 : frame::kAlive1];
+  if (n > capacity)
+    return Status(StatusCode::Internal,
+                  fmt::format("readParticles: the GPU's alive list counts {} particles in a pool "
+                              "of {}",
+                              n, capacity));
   std::vector<std::uint32_t> slots;
   MOTE_RETURN_IF_ERROR(download(alive, slots, n, std::uint64_t{parity} * capacity));
   std::vector<std::uint32_t> pool;
@@ -597,8 +611,11 @@ Status ParticleWorld::Impl::syncParticles() {
   }
   for (const std::uint32_t row : model->order) {
     EmitterRow& r = model->rows[row];
+    // A row restarted (or newly placed) since the last frame holds no particles until it runs.
     const std::uint32_t counted =
-        count[outboxRowsAt + std::size_t{row} * frame::kRowWords + frame::kRowLive];
+        resetPending[row] != 0
+            ? 0
+            : count[outboxRowsAt + std::size_t{row} * frame::kRowWords + frame::kRowLive];
     if (counted != r.live) {
       return Status(StatusCode::Internal,
                     fmt::format("readParticles: emitter '{}' counts {} live particles on the GPU "

@@ -58,7 +58,8 @@ Result<ParticleRenderer> ParticleRenderer::create(const RendererOptions& options
       std::size_t{std::min(impl->raster.jobs->concurrency(), Impl::kPrepRanges)} * kDrawKeyBuckets);
   impl->raster.styles.reserve(std::size_t{options.maxQuads} + Impl::kMaxPackets);
   impl->packets = RenderPacketBuilder::create(Impl::kMaxPackets).takeValue();
-  impl->bolt.reserve((std::size_t{1} << 10) + 1);
+  impl->bolt.reserve((std::size_t{1} << kMaxBeamLevels) + 1);
+  impl->boltQuads.reserve(std::size_t{1} << kMaxBeamLevels);
   if (options.drawCache) {
     impl->cache.versions.reserve(Impl::kMaxPackets);
     impl->cache.meshes.reserve(Impl::kMaxPackets);

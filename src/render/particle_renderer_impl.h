@@ -117,6 +117,7 @@ struct ParticleRenderer::Impl {
   FacingBlock facing;  // the fast path's corners, one block at a time
   std::array<std::array<float, FacingBlock::kSize>, 3> worldCentres{};  // a block's local → world
   std::vector<glm::vec3> bolt;  // a beam's points (reserved at create: 2^10 + 1)
+  std::vector<std::array<glm::vec3, 4>> boltQuads;  // and its segments (2^10)
   // Mesh particles (particle_renderer_meshes.cpp): the meshes by render.mesh name, loaded on first
   // sight with their own textures; per-vertex scratch for one particle (sized to the largest
   // mesh); a mesh packet's particle order (grown to the largest packet); the frame's projector.
@@ -256,7 +257,8 @@ struct ParticleRenderer::Impl {
   void pushTriangle(const std::array<MeshClipVertex, 3>& v, const std::array<ProjectedVertex, 3>& p,
                     std::uint32_t style, bool depthWrite, bool cullBack);
   // particle_renderer_ribbons.cpp: linked chains and beams.
-  void pushStrip(std::span<const glm::vec3> points, float halfWidth,
+  void pushStrip(std::span<const glm::vec3> points,
+                 std::span<const std::array<glm::vec3, 4>> segments,
                  const std::array<float, 4>& color, Blend blend, std::uint32_t texture);
   void emitChain(const RenderPacket& p, Blend blend, std::uint32_t texture);
   void emitBeams(const RenderPacket& p, Blend blend, std::uint32_t texture);

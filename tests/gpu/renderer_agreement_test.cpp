@@ -1,26 +1,35 @@
 // SPDX-License-Identifier: MIT
 // The GPU renderer against the software renderer on the same particles: a world simulated once on
 // the CPU, drawn by ParticleRenderer and, as instances built here from the same render packets
-// (the software renderer's own per-particle billboard inputs, colours, stretches and draw keys,
-// and the same built-in textures), by gpu::Renderer. Over the pixels either image draws, at
-// least 99.5 % agree within 2/255 per channel and at most 0.1 % differ by more than 32/255 (the
-// agreement issue 23 asks of every example; the packets' own upload path is not built yet).
+// (gpu::Renderer::render: the software renderer's own per-particle billboard inputs, colours,
+// stretches and draw keys, and the same textures), by gpu::Renderer. Over the pixels either image
+// draws, at least 99.5 % agree within 2/255 per channel and at most 0.1 % differ by more than
+// 32/255 — the agreement issue 23 asks of every example.
+#include "framing.h"  // tools/mote: `mote render`'s framing
 #include "gpu_test.h"
 #include "support/compile_effect.h"
+#include "support/source_dir.h"
 
+#include <mote/authoring/effect_json.h>
+#include <mote/compiler/compiler.h>
 #include <mote/gpu/renderer.h>
 #include <mote/render/particle_instance.h>
 #include <mote/render/particle_renderer.h>
 #include <mote/render/render_packet.h>
 #include <mote/render/sprite_renderer.h>
 
-#include <glm/gtc/quaternion.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <glm/common.hpp>
+#include <glm/geometric.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
-#include <numeric>
+#include <filesystem>
+#include <string>
 #include <vector>
 
 namespace mote {
@@ -65,34 +74,38 @@ constexpr const char* kEffect = R"({"format": "mote.effect/1", "name": "agree",
      "init": {"lifetime": 10, "size": [0.01, 0.02], "color": [1, 0.9, 0.6, 1]},
      "render": {"mode": "billboard"}}]})";
 
-// Packet p's particles as instances, each emitter's in its draw order (render::particleDrawKey on
-// the centre's clip w, ties in slot order), from the software renderer's own per-particle
-// functions (<mote/render/particle_instance.h>).
-std::vector<gpu::SpriteInstance> instancesOf(const render::RenderPacket& p,
-                                             const render::Camera& camera) {
-  const glm::mat4 viewProjection = camera.projectionMatrix() * camera.viewMatrix();
-  const bool additive = p.blend == bytecode::BlendMode::Additive;
-  std::vector<gpu::SpriteInstance> out;
-  std::vector<std::uint32_t> keys;
-  for (std::uint32_t i = 0; i < p.count; ++i) {
-    gpu::SpriteInstance s;
-    s.color = render::particlePremultipliedColor(p, i);
-    if (!(s.color[3] > 0.0f) && !additive) continue;
-    s.particle = render::particleBillboardInput(p, i);
-    s.stretchScaleSeconds = render::particleStretchSeconds(
-        camera, p.description->render.stretchScaleSeconds, s.particle);
-    out.push_back(s);
-    const float w = (viewProjection * glm::vec4(s.particle.position, 1.0f)).w;
-    keys.push_back(render::particleDrawKey(p.sort, w, p.ids[i]));
+// How two frames of the same particles agree, over the pixels either draws (differs from its own
+// background): how many, how many within 2/255 on every channel, how many off by more than 32.
+struct Agreement {
+  std::uint32_t covered = 0, close = 0, far = 0;
+  bool meets() const {  // issue 23's bar
+    return static_cast<double>(close) >= 0.995 * covered &&
+           static_cast<double>(far) <= 0.001 * covered;
   }
-  std::vector<std::uint32_t> order(out.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
-  std::vector<gpu::SpriteInstance> sorted;
-  for (const std::uint32_t k : order)
-    sorted.push_back(out[k]);
-  return sorted;
+};
+
+// `cpuEmpty` and `gpuEmpty`: each renderer's frame without particles (the background, and the
+// ground where drawn), so that a pixel counts where either renderer's particles changed it.
+Agreement agreementOf(const render::Image& cpu, const render::Image& gpu,
+                      const render::Image& cpuEmpty, const render::Image& gpuEmpty) {
+  Agreement out;
+  for (std::uint32_t y = 0; y < cpu.height(); ++y) {
+    for (std::uint32_t x = 0; x < cpu.width(); ++x) {
+      const render::Rgba8 a = cpu.pixel(x, y);
+      const render::Rgba8 b = gpu.pixel(x, y);
+      if (a == cpuEmpty.pixel(x, y) && b == gpuEmpty.pixel(x, y)) continue;
+      ++out.covered;
+      const int worst = std::max({std::abs(a.r - b.r), std::abs(a.g - b.g), std::abs(a.b - b.b)});
+      out.close += worst <= 2 ? 1 : 0;
+      out.far += worst > 32 ? 1 : 0;
+    }
+  }
+  return out;
+}
+
+std::string describe(const Agreement& a) {
+  return fmt::format("{} of {} covered pixels within 2/255 ({:.2f} %), {} past 32/255", a.close,
+                     a.covered, 100.0 * a.close / std::max(a.covered, 1u), a.far);
 }
 
 TEST_F(GpuRendererAgreement, TheSameParticlesDrawTheSamePixelsAsTheSoftwareRenderer) {
@@ -114,67 +127,112 @@ TEST_F(GpuRendererAgreement, TheSameParticlesDrawTheSamePixelsAsTheSoftwareRende
   gpu::RendererDesc gpuDesc;
   gpuDesc.viewport = options.viewport;
   gpuDesc.background = options.background;
+  gpuDesc.builtinSpriteSize = kSpriteSize;
   Result<std::unique_ptr<gpu::Renderer>> made = gpu::Renderer::create(*context(), gpuDesc);
   ASSERT_TRUE(made.ok()) << made.status().toString();
-  gpu::Renderer& renderer = **made;
-  // The emitters' textures as the software renderer loads them.
-  for (const char* name :
-       {"builtin:star", "builtin:soft_circle", "builtin:spark", "builtin:star"}) {
-    const render::Texture t = render::loadTexture(name, "", kSpriteSize).value();
-    ASSERT_TRUE(renderer.addTexture(t.width, t.height, t.texels).ok());
-  }
-  auto builder = render::RenderPacketBuilder::create(8).takeValue();
-  builder.build(*world);
-  std::vector<std::vector<gpu::SpriteInstance>> instances;
-  std::vector<gpu::SpriteDraw> draws;
-  for (const render::RenderPacket& p : builder.packets()) {
-    ASSERT_FALSE(p.local);
-    instances.push_back(instancesOf(p, camera));
-  }
-  const std::array<render::BillboardMode, 4> modes{
-      render::BillboardMode::Billboard, render::BillboardMode::Horizontal,
-      render::BillboardMode::Stretched, render::BillboardMode::Billboard};
-  ASSERT_EQ(instances.size(), modes.size());
-  for (std::size_t e = 0; e < instances.size(); ++e) {
-    for (gpu::SpriteInstance& s : instances[e])
-      s.texture = static_cast<std::uint32_t>(e);  // the emitters' textures, in order
-    draws.push_back({modes[e], instances[e]});
-  }
-  std::vector<std::array<float, 4>> linear;
-  ASSERT_TRUE(renderer.draw(camera, draws, linear).ok());
+  render::Image drawn;
+  ASSERT_TRUE((*made)->render(*world, camera, drawn).ok());
+  auto empty = ParticleWorld::create({}).takeValue();
+  render::Image cpuEmpty, gpuEmpty;
+  ASSERT_TRUE(software.render(*empty, camera, cpuEmpty).ok());
+  ASSERT_TRUE((*made)->render(*empty, camera, gpuEmpty).ok());
+  const Agreement a = agreementOf(cpu, drawn, cpuEmpty, gpuEmpty);
+  EXPECT_GT(a.covered, kW * kH / 10);  // the particles cover a good part of the frame
+  EXPECT_TRUE(a.meets()) << describe(a);
+}
 
-  // sRGB bytes of the GPU's linear frame (rounded; the software renderer resolves by a table, so
-  // the two backgrounds may differ by a step: each image is measured against its own).
-  const auto gpuPixel = [&](std::uint32_t x, std::uint32_t y) {
-    const std::array<float, 4>& l = linear[std::size_t{y} * kW + x];
-    std::array<int, 3> b;
-    for (std::size_t c = 0; c < 3; ++c)
-      b[c] = static_cast<int>(std::lround(render::linearToSrgb(l[c]) * 255.0f));
-    return b;
-  };
-  const render::Rgba8 cpuBackground = cpu.pixel(0, 0);
-  const std::array<int, 3> gpuBackground = gpuPixel(0, 0);
-  std::uint32_t covered = 0;
-  std::uint32_t close = 0;
-  std::uint32_t far = 0;
-  for (std::uint32_t y = 0; y < kH; ++y) {
-    for (std::uint32_t x = 0; x < kW; ++x) {
-      const render::Rgba8 a = cpu.pixel(x, y);
-      const std::array<int, 3> s{a.r, a.g, a.b};
-      const std::array<int, 3> b = gpuPixel(x, y);
-      const bool drawn = !(a == cpuBackground) || b != gpuBackground;
-      if (!drawn) continue;
-      ++covered;
-      int worst = 0;
-      for (std::size_t c = 0; c < 3; ++c)
-        worst = std::max(worst, std::abs(s[c] - b[c]));
-      close += worst <= 2 ? 1 : 0;
-      far += worst > 32 ? 1 : 0;
+// ---- every example ------------------------------------------------------------------------------
+
+// A camera on the world's particles framed as `mote render` frames a clip (tools/mote/framing.h:
+// the weighted middle of their positions, each weighted by its area times its opacity), seen from
+// its front camera.
+render::Camera framing(const ParticleWorld& world, float aspect) {
+  auto builder = render::RenderPacketBuilder::create(64).takeValue();
+  builder.build(world);
+  std::array<std::vector<cli::Sample>, 3> axes;
+  std::vector<cli::Sample> radii;
+  for (const render::RenderPacket& p : builder.packets()) {
+    if (!p.position.present()) continue;
+    for (std::uint32_t i = 0; i < p.count; ++i) {
+      const glm::vec3 at = render::particleBillboardInput(p, i).position;
+      const float sx = p.size.at(0, i);
+      const float sy = p.size.at(1, i);
+      const float weight =
+          std::fabs(sx * sy) * std::clamp(p.color.present() ? p.color.at(3, i) : 1.0f, 0.0f, 1.0f);
+      if (!std::isfinite(at.x) || !std::isfinite(at.y) || !std::isfinite(at.z) ||
+          !std::isfinite(weight) || !(weight > 0.0f))
+        continue;
+      for (int c = 0; c < 3; ++c)
+        axes[static_cast<std::size_t>(c)].push_back({at[c], weight});
+      radii.push_back({0.5f * std::max(std::fabs(sx), std::fabs(sy)), weight});
     }
   }
-  EXPECT_GT(covered, kW * kH / 10);  // the particles cover a good part of the frame
-  EXPECT_GE(static_cast<double>(close), 0.995 * covered) << close << " of " << covered;
-  EXPECT_LE(static_cast<double>(far), 0.001 * covered) << far << " of " << covered;
+  const cli::Framing f = cli::frameSamples(axes, radii);
+  const float fovY = 0.7f;
+  const float distance = f.radius / std::sin(fovY * 0.5f) / std::min(1.0f, aspect) * 0.95f;
+  render::Camera camera =
+      render::Camera::perspective(fovY, aspect, std::max(0.01f, distance * 0.01f),
+                                  distance + f.radius * 4.0f + 10.0f)
+          .value();
+  const glm::vec3 eye = f.center + glm::normalize(glm::vec3(0.0f, 0.18f, 1.0f)) * distance;
+  EXPECT_TRUE(camera.lookAt(eye, f.center, {0.0f, 1.0f, 0.0f}).ok());
+  return camera;
+}
+
+// Issue 23's agreement on every example: 2 s simulated once on the CPU, 320 × 240, the ground on
+// (as `mote render` draws), the same packets drawn by both renderers. The examples with emitters
+// the GPU renderer does not draw yet are refused, by name.
+TEST_F(GpuRendererAgreement, EveryExampleDrawsAsTheSoftwareRendererDrawsIt) {
+  constexpr std::uint32_t kWidth = 320;
+  constexpr std::uint32_t kHeight = 240;
+  render::RendererOptions options;
+  options.viewport = {kWidth, kHeight};
+  options.ground = true;
+  options.drawCache = false;
+  options.textureDirectory = test::sourcePath("examples");
+  gpu::RendererDesc gpuDesc;
+  gpuDesc.viewport = options.viewport;
+  gpuDesc.background = options.background;
+  gpuDesc.ground = true;
+  gpuDesc.textureDirectory = options.textureDirectory;
+  Result<std::unique_ptr<gpu::Renderer>> made = gpu::Renderer::create(*context(), gpuDesc);
+  ASSERT_TRUE(made.ok()) << made.status().toString();
+  std::vector<std::string> refused;
+  auto empty = ParticleWorld::create({}).takeValue();
+  for (const auto& entry : std::filesystem::directory_iterator(test::sourcePath("examples"))) {
+    if (entry.path().extension() != ".json") continue;
+    const std::string name = entry.path().stem().string();
+    SCOPED_TRACE(name);
+    const bytecode::CompiledEffect effect = test::compileFile(entry.path().string());
+    auto world = ParticleWorld::create(worldDescFor(effect)).takeValue();
+    ASSERT_TRUE(world->addEffect(effect).ok());
+    for (int t = 0; t < 120; ++t)
+      world->tick(1.0f / 60.0f);
+    const render::Camera camera = framing(*world, static_cast<float>(kWidth) / kHeight);
+    auto software = render::ParticleRenderer::create(options).takeValue();
+    render::Image cpu;
+    ASSERT_TRUE(software.render(*world, camera, cpu).ok());
+    render::Image drawn;
+    const Status s = (*made)->render(*world, camera, drawn);
+    if (s.code() == StatusCode::Unsupported) {
+      refused.push_back(name);
+      continue;
+    }
+    ASSERT_TRUE(s.ok()) << s.toString();
+    render::Image cpuEmpty, gpuEmpty;
+    ASSERT_TRUE(software.render(*empty, camera, cpuEmpty).ok());
+    ASSERT_TRUE((*made)->render(*empty, camera, gpuEmpty).ok());
+    const Agreement a = agreementOf(cpu, drawn, cpuEmpty, gpuEmpty);
+    std::printf("%-16s %s\n", name.c_str(), describe(a).c_str());
+    EXPECT_GT(a.covered, 20u) << "the particles draw next to nothing to compare";
+    EXPECT_TRUE(a.meets()) << describe(a);
+    if (!a.meets() || std::getenv("MOTE_AGREEMENT_IMAGES") != nullptr) {
+      ASSERT_TRUE(render::writePng(cpu, "/tmp/agree_" + name + "_cpu.png").ok());
+      ASSERT_TRUE(render::writePng(drawn, "/tmp/agree_" + name + "_gpu.png").ok());
+    }
+  }
+  std::sort(refused.begin(), refused.end());
+  EXPECT_EQ(fmt::format("{}", fmt::join(refused, " ")), "debris");
 }
 
 }  // namespace

@@ -2,14 +2,21 @@
 // The GPU renderer's core (<mote/gpu/renderer.h>) on known answers: a quad's footprint where the
 // camera projects it, its colour over the background by the premultiplied equation, additive
 // particles adding, later instances over earlier ones, a texture's halves sampled where they lie,
-// quads behind the eye dropped, and every bad input refused with nothing drawn.
+// a flipbook's two frames mixed by the blend, cutout texels tested and drawn opaque, one-sided
+// cards culled by their winding, lit corners mixed over the quad, ribbon segments drawn from their
+// world corners, soft particles faded by their depth in front of the ground, quads behind the eye
+// dropped, and every bad input refused with nothing drawn.
 #include "gpu_test.h"
+#include "support/compile_effect.h"
 
 #include <mote/gpu/renderer.h>
 #include <mote/render/camera.h>
+#include <mote/runtime/world.h>
 
 #include <array>
 #include <cmath>
+#include <limits>
+#include <string>
 #include <vector>
 
 namespace mote {
@@ -29,10 +36,11 @@ render::Camera camera() {
   return c;
 }
 
-std::unique_ptr<gpu::Renderer> makeRenderer(gpu::Context& context) {
+std::unique_ptr<gpu::Renderer> makeRenderer(gpu::Context& context, bool ground = false) {
   gpu::RendererDesc desc;
   desc.viewport = {kW, kH};
   desc.background = kBackground;
+  desc.ground = ground;
   Result<std::unique_ptr<gpu::Renderer>> r = gpu::Renderer::create(context, desc);
   EXPECT_TRUE(r.ok()) << r.status().toString();
   return r.ok() ? std::move(r).takeValue() : nullptr;
@@ -62,7 +70,7 @@ TEST_F(GpuRenderer, AQuadCoversWhereItProjectsInItsColourOverTheBackground) {
   ASSERT_TRUE(renderer->addTexture(1, 1, white).ok());
   const std::array<gpu::SpriteInstance, 1> one{sprite({0, 0, 0}, 0.5f, {0.4f, 0.2f, 0.0f, 0.5f})};
   const std::array<gpu::SpriteDraw, 1> draws{
-      gpu::SpriteDraw{render::BillboardMode::Billboard, one}};
+      gpu::SpriteDraw{render::BillboardMode::Billboard, one, {}}};
   std::vector<std::array<float, 4>> image;
   const Status s = renderer->draw(camera(), draws, image);
   ASSERT_TRUE(s.ok()) << s.toString();
@@ -94,8 +102,8 @@ TEST_F(GpuRenderer, AdditiveAddsLaterInstancesCoverEarlierOnesAndTexturesLieWher
   std::array<gpu::SpriteInstance, 1> textured{sprite({0.0f, 2.0f, 0.0f}, 1.5f, {1, 1, 1, 1})};
   textured[0].texture = 1;
   const std::array<gpu::SpriteDraw, 2> draws{
-      gpu::SpriteDraw{render::BillboardMode::Billboard, sprites},
-      gpu::SpriteDraw{render::BillboardMode::FacingWorld, textured}};
+      gpu::SpriteDraw{render::BillboardMode::Billboard, sprites, {}},
+      gpu::SpriteDraw{render::BillboardMode::FacingWorld, textured, {}}};
   std::vector<std::array<float, 4>> image;
   ASSERT_TRUE(renderer->draw(camera(), draws, image).ok());
   expectPixel(image, 22, 24, {0.6f, 0.7f, 0.8f});  // background + 0.5
@@ -110,6 +118,130 @@ TEST_F(GpuRenderer, AdditiveAddsLaterInstancesCoverEarlierOnesAndTexturesLieWher
   EXPECT_GT(middle[2], 0.3f);
 }
 
+// Pixel columns from camera(): a quad of half size 0.5 at depth 5 centred at world x spans
+// 32 + 4.8·x ± 2.4 pixels (rows 24 − 4.8·y ± 2.4).
+TEST_F(GpuRenderer, FlipbooksBlendCutoutsCutBacksAreCulledAndLitCornersMix) {
+  auto renderer = makeRenderer(*context());
+  ASSERT_NE(renderer, nullptr);
+  const std::array<std::array<float, 4>, 1> white{{{1.0f, 1.0f, 1.0f, 1.0f}}};
+  ASSERT_EQ(renderer->addTexture(1, 1, white).value(), 0u);
+  // A flipbook of two frames, each two texels wide: red, then blue.
+  const std::array<std::array<float, 4>, 4> frames{
+      {{1, 0, 0, 1}, {1, 0, 0, 1}, {0, 0, 1, 1}, {0, 0, 1, 1}}};
+  ASSERT_EQ(renderer->addTexture(4, 1, frames).value(), 1u);
+  const std::array<std::array<float, 4>, 1> faint{{{0.4f, 0.4f, 0.4f, 0.4f}}};  // white, alpha 0.4
+  ASSERT_EQ(renderer->addTexture(1, 1, faint).value(), 2u);
+
+  std::array<gpu::SpriteInstance, 4> billboards{
+      sprite({-3.0f, 0.0f, 0.0f}, 0.5f, {1, 1, 1, 1}),         // flipbook, columns 15..19
+      sprite({-1.0f, 0.0f, 0.0f}, 0.5f, {0.5f, 0.25f, 0, 1}),  // cutout below its cutoff
+      sprite({1.0f, 0.0f, 0.0f}, 0.5f, {0.5f, 0.25f, 0, 1}),   // cutout above it
+      sprite({0.0f, 2.0f, 0.0f}, 0.5f, {1, 1, 1, 1})};         // lit, rows 12..16
+  billboards[0].texture = 1;
+  billboards[0].cell = {0.0f, 0.0f, 0.5f, 1.0f};
+  billboards[0].nextCell = {0.5f, 0.0f};
+  billboards[0].frameBlend = 0.25f;
+  for (std::size_t i : {std::size_t{1}, std::size_t{2}}) {
+    billboards[i].texture = 2;
+    billboards[i].cutout = true;
+    billboards[i].cutoff = i == 1 ? 0.5f : 0.3f;  // the texel's alpha · colour[3] is 0.4
+  }
+  billboards[3].corners = 0;
+  const std::array<std::array<std::array<float, 4>, 4>, 1> litCorners{
+      {{{{1, 0, 0, 1}, {1, 0, 0, 1}, {0, 0, 1, 1}, {0, 0, 1, 1}}}}};  // bottom red, top blue
+  // One-sided cards facing +Z (toward the eye) and turned to face away.
+  std::array<gpu::SpriteInstance, 2> cards{sprite({3.0f, 2.0f, 0.0f}, 0.5f, {0, 1, 0, 1}),
+                                           sprite({3.0f, 0.0f, 0.0f}, 0.5f, {0, 1, 0, 1})};
+  for (gpu::SpriteInstance& c : cards)
+    c.cullBack = true;
+  cards[1].particle.orientation = glm::quat(0.0f, 0.0f, 1.0f, 0.0f);  // half a turn about +Y
+  const std::array<gpu::SpriteDraw, 2> draws{
+      gpu::SpriteDraw{render::BillboardMode::Billboard, billboards, litCorners},
+      gpu::SpriteDraw{render::BillboardMode::FacingWorld, cards, {}}};
+  std::vector<std::array<float, 4>> image;
+  const Status s = renderer->draw(camera(), draws, image);
+  ASSERT_TRUE(s.ok()) << s.toString();
+
+  // Column 17's centre is at s = (17.5 − 15.2) / 4.8 ≈ 0.48 of the cell: inside both frames'
+  // texels, a quarter of the way to the blue frame.
+  expectPixel(image, 17, 24, {0.75f, 0.0f, 0.25f});
+  expectPixel(image, 27, 24, kBackground);          // 0.4 < 0.5: cut
+  expectPixel(image, 36, 24, {0.5f, 0.25f, 0.0f});  // 0.4 ≥ 0.3: opaque, the texel's straight white
+  expectPixel(image, 46, 14, {0.0f, 1.0f, 0.0f});  // facing the eye: drawn
+  expectPixel(image, 46, 24, kBackground);         // its back to the eye: culled
+  // Rows 12 and 16 (centres 12.5 and 16.5) lie at t = 0.896 and 0.0625 up the lit quad.
+  expectPixel(image, 32, 12, {1.0f - 0.8958333f, 0.0f, 0.8958333f});
+  expectPixel(image, 32, 16, {0.9375f, 0.0f, 0.0625f});
+}
+
+// A ribbon segment is drawn where its world corners lie — not where its particle is (here behind
+// the eye, which would drop a billboard) — in the texture's middle column: a 2 × 1 texture red
+// then blue reads as their half-and-half mix everywhere on it.
+TEST_F(GpuRenderer, RibbonSegmentsDrawTheirCornersInTheTexturesMiddleColumn) {
+  auto renderer = makeRenderer(*context());
+  ASSERT_NE(renderer, nullptr);
+  const std::array<std::array<float, 4>, 2> halves{{{1, 0, 0, 1}, {0, 0, 1, 1}}};
+  ASSERT_EQ(renderer->addTexture(2, 1, halves).value(), 0u);
+  std::array<gpu::SpriteInstance, 1> segment{sprite({0.0f, 0.0f, 9.0f}, 0.5f, {1, 1, 1, 1})};
+  segment[0].ribbon = true;
+  segment[0].cell = {0.5f, 0.0f, 0.0f, 1.0f};
+  // From x = −2 to 1 at heights ±0.5: columns 22.4 to 36.8, rows 21.6 to 26.4.
+  segment[0].quad = {glm::vec3(-2.0f, -0.5f, 0.0f), glm::vec3(1.0f, -0.5f, 0.0f),
+                     glm::vec3(1.0f, 0.5f, 0.0f), glm::vec3(-2.0f, 0.5f, 0.0f)};
+  const std::array<gpu::SpriteDraw, 1> draws{
+      gpu::SpriteDraw{render::BillboardMode::Billboard, segment, {}}};
+  std::vector<std::array<float, 4>> image;
+  ASSERT_TRUE(renderer->draw(camera(), draws, image).ok());
+  for (std::uint32_t y = 0; y < kH; ++y) {
+    for (std::uint32_t x = 0; x < kW; ++x) {
+      const bool inside = x >= 22 && x <= 36 && y >= 22 && y <= 25;
+      expectPixel(image, x, y, inside ? std::array<float, 3>{0.5f, 0.0f, 0.5f} : kBackground);
+    }
+  }
+}
+
+// From (0, 2, 5) looking along −Z, the ground y = 0 under pixel row 36 (its centre 0.5208 of the
+// half height below the centre) lies at view depth 2 / 0.5208 = 3.84. A soft particle of
+// softInverse 1 at view depth 3 there is faded to 0.84; one at depth 4.5, behind the ground, is
+// not drawn; drawn hard, it is.
+TEST_F(GpuRenderer, SoftParticlesFadeByTheirDepthInFrontOfTheGround) {
+  auto renderer = makeRenderer(*context(), /*ground=*/true);
+  ASSERT_NE(renderer, nullptr);
+  const std::array<std::array<float, 4>, 1> white{{{1.0f, 1.0f, 1.0f, 1.0f}}};
+  ASSERT_TRUE(renderer->addTexture(1, 1, white).ok());
+  render::Camera raised = camera();
+  ASSERT_TRUE(raised.lookAt({0.0f, 2.0f, 5.0f}, {0.0f, 2.0f, 0.0f}, {0.0f, 1.0f, 0.0f}).ok());
+  std::vector<std::array<float, 4>> ground;
+  ASSERT_TRUE(renderer->draw(raised, {}, ground).ok());
+  const std::array<float, 4> under = ground[std::size_t{36} * kW + 32];
+  const std::array<float, 4> behindUnder = ground[std::size_t{36} * kW + 48];
+  EXPECT_GT(under[0], kBackground[0]);  // the ground's grid is drawn there
+
+  const float below = 36.5f / 24.0f - 1.0f;  // 0.5208
+  std::array<gpu::SpriteInstance, 2> soft{
+      sprite({0.0f, 2.0f - below * 3.0f, 2.0f}, 0.5f, {0.5f, 0.5f, 0.5f, 0.5f}),
+      sprite({(48.5f / 32.0f - 1.0f) * (64.0f / 48.0f) * 4.5f, 2.0f - below * 4.5f, 0.5f}, 0.5f,
+             {0.5f, 0.5f, 0.5f, 0.5f})};
+  soft[0].viewDepth = 3.0f;
+  soft[1].viewDepth = 4.5f;
+  for (gpu::SpriteInstance& p : soft)
+    p.softInverse = 1.0f;
+  std::array<gpu::SpriteDraw, 1> draws{gpu::SpriteDraw{render::BillboardMode::Billboard, soft, {}}};
+  std::vector<std::array<float, 4>> image;
+  ASSERT_TRUE(renderer->draw(raised, draws, image).ok());
+  const float fade = 2.0f / below - 3.0f;  // 0.84
+  expectPixel(
+      image, 32, 36,
+      {under[0] * (1.0f - 0.5f * fade) + 0.5f * fade, under[1] * (1.0f - 0.5f * fade) + 0.5f * fade,
+       under[2] * (1.0f - 0.5f * fade) + 0.5f * fade});
+  expectPixel(image, 48, 36, {behindUnder[0], behindUnder[1], behindUnder[2]});
+  soft[1].softInverse = 0.0f;  // hard: drawn over the ground
+  ASSERT_TRUE(renderer->draw(raised, draws, image).ok());
+  expectPixel(
+      image, 48, 36,
+      {behindUnder[0] * 0.5f + 0.5f, behindUnder[1] * 0.5f + 0.5f, behindUnder[2] * 0.5f + 0.5f});
+}
+
 TEST_F(GpuRenderer, QuadsBehindTheEyeAreDroppedAndBadInputIsRefused) {
   auto renderer = makeRenderer(*context());
   ASSERT_NE(renderer, nullptr);
@@ -118,7 +250,8 @@ TEST_F(GpuRenderer, QuadsBehindTheEyeAreDroppedAndBadInputIsRefused) {
   // Behind the eye, and straddling the near limit: nothing drawn.
   const std::array<gpu::SpriteInstance, 2> behind{sprite({0, 0, 7}, 1.0f, {1, 1, 1, 1}),
                                                   sprite({0, 0, 4.96f}, 1.0f, {1, 1, 1, 1})};
-  std::array<gpu::SpriteDraw, 1> draws{gpu::SpriteDraw{render::BillboardMode::FacingWorld, behind}};
+  std::array<gpu::SpriteDraw, 1> draws{
+      gpu::SpriteDraw{render::BillboardMode::FacingWorld, behind, {}}};
   std::vector<std::array<float, 4>> image;
   ASSERT_TRUE(renderer->draw(camera(), draws, image).ok());
   for (std::uint32_t y = 0; y < kH; y += 7)
@@ -141,6 +274,21 @@ TEST_F(GpuRenderer, QuadsBehindTheEyeAreDroppedAndBadInputIsRefused) {
   s = renderer->draw(camera(), draws, image);
   EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
   EXPECT_NE(s.message().find("stretchScaleSeconds -1"), std::string::npos) << s.message();
+  bad[0].stretchScaleSeconds = 0.0f;
+  bad[0].frameBlend = 1.5f;  // past the next frame
+  s = renderer->draw(camera(), draws, image);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("frameBlend 1.5"), std::string::npos) << s.message();
+  bad[0].frameBlend = 0.0f;
+  bad[0].corners = 0;  // lit corners its draw does not hold
+  s = renderer->draw(camera(), draws, image);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("corners 0 (0 corner colours"), std::string::npos) << s.message();
+  bad[0].corners = gpu::SpriteInstance::kNoCorners;
+  bad[0].softInverse = std::numeric_limits<float>::infinity();
+  s = renderer->draw(camera(), draws, image);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("softInverse inf"), std::string::npos) << s.message();
   const std::array<std::array<float, 4>, 3> three{};
   EXPECT_EQ(renderer->addTexture(2, 2, three).status().code(), StatusCode::InvalidArgument);
   gpu::RendererDesc zero;
@@ -156,6 +304,44 @@ TEST_F(GpuRenderer, QuadsBehindTheEyeAreDroppedAndBadInputIsRefused) {
   sideways.worldUp = {0.0f, 0.0f, 0.0f};
   EXPECT_EQ(gpu::Renderer::create(*context(), sideways).status().code(),
             StatusCode::InvalidArgument);
+  gpu::RendererDesc tiny;
+  tiny.builtinSpriteSize = 1;
+  EXPECT_EQ(gpu::Renderer::create(*context(), tiny).status().code(), StatusCode::InvalidArgument);
+  gpu::RendererDesc glaring;
+  glaring.post.bloom = 100.0f;
+  EXPECT_EQ(gpu::Renderer::create(*context(), glaring).status().code(),
+            StatusCode::InvalidArgument);
+}
+
+// A packet the GPU renderer does not draw yet is refused naming its emitter, and nothing is drawn;
+// a material texture that cannot be found is the loader's error naming the path.
+TEST_F(GpuRenderer, WhatItDoesNotDrawAndTexturesItCannotFindAreErrors) {
+  auto renderer = makeRenderer(*context());
+  ASSERT_NE(renderer, nullptr);
+  auto world = ParticleWorld::create({}).takeValue();
+  ASSERT_TRUE(world
+                  ->addEffect(test::compileJson(R"({"format": "mote.effect/1", "name": "x",
+    "emitters": [{"name": "shards", "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 4}]},
+                  "init": {"lifetime": 5}, "render": {"mode": "mesh", "mesh": "builtin:cube"}}]})"))
+                  .ok());
+  world->tick(0.1f);
+  render::Image out;
+  Status s = renderer->render(*world, camera(), out);
+  EXPECT_EQ(s.code(), StatusCode::Unsupported);
+  EXPECT_NE(s.message().find("mesh emitters yet (emitter 'shards')"), std::string::npos)
+      << s.message();
+  auto other = ParticleWorld::create({}).takeValue();
+  ASSERT_TRUE(other
+                  ->addEffect(test::compileJson(R"({"format": "mote.effect/1", "name": "y",
+    "materials": [{"name": "m", "texture": "no_such_texture.png"}],
+    "emitters": [{"name": "e", "material": "m",
+                  "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 4}]},
+                  "init": {"lifetime": 5}}]})"))
+                  .ok());
+  other->tick(0.1f);
+  s = renderer->render(*other, camera(), out);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("no_such_texture.png"), std::string::npos) << s.message();
 }
 
 }  // namespace

@@ -28,6 +28,7 @@
 namespace mote {
 namespace {
 
+using test::compileFile;
 using test::compileJson;
 
 class GpuWorld : public test::GpuTest {
@@ -69,14 +70,6 @@ class GpuWorld : public test::GpuTest {
     return w;
   }
 };
-
-bytecode::CompiledEffect compileFile(const std::string& path) {
-  const authoring::EffectLoadResult loaded = authoring::loadEffectFile(path);
-  EXPECT_TRUE(loaded.ok()) << path;
-  compiler::CompileResult compiled = compiler::compileEffect(loaded.effect);
-  EXPECT_TRUE(compiled.ok()) << path;
-  return std::move(compiled.effect);
-}
 
 // The stats both worlds report for each emitter, as one comparable line.
 std::string emitterLine(const ParticleWorld& w, EmitterHandle e) {
@@ -251,6 +244,8 @@ TEST_F(GpuWorld, ALifecycleMatchesTheCpuTickByTick) {
   const EffectHandle* b = &worlds.b;
   Pair p{cpu, gpu, *a, *b};
   const float dt = 1.0f / 60.0f;
+  // Read before any frame has run: an empty world, as on the CPU (the outbox starts zeroed).
+  expectSame(p, effect, "before the first tick");
   const auto both = [&](const auto& call) {
     call(*cpu, *a, cpu->emitter(*a, 4));
     call(*gpu, *b, gpu->emitter(*b, 4));
@@ -319,6 +314,8 @@ TEST_F(GpuWorld, ALifecycleMatchesTheCpuTickByTick) {
   // restart and seek run the same steps on both.
   ASSERT_TRUE(cpu->restart(*a2).ok());
   ASSERT_TRUE(gpu->restart(*b2).ok());
+  // Read between the restart and the next frame: the restarted emitters are empty there too.
+  expectSame(p, effect, "right after restart");
   cpu->tick(dt);
   ASSERT_TRUE(gpu->tick(dt).ok());
   expectSame(p, effect, "after restart");

@@ -25,15 +25,8 @@
 namespace mote {
 namespace {
 
+using test::compileFile;
 using test::compileJson;
-
-bytecode::CompiledEffect compileFile(const std::filesystem::path& path) {
-  const authoring::EffectLoadResult loaded = authoring::loadEffectFile(path.string());
-  EXPECT_TRUE(loaded.ok()) << path;
-  compiler::CompileResult compiled = compiler::compileEffect(loaded.effect);
-  EXPECT_TRUE(compiled.ok()) << path;
-  return compiled.effect;
-}
 
 // One emitter; `emitter` is the inside of its JSON object (name and material are added).
 std::string effectJson(const std::string& emitter) {
@@ -526,7 +519,7 @@ TEST(ParticleWorld, SpawnRequestsIntoALocalSpaceTargetLandAtTheSourcePoint) {
 // The same effect under 1, 2, 4 and 8 threads, in chunks small enough to split every emitter.
 TEST(ParticleWorld, StateIsBitIdenticalForAnyThreadCount) {
   const auto effect =
-      compileFile(std::filesystem::path(mote::test::sourceDir()) / "examples/rain.json");
+      compileFile((std::filesystem::path(mote::test::sourceDir()) / "examples/rain.json").string());
   std::uint64_t expected = 0;
   for (const std::uint32_t threads : {1u, 2u, 4u, 8u}) {
     std::unique_ptr<ThreadPool> pool = ThreadPool::create(threads).takeValue();
@@ -548,7 +541,7 @@ TEST(ParticleWorld, StateIsBitIdenticalForAnyThreadCount) {
 // in id order, the state is the same for any chunk size.
 TEST(ParticleWorld, SpawnRequestsAreEmittedInSourceIdOrderWhateverTheChunks) {
   const auto effect =
-      compileFile(std::filesystem::path(mote::test::sourceDir()) / "examples/rain.json");
+      compileFile((std::filesystem::path(mote::test::sourceDir()) / "examples/rain.json").string());
   std::uint64_t expected = 0;
   for (const std::uint32_t chunk : {8192u, 512u, 256u}) {
     WorldDesc desc;
@@ -565,8 +558,8 @@ TEST(ParticleWorld, SpawnRequestsAreEmittedInSourceIdOrderWhateverTheChunks) {
 // A known-answer hash: every build (dev, release, clang, sanitizers) and every SIMD target must
 // give it. Re-pin deliberately (with the reason in the commit) when the simulation changes.
 TEST(ParticleWorld, BonfireStateHashIsPinned) {
-  const auto effect =
-      compileFile(std::filesystem::path(mote::test::sourceDir()) / "examples/bonfire.json");
+  const auto effect = compileFile(
+      (std::filesystem::path(mote::test::sourceDir()) / "examples/bonfire.json").string());
   auto world = makeWorld();
   ASSERT_TRUE(world->addEffect(effect).ok());
   for (int i = 0; i < 600; ++i)
@@ -680,8 +673,8 @@ TEST(ParticleWorld, StateHashInIdOrderAllocatesNothing) {
   GTEST_SKIP() << "the allocation watch is not linked in sanitizer builds";
 #else
   auto world = makeWorld();
-  (void)world->addEffect(
-      compileFile(std::filesystem::path(mote::test::sourceDir()) / "examples/rain.json"));
+  (void)world->addEffect(compileFile(
+      (std::filesystem::path(mote::test::sourceDir()) / "examples/rain.json").string()));
   for (int i = 0; i < 120; ++i)
     world->tick(1.0f / 60.0f);
   ASSERT_GT(world->stats().live, 100u);
@@ -698,7 +691,7 @@ TEST(ParticleWorld, TickAllocatesNothingUnderHeavyChurn) {
   GTEST_SKIP() << "the allocation watch is not linked in sanitizer builds";
 #else
   const auto rain =
-      compileFile(std::filesystem::path(mote::test::sourceDir()) / "examples/rain.json");
+      compileFile((std::filesystem::path(mote::test::sourceDir()) / "examples/rain.json").string());
   const auto churn = compileJson(effectJson(
       R"("max_particles": 500, "spawn": {"rate": 20000}, "init": {"lifetime": [0.01, 0.2]},
          "update": [{"type": "curl_noise", "strength": 1}])"));
@@ -730,7 +723,7 @@ TEST(ParticleWorld, EveryExampleRunsTenSeconds) {
            std::filesystem::path(mote::test::sourceDir()) / "examples")) {
     if (entry.path().extension() != ".json") continue;
     SCOPED_TRACE(entry.path().filename().string());
-    const auto effect = compileFile(entry.path());
+    const auto effect = compileFile(entry.path().string());
     auto world = makeWorld();
     const Result<EffectHandle> h = world->addEffect(effect);
     ASSERT_TRUE(h.ok()) << h.status().message();

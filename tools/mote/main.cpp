@@ -329,7 +329,8 @@ int main(int argc, char** argv) {
                             "emitter (default: emitters by sort_order), sorted (all particles by "
                             "depth) or oit (weighted blended order-independent)");
   renderCommand->add_flag("--gpu", renderOptions.gpu,
-                          "Simulate on the GPU (Vulkan) and draw the particles read back");
+                          "Simulate and draw on the GPU (Vulkan): the GPU renderer draws the "
+                          "particles read back (no mesh particles yet)");
   renderCommand->add_flag("--debug", renderOptions.debug,
                           "Draw emitter axes (RGB), bounds boxes (yellow), velocity rays (cyan) "
                           "and colliders (magenta) over the particles");

@@ -12,6 +12,11 @@
 #include <mote/render/particle_renderer.h>
 #include <mote/runtime/world.h>
 
+#if MOTE_HAVE_GPU
+#include <mote/gpu/context.h>
+#include <mote/gpu/renderer.h>
+#endif
+
 #include <fmt/core.h>
 #include <glm/geometric.hpp>
 #include <glm/gtc/quaternion.hpp>
@@ -302,6 +307,14 @@ int runRender(const RenderCommandOptions& o) {
         "(got '" +
         out + "')");
   }
+  // --gpu draws on the GPU too; what its renderer does not draw yet is refused here, before the
+  // clip is simulated.
+  if (o.gpu && transparency != render::Transparency::Emitter)
+    return fail("--transparency " + o.transparency +
+                " is not drawn by the GPU renderer yet; draw without --gpu, or with --transparency "
+                "emitter");
+  if (o.gpu && o.debug)
+    return fail("--debug's overlay is drawn by the software renderer only; draw without --gpu");
   const std::uint64_t bytes = std::uint64_t{o.frames} * width * height * 4;
   if (bytes > (std::uint64_t{3} << 30))
     return fail(fmt::format("{} frames of {}x{} need {} MiB; render fewer or smaller frames",
@@ -310,6 +323,15 @@ int runRender(const RenderCommandOptions& o) {
   bytecode::CompiledEffect effect;
   std::vector<authoring::Collider> authored;
   if (!loadCompiledEffect(o.input, effect, {o.animation, o.textureDirectory}, &authored)) return 1;
+#if MOTE_HAVE_GPU
+  if (o.gpu) {  // refused before the clip is simulated
+    for (const bytecode::CompiledEmitter& e : effect.emitters)
+      if (!gpu::Renderer::draws(e.render.mode))
+        return fail(o.input + ": emitter '" + e.name +
+                    "' draws mesh particles, which the GPU renderer does not draw yet; draw this "
+                    "effect without --gpu");
+  }
+#endif
   std::vector<render::DebugCollider> colliders;
   for (const authoring::Collider& c : authored) {
     render::DebugCollider d;
@@ -357,6 +379,23 @@ int runRender(const RenderCommandOptions& o) {
   ro.textureDirectory = std::filesystem::path(o.input).parent_path().string();
   Result<render::ParticleRenderer> renderer = render::ParticleRenderer::create(ro);
   if (!renderer.ok()) return fail(renderer.status().message());
+#if MOTE_HAVE_GPU
+  // --gpu: the frames drawn by the GPU renderer on the simulation's device, from the particles read
+  // back (the software renderer's options, its draw order: docs/gpu.md, "The GPU renderer").
+  std::unique_ptr<gpu::Renderer> gpuRenderer;
+  if (gpu::Context* context = sim.gpuContext(); context != nullptr) {
+    gpu::RendererDesc desc;
+    desc.viewport = ro.viewport;
+    desc.background = ro.background;
+    desc.ground = ro.ground;
+    desc.textureDirectory = ro.textureDirectory;
+    desc.lighting = ro.lighting;
+    desc.post = ro.post;
+    Result<std::unique_ptr<gpu::Renderer>> drawer = gpu::Renderer::create(*context, desc);
+    if (!drawer.ok()) return fail(drawer.status().message());
+    gpuRenderer = std::move(drawer.value());
+  }
+#endif
   // --debug: the overlay's own view of the frame's packets.
   Result<render::RenderPacketBuilder> packets = render::RenderPacketBuilder::create(4096);
   if (!packets.ok()) return fail(packets.status().message());
@@ -383,8 +422,15 @@ int runRender(const RenderCommandOptions& o) {
           !s.ok())
         return fail("--debug: " + s.message());
       if (Status s = renderer->rasterize(frames[f]); !s.ok()) return fail(s.message());
-    } else if (Status s = renderer->render(**world, camera.value(), frames[f]); !s.ok()) {
-      return fail(s.message());
+    } else {
+#if MOTE_HAVE_GPU
+      const Status s = gpuRenderer != nullptr
+                           ? gpuRenderer->render(**world, camera.value(), frames[f])
+                           : renderer->render(**world, camera.value(), frames[f]);
+#else
+      const Status s = renderer->render(**world, camera.value(), frames[f]);
+#endif
+      if (!s.ok()) return fail(o.input + ": " + s.message());
     }
     if (tty) {
       const std::uint32_t filled = (f + 1) * 30 / o.frames;
@@ -427,6 +473,11 @@ int runRender(const RenderCommandOptions& o) {
       break;
   }
   if (!written.ok()) return fail(written.message());
+  if (o.gpu) {
+    fmt::print("{}: {} frame{} of {}x{}, drawn on the GPU\n", out, o.frames,
+               o.frames == 1 ? "" : "s", width, height);
+    return 0;
+  }
   const render::RenderStats& last = renderer->stats();
   fmt::print("{}: {} frame{} of {}x{}, {} quads{} in the last\n", out, o.frames,
              o.frames == 1 ? "" : "s", width, height, last.quads,

@@ -54,6 +54,7 @@ class GpuSimulation final : public Simulation {
     return &world_->host();
   }
   double simulateSeconds() const override { return seconds_; }
+  gpu::Context* gpuContext() noexcept override { return context_.get(); }
 
  private:
   std::unique_ptr<gpu::Context> context_;  // outlives the world (declared first)

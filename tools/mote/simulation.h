@@ -11,6 +11,10 @@
 
 #include <memory>
 
+namespace mote::gpu {
+class Context;
+}
+
 namespace mote::cli {
 
 class Simulation {
@@ -27,6 +31,9 @@ class Simulation {
   virtual Result<const ParticleWorld*> world() = 0;
   /// Seconds spent simulating so far.
   virtual double simulateSeconds() const = 0;
+  /// The Vulkan context a GPU simulation runs on (for the GPU renderer to draw on the same
+  /// device); null for the CPU world.
+  virtual gpu::Context* gpuContext() noexcept { return nullptr; }
 };
 
 struct PlaceOptions {

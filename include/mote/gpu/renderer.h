@@ -6,45 +6,79 @@
 // samples it (a quad under a pixel as one weighted sample, as there), blended by one premultiplied
 // equation (alpha, and additive as alpha 0), into a linear RGBA float frame read back to the host.
 //
-// What is not built yet (and is not drawn): render packets and ParticleWorlds as input (the
-// caller builds the instances), per-particle draw order, flipbook blending, soft depth, the
-// ground, meshes, lighting, ribbons, the transparency modes, tone mapping and `mote render
-// --gpu`'s use of it.
+// It draws instances a caller builds (draw()), and render packets or a whole ParticleWorld as the
+// software renderer draws them (drawPackets(), render()). What is not built yet (and is refused
+// or not drawn): mesh particles, the sorted and OIT transparency modes,
+// drawing the GPU world's alive list where it lives, and a swapchain.
 //
 // Ownership: the renderer owns its Vulkan objects and must not outlive its Context. Thread
 // safety: as Context (one thread at a time). Allocation: create() and addTexture() allocate;
-// draw() grows its buffers to the largest frame seen and then reuses them.
+// draw(), drawPackets() and render() grow their buffers to the largest frame seen and then reuse
+// them.
 #pragma once
 
 #include <mote/core/status.h>
 #include <mote/gpu/context.h>
 #include <mote/render/billboard.h>
 #include <mote/render/camera.h>
+#include <mote/render/image.h>
+#include <mote/render/lighting.h>
+#include <mote/render/render_packet.h>
+#include <mote/render/sprite_renderer.h>  // PostProcess
+#include <mote/runtime/world.h>
 
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace mote::gpu {
 
 /// One particle as the GPU renderer draws it.
 struct SpriteInstance {
+  static constexpr std::uint32_t kNoCorners = ~0u;
   render::BillboardInput particle;        ///< position, velocity, half size, the two rotations
   std::array<float, 4> color{};           ///< premultiplied linear; alpha 0 for additive
   std::array<float, 4> cell{0, 0, 1, 1};  ///< the texture region: u, v origin and size (v down)
-  std::uint32_t texture = 0;              ///< an addTexture() index
+  /// A flipbook's next frame: its cell's origin (the size is `cell`'s) and the weight toward it,
+  /// in [0, 1] (render::ParticleCells).
+  std::array<float, 2> nextCell{0, 0};
+  float frameBlend = 0.0f;
+  std::uint32_t texture = 0;  ///< an addTexture() index
   /// Stretched only: the blur length, render::BillboardView::stretchScaleSeconds for this particle
   /// (>= 0; 0 turns stretching off). The software renderer scales an emitter's stretch_scale by
   /// the particle's depth and height, so each particle has its own.
   float stretchScaleSeconds = 1.0f;
+  /// Cutout (alpha-tested, then opaque): drawn where the texel's alpha times colour[3] reaches
+  /// `cutoff`, in the texel's straight colour times the particle's.
+  bool cutout = false;
+  float cutoff = 0.5f;
+  /// Soft particles: faded by (ground depth − viewDepth) · softInverse, clamped to [0, 1], where
+  /// the ground (RendererDesc::ground) is behind the pixel; 0 draws hard. viewDepth is the
+  /// centre's view depth, dot(position − eye, forward).
+  float softInverse = 0.0f;
+  float viewDepth = 0.0f;
+  /// One-sided cards: not drawn when the projected corners 0, 1, 2 wind counter-clockwise on the
+  /// y-down screen (its back to the eye; render::cullsBackCards).
+  bool cullBack = false;
+  /// Lit sprites: an index into its draw's cornerColors (the premultiplied colour at each corner,
+  /// billboard order, mixed bilinearly over the quad in place of `color`), or kNoCorners.
+  std::uint32_t corners = kNoCorners;
+  /// A ribbon segment (render::ribbonQuads: linked chains and beams): when `ribbon`, the quad's
+  /// world corners are `quad` (billboard order) in place of the particle's billboard (`particle`
+  /// and the draw's mode are not used), textured affinely — screen-linear over its two triangles,
+  /// as the software renderer textures ribbon segments.
+  bool ribbon = false;
+  std::array<glm::vec3, 4> quad{};
 };
 
 /// Instances drawn with one projection mode, in order (later ones over earlier ones).
 struct SpriteDraw {
   render::BillboardMode mode = render::BillboardMode::Billboard;
   std::span<const SpriteInstance> instances;
+  std::span<const std::array<std::array<float, 4>, 4>> cornerColors;  ///< lit instances'
 };
 
 struct RendererDesc {
@@ -52,13 +86,24 @@ struct RendererDesc {
   std::array<float, 3> background{0.012f, 0.012f, 0.018f};  ///< linear
   /// Billboard modes' world up (render::BillboardView::worldUp).
   std::array<float, 3> worldUp{0.0f, 1.0f, 0.0f};
+  /// The software renderer's dim grid on the ground plane y = 0 (RendererOptions::ground), drawn
+  /// behind the particles; soft particles fade against it.
+  bool ground = false;
+  /// drawPackets() and render(): where relative material texture paths are looked up (the effect
+  /// file's folder), the size built-in sprites are made at, the lights of `lit` and
+  /// `ambient_tint` materials, and render()'s tone mapping and bloom — RendererOptions' fields of
+  /// the same names.
+  std::string textureDirectory;
+  std::uint32_t builtinSpriteSize = 128;
+  render::Lighting lighting;
+  render::PostProcess post;
 };
 
 class Renderer {
  public:
   /// A renderer on `context`'s device. Unavailable where the context's queue cannot draw
   /// (DeviceInfo::graphics); InvalidArgument for an invalid viewport (or one past the device's
-  /// largest framebuffer) or world up; the device's
+  /// largest framebuffer), world up, builtinSpriteSize, lighting or post-process; the device's
   /// errors otherwise.
   static Result<std::unique_ptr<Renderer>> create(Context& context, const RendererDesc& desc);
   ~Renderer();
@@ -73,10 +118,35 @@ class Renderer {
   /// Draws `draws` in order over the background from `camera` and reads the frame back into
   /// `linear` (width · height pixels, rows top-down, linear premultiplied RGB, alpha 1).
   /// InvalidArgument for an invalid camera, a texture index never added, a negative or NaN
-  /// stretchScaleSeconds, or a mode outside
-  /// render::BillboardMode (nothing is drawn then); the device's errors otherwise.
+  /// stretchScaleSeconds, a frameBlend outside [0, 1], a softInverse that is negative or not
+  /// finite, a corners index past its draw's cornerColors, or a mode outside render::BillboardMode
+  /// (nothing is drawn then); the device's errors otherwise.
   Status draw(const render::Camera& camera, std::span<const SpriteDraw> draws,
               std::vector<std::array<float, 4>>& linear);
+
+  /// Whether drawPackets() draws emitters of render mode `mode` (every billboard mode,
+  /// linked_chain and beam; not yet mesh). Pure.
+  static bool draws(bytecode::RenderMode mode) noexcept;
+
+  /// Draws render packets (a CPU-simulated ParticleWorld's, by upload) as render::ParticleRenderer
+  /// draws them with Transparency::Emitter — each packet in order (RenderPacketBuilder's:
+  /// emitters by sort_order), its particles in its own order (particleDrawKey, ties in slot
+  /// order), each particle what <mote/render/particle_instance.h> makes of it (billboard input,
+  /// premultiplied colour, ambient tint, flipbook cells, stretch, one-sided cards, deadspace, lit
+  /// corners), linked chains' and beams' ribbons (render::ribbonQuads, beamBolt), the material's
+  /// texture (loaded by name once, as the software renderer loads it), cutout and soft depth
+  /// against the ground — and reads the frame back into `linear` as draw() does. Unsupported,
+  /// naming the emitter, for a packet whose render mode the GPU renderer does not draw yet (mesh;
+  /// nothing is drawn then); a texture's load errors
+  /// (NotFound, InvalidArgument); draw()'s otherwise. Allocates: a texture's first sight, and the
+  /// instance lists grown to the largest frame.
+  Status drawPackets(std::span<const render::RenderPacket> packets, const render::Camera& camera,
+                     std::vector<std::array<float, 4>>& linear);
+
+  /// Every emitter of `world` drawn with drawPackets() and resolved into `out` (made
+  /// viewport-sized) by render::FrameResolver — the software renderer's bloom, tone map and sRGB
+  /// (RendererDesc::post). drawPackets()'s errors.
+  Status render(const ParticleWorld& world, const render::Camera& camera, render::Image& out);
 
   /// The frame's colour format: "R32G32B32A32_SFLOAT" where the device blends it, else
   /// "R16G16B16A16_SFLOAT".

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // What the software renderer makes of one particle of a render packet before it draws it — its
-// billboard input, colour, stretch and draw-order key — for other renderers that must draw the same
+// billboard input, colour, stretch and draw-order key, and the ribbons of linked chains and beams —
+// for other renderers that must draw the same
 // particles the same way (Mote's GPU renderer uploads these; a game's renderer may too). The
 // software renderer computes every one of them with this code.
 //
@@ -15,7 +16,9 @@
 #include <glm/vec3.hpp>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 
 namespace mote::render {
 
@@ -84,6 +87,44 @@ std::array<std::array<float, 4>, 4> litCornerColors(const Lighting& lighting, co
 /// depth.
 float particleStretchSeconds(const Camera& camera, float stretchScale,
                              const BillboardInput& particle) noexcept;
+
+/// Particle i's centre in world space (a local-space packet carried through its transform).
+glm::vec3 particleWorldPosition(const RenderPacket& p, std::uint32_t i) noexcept;
+
+/// A ribbon through `points`, `halfWidth` to either side and turned toward the eye at each point:
+/// the side at point k is cross(tangent, towardEye) normalised (the camera's up where that
+/// vanishes) times halfWidth, the tangent running from the point before k to the point after it.
+/// Writes segment k's world corners to out[k] in billboard order — points[k] − side_k,
+/// points[k+1] − side_k+1, points[k+1] + side_k+1, points[k] + side_k — and returns the count:
+/// points.size() − 1, or 0 for fewer than two points or a halfWidth not above 0. `out` must hold
+/// points.size() − 1 quads. The software renderer draws each segment as a quad textured affinely
+/// (screen-linear over its two triangles, the diagonal from corner 0 to 2) at the texture's middle
+/// column (u = 0.5), v across the ribbon.
+std::size_t ribbonQuads(const Camera& camera, std::span<const glm::vec3> points, float halfWidth,
+                        std::span<std::array<glm::vec3, 4>> out) noexcept;
+
+/// A beam packet's bolts (render mode beam): from the emitter to its target (emitter-local, or the
+/// vec3 emitter field target_field), each particle's bolt made by midpoint subdivision —
+/// 2^levels segments, level k displacing each midpoint across the beam by up to
+/// radius · roughness^k in a direction drawn from (particle id, shape, draw) — re-shaped every
+/// update_interval of emitter time (every 1/60 s without one).
+struct BeamPath {
+  glm::vec3 start{0.0f}, end{0.0f};
+  glm::vec3 u{0.0f}, w{0.0f};  ///< unit axes across the beam
+  std::uint32_t levels = 0;    ///< at most kMaxBeamLevels
+  std::uint64_t shape = 0;     ///< the shape's epoch
+  float radius = 0.0f, roughness = 0.0f;
+  float halfWidth = 0.0f;  ///< half the beam's width: ribbonQuads' halfWidth
+  std::size_t points() const noexcept { return (std::size_t{1} << levels) + 1; }
+};
+inline constexpr std::uint32_t kMaxBeamLevels = 10;
+
+/// `p`'s beam path; false (nothing is drawn) where the beam has no finite length.
+bool beamPath(const RenderPacket& p, BeamPath& out) noexcept;
+
+/// The bolt of the particle with id `id`: path.points() points from start to end into `bolt`,
+/// which must hold that many.
+void beamBolt(const BeamPath& path, std::uint32_t id, std::span<glm::vec3> bolt) noexcept;
 
 /// The key an emitter's particles are drawn in ascending order of (stably, slot order breaking
 /// ties): for a particle at clip w `depth` with spawn-order id `id`, back to front puts larger

@@ -11,17 +11,24 @@
 // The view (billboard_cases.comp's 24 words), the view-projection (16 words, column-major), the
 // near limit (clip w a corner must exceed), the viewport's width and height.
 layout(std430, binding = 0) readonly buffer FrameWords { uint frame[]; };
-// Per instance 28 words: position, velocity, kHalf size, orientation (x, y, z, w), emitter
-// rotation, colour (premultiplied linear; alpha 0 for additive), cell (u, v origin and size),
-// texture, mode, Stretched's stretch seconds, one unused.
+// Per instance 36 words: position, velocity, half size, orientation (x, y, z, w), emitter
+// rotation (16); colour (premultiplied linear; alpha 0 for additive), cell (u, v origin and size),
+// texture, mode, Stretched's stretch seconds, flags (1: cutout, 2: one-sided, 4: a ribbon segment,
+// its world corners in the first 12 words, textured affinely) (at 16); the next
+// flipbook cell's origin, its weight, the cutoff, the soft inverse distance, the view depth, the
+// lit corner colours' index (~0: none), one unused (at 28).
 layout(std430, binding = 1) readonly buffer InstanceWords { uint instances[]; };
 
 layout(location = 0) out vec2 outQuad;  // (s, t): (0, 0) at corner 0 to (1, 1) at corner 2
 layout(location = 1) flat out vec4 outColor;
 layout(location = 2) flat out vec4 outCell;
 layout(location = 3) flat out uint outTexture;
+layout(location = 4) flat out vec4 outNext;   // the next cell's origin, its weight, the cutoff
+layout(location = 5) flat out uvec4 outStyle;  // flags, soft inverse, view depth, corners
+layout(location = 6) flat out float outWeight;  // the coverage: 1, or a sub-pixel quad's area
+layout(location = 7) noperspective out vec2 outAffine;  // (s, t) screen-linearly: ribbons'
 
-const uint kInstanceWords = 28u;
+const uint kInstanceWords = 36u;
 const uint kCornerOf[6] = uint[6](0u, 1u, 2u, 0u, 2u, 3u);
 
 uvec3 frameVec(uint k) { return uvec3(frame[3u * k], frame[3u * k + 1u], frame[3u * k + 2u]); }
@@ -61,29 +68,41 @@ void main() {
   p.orientation = uvec4(word(at + 8u), word(at + 9u), word(at + 10u), word(at + 11u));
   p.emitterRotation = uvec4(word(at + 12u), word(at + 13u), word(at + 14u), word(at + 15u));
   const uint mode = word(at + 25u);
-  const Mat3 basis = particleBasis(view, mode, p);
+  const uint flags = word(at + 27u);
+  const bool ribbon = (flags & 4u) != 0u;
+  const Mat3 basis = particleBasis(view, ribbon ? 0u : mode, p);
   const uint corner = kCornerOf[gl_VertexIndex];
-  bool drawn = xLt(kZero, p.halfSize.x) && xLt(kZero, p.halfSize.y);
+  bool drawn = ribbon || (xLt(kZero, p.halfSize.x) && xLt(kZero, p.halfSize.y));
   const uint kHalf = 0x3f000000u;  // 0.5
   const uint width = frame[41];
   const uint height = frame[42];
   uvec4 clip = uvec4(0u);
   uvec4 sx, sy;  // the corners on the screen, as facing_quads.cpp's projectCorner puts them
   for (uint c = 0u; c < 4u; ++c) {
-    const uvec4 k = clipOf(billboardCorner(basis, p.position, c));
+    const uvec3 world = ribbon ? uvec3(word(at + 3u * c), word(at + 3u * c + 1u), word(at + 3u * c + 2u))
+                               : billboardCorner(basis, p.position, c);
+    const uvec4 k = clipOf(world);
     drawn = drawn && xLt(minW, k.w) && bFinite(k.x) && bFinite(k.y);
     if (c == corner) clip = k;
     sx[c] = xMul(xAdd(xMul(xDiv(k.x, k.w), kHalf), kHalf), width);
     sy[c] = xMul(xSub(kHalf, xMul(xDiv(k.y, k.w), kHalf)), height);
   }
+  // A one-sided card with its back to the eye (corners 0, 1, 2 counter-clockwise on the y-down
+  // screen: a positive doubled area, as the software renderer tests it).
+  if ((flags & 2u) != 0u &&
+      xLt(kZero, xSub(xMul(xSub(sx.y, sx.x), xSub(sy.z, sy.x)), xMul(xSub(sx.z, sx.x), xSub(sy.y, sy.x)))))
+    drawn = false;
   const uint minX = xMin(xMin(sx.x, sx.y), xMin(sx.z, sx.w));
   const uint maxX = xMax(xMax(sx.x, sx.y), xMax(sx.z, sx.w));
   const uint minY = xMin(xMin(sy.x, sy.y), xMin(sy.z, sy.w));
   const uint maxY = xMax(xMax(sy.x, sy.y), xMax(sy.z, sy.w));
   vec4 color = uintBitsToFloat(uvec4(word(at + 16u), word(at + 17u), word(at + 18u), word(at + 19u)));
+  vec4 next = uintBitsToFloat(uvec4(word(at + 28u), word(at + 29u), word(at + 30u), word(at + 31u)));
+  float weight = 1.0;  // a sub-pixel quad's coverage: its area
   const float s = (corner == 1u || corner == 2u) ? 1.0 : 0.0;
   const float t = corner >= 2u ? 1.0 : 0.0;
   outQuad = vec2(s, t);
+  outAffine = vec2(s, t);
   const vec4 f = uintBitsToFloat(clip);
   // Mote's NDC has y up and z in [−1, 1] (glm's); Vulkan's y runs down, and z is put mid-range
   // (no depth test here).
@@ -100,9 +119,14 @@ void main() {
     const vec2 pixel = floor(vec2(cx, cy)) + vec2(s, t);
     gl_Position = vec4(pixel / size * 2.0 - 1.0, 0.5, 1.0);
     outQuad = vec2(0.5);
-    color *= min(area, 1.0);
+    outAffine = vec2(0.5);
+    next.z = 0.0;  // the software renderer samples the cell's centre of the first frame alone
+    weight = min(area, 1.0);
   }
   outColor = color;
   outCell = uintBitsToFloat(uvec4(word(at + 20u), word(at + 21u), word(at + 22u), word(at + 23u)));
   outTexture = word(at + 24u);
+  outNext = next;
+  outWeight = weight;
+  outStyle = uvec4(flags, word(at + 32u), word(at + 33u), word(at + 34u));
 }

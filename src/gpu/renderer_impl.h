@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+// gpu::Renderer's private state, shared by renderer.cpp (the device objects and draw()) and
+// renderer_packets.cpp (render packets and ParticleWorlds drawn through it).
+#pragma once
+
+#include "context_impl.h"
+#include "device_memory.h"
+
+#include <mote/gpu/renderer.h>
+#include <mote/render/frame_resolve.h>
+#include <mote/render/render_packet.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace mote::gpu {
+
+inline constexpr std::uint32_t kInstanceWords = 36;  // sprite.vert's layout
+// The view, the view-projection, the near limit, the size, the half extents, the background, the
+// ground flag (sprite.vert, ground.glsl).
+inline constexpr std::uint32_t kFrameWords = 49;
+inline constexpr std::uint32_t kBindings =
+    5;  // frame, instances, texture table, texels, corner colours
+
+struct Renderer::Impl {
+  Context* context = nullptr;
+  VkDevice device = VK_NULL_HANDLE;
+  RendererDesc desc;
+  VkFormat format = VK_FORMAT_R32G32B32A32_SFLOAT;
+  VkImage image = VK_NULL_HANDLE;
+  VkDeviceMemory imageMemory = VK_NULL_HANDLE;
+  VkImageView imageView = VK_NULL_HANDLE;
+  VkRenderPass pass = VK_NULL_HANDLE;
+  VkFramebuffer framebuffer = VK_NULL_HANDLE;
+  VkShaderModule vertexModule = VK_NULL_HANDLE;
+  VkShaderModule fragmentModule = VK_NULL_HANDLE;
+  VkShaderModule groundVertexModule = VK_NULL_HANDLE;
+  VkShaderModule groundFragmentModule = VK_NULL_HANDLE;
+  VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  VkPipeline groundPipeline = VK_NULL_HANDLE;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  Buffer frame, instances, textureTable, texels, corners, readback;
+  std::vector<std::array<std::uint32_t, 4>> table;
+  std::vector<std::array<float, 4>> texelData;
+  bool texturesDirty = true;
+  std::vector<std::uint32_t> frameWords, instanceWords, cornerWords;
+
+  // renderer_packets.cpp: material textures by name (each loaded once), the frame's instances in
+  // draw order and their lit corner colours, one draw a packet, the sort's keys, render()'s
+  // packets, linear frame and resolve.
+  std::vector<std::pair<std::string, std::uint32_t>> named;
+  std::vector<SpriteInstance> packetInstances, unsorted;
+  std::vector<std::array<std::array<float, 4>, 4>> packetCorners;
+  std::vector<SpriteDraw> packetDraws;
+  // A packet's instances at [begin, end) of packetInstances, its corners likewise: the draws'
+  // spans are made once every packet is in (the vectors move while they grow).
+  struct PacketRange {
+    render::BillboardMode mode;
+    std::size_t begin, end, cornersBegin, cornersEnd;
+  };
+  std::vector<PacketRange> ranges;
+  std::vector<std::uint32_t> keys, order;
+  std::optional<render::RenderPacketBuilder> builder;
+  std::vector<std::array<float, 4>> linear;
+  std::optional<render::FrameResolver> resolver;
+  Result<std::uint32_t> textureNamed(Renderer& owner, std::string_view name);
+  // A linked chain's or beam's ribbons appended to packetInstances; a bolt's points and the
+  // segments' corners (grown to the largest).
+  void addRibbons(const render::RenderPacket& p, const render::Camera& camera,
+                  std::uint32_t texture);
+  std::vector<glm::vec3> bolt;
+  std::vector<std::array<glm::vec3, 4>> ribbonQuads;
+
+  ~Impl() {
+    if (device == VK_NULL_HANDLE) return;
+    vkDeviceWaitIdle(device);
+    if (pipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, pipeline, nullptr);
+    if (groundPipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, groundPipeline, nullptr);
+    if (layout != VK_NULL_HANDLE) vkDestroyPipelineLayout(device, layout, nullptr);
+    if (pool != VK_NULL_HANDLE) vkDestroyDescriptorPool(device, pool, nullptr);
+    if (setLayout != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(device, setLayout, nullptr);
+    if (vertexModule != VK_NULL_HANDLE) vkDestroyShaderModule(device, vertexModule, nullptr);
+    for (VkShaderModule m : {fragmentModule, groundVertexModule, groundFragmentModule})
+      if (m != VK_NULL_HANDLE) vkDestroyShaderModule(device, m, nullptr);
+    if (framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, framebuffer, nullptr);
+    if (pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, pass, nullptr);
+    if (imageView != VK_NULL_HANDLE) vkDestroyImageView(device, imageView, nullptr);
+    if (image != VK_NULL_HANDLE) vkDestroyImage(device, image, nullptr);
+    if (imageMemory != VK_NULL_HANDLE) vkFreeMemory(device, imageMemory, nullptr);
+  }
+
+  Status createTarget();
+  Status createPipelines();
+  // A pipeline of `vertex` and `fragment` (the vertex stage specialised with exact.glsl's flags)
+  // on the one layout, premultiplied blending.
+  Status createPipeline(VkShaderModule vertex, VkShaderModule fragment, VkPipeline& out) const;
+  // `buffer` holds at least `words` words (grown, never shrunk; its old contents are dropped).
+  Status ensure(Buffer& buffer, std::size_t words, const char* name);
+  void writeSet();
+  void record(VkCommandBuffer cmd, std::span<const SpriteDraw> draws) const;
+};
+
+}  // namespace mote::gpu

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+// gpu::Renderer's render packets (docs/gpu.md, "The GPU renderer"): each packet's particles become
+// instances by the software renderer's own per-particle functions (<mote/render/particle_
+// instance.h>), in its order, with its material's texture — a linked chain's or beam's ribbon
+// segments by the same ribbon functions — and are drawn by draw(); render()
+// builds a world's packets and resolves the frame as the software renderer resolves its own.
+#include "renderer_impl.h"
+
+#include <mote/core/effect_enums.h>
+#include <mote/render/particle_instance.h>
+#include <mote/render/sprite_renderer.h>
+
+#include <fmt/format.h>
+#include <glm/geometric.hpp>
+#include <glm/mat4x4.hpp>
+#include <glm/vec4.hpp>
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+namespace mote::gpu {
+
+Result<std::uint32_t> Renderer::Impl::textureNamed(Renderer& owner, std::string_view name) {
+  for (const auto& [known, index] : named)
+    if (known == name) return index;
+  Result<render::Texture> texture =
+      render::loadTexture(name, desc.textureDirectory, desc.builtinSpriteSize);
+  if (!texture.ok()) return texture.status();
+  Result<std::uint32_t> index = owner.addTexture(texture->width, texture->height, texture->texels);
+  if (index.ok()) named.emplace_back(std::string(name), index.value());
+  return index;
+}
+
+namespace {
+
+// A render mode as the effect format spells it.
+const char* spelling(bytecode::RenderMode mode) {
+#define MOTE_RENDER_MODE_SPELLING_(Enumerator, number, text) \
+  if (mode == bytecode::RenderMode::Enumerator) return text;
+  MOTE_RENDER_MODE_LIST(MOTE_RENDER_MODE_SPELLING_)
+#undef MOTE_RENDER_MODE_SPELLING_
+  return "?";
+}
+
+}  // namespace
+
+bool Renderer::draws(bytecode::RenderMode mode) noexcept {
+  return mode != bytecode::RenderMode::Mesh;
+}
+
+// A linked chain's or beam's ribbon segments as the software renderer makes them
+// (particle_renderer_ribbons.cpp): each a quad of world corners in its particle's premultiplied
+// colour, textured at the middle column of the texture, in path order.
+void Renderer::Impl::addRibbons(const render::RenderPacket& p, const render::Camera& camera,
+                                std::uint32_t texture) {
+  SpriteInstance s;
+  s.ribbon = true;
+  s.texture = texture;
+  s.cell = {0.5f, 0.0f, 0.0f, 1.0f};
+  s.cutout = p.blend == bytecode::BlendMode::Cutout;
+  s.cutoff = 0.0f;  // the software renderer's ribbon style keeps its default
+  const auto strip = [&](std::span<const glm::vec3> points, float halfWidth, std::uint32_t i) {
+    const std::size_t n = render::ribbonQuads(camera, points, halfWidth, ribbonQuads);
+    s.color = render::particlePremultipliedColor(p, i);
+    for (std::size_t k = 0; k < n; ++k) {
+      s.quad = ribbonQuads[k];
+      packetInstances.push_back(s);
+    }
+  };
+  if (p.mode == bytecode::RenderMode::LinkedChain) {
+    ribbonQuads.resize(1);
+    const float halfWidth = p.description->render.chainWidthMeters * 0.5f;
+    for (std::uint32_t i = 0; i + 1 < p.count; ++i) {
+      const std::array<glm::vec3, 2> segment{render::particleWorldPosition(p, i),
+                                             render::particleWorldPosition(p, i + 1)};
+      strip(segment, halfWidth, i);
+    }
+    return;
+  }
+  render::BeamPath path;
+  if (!render::beamPath(p, path)) return;
+  bolt.resize(path.points());
+  ribbonQuads.resize(path.points() - 1);
+  for (std::uint32_t i = 0; i < p.count; ++i) {
+    render::beamBolt(path, p.ids[i], bolt);
+    strip(bolt, path.halfWidth, i);
+  }
+}
+
+Status Renderer::drawPackets(std::span<const render::RenderPacket> packets,
+                             const render::Camera& camera,
+                             std::vector<std::array<float, 4>>& linear) {
+  MOTE_RETURN_IF_ERROR(camera.validate());
+  Impl& r = *impl_;
+  for (const render::RenderPacket& p : packets) {
+    if (!draws(p.mode) && p.count > 0)
+      return Status(
+          StatusCode::Unsupported,
+          fmt::format("the GPU renderer does not draw {} emitters yet (emitter '{}'); "
+                      "draw this effect with the software renderer",
+                      spelling(p.mode), p.description != nullptr ? p.description->name : "?"));
+  }
+  const glm::mat4 viewProjection = camera.projectionMatrix() * camera.viewMatrix();
+  const render::BillboardView view = render::BillboardView::fromCamera(
+      camera, glm::vec3(r.desc.worldUp[0], r.desc.worldUp[1], r.desc.worldUp[2]), 0.0f);
+  r.packetInstances.clear();
+  r.packetCorners.clear();
+  r.packetDraws.clear();
+  r.ranges.clear();
+  for (const render::RenderPacket& p : packets) {
+    if (!p.position.present() || p.count == 0) continue;
+    const bytecode::CompiledMaterial* m = p.material;
+    Result<std::uint32_t> texture = r.textureNamed(
+        *this, m == nullptr || m->texture.empty() ? std::string_view("builtin:soft_circle")
+                                                  : std::string_view(m->texture));
+    if (!texture.ok()) return texture.status();
+    if (p.mode == bytecode::RenderMode::LinkedChain || p.mode == bytecode::RenderMode::Beam) {
+      const std::size_t begin = r.packetInstances.size();
+      r.addRibbons(p, camera, texture.value());
+      r.ranges.push_back({render::BillboardMode::Billboard, begin, r.packetInstances.size(),
+                          r.packetCorners.size(), r.packetCorners.size()});
+      continue;
+    }
+    const render::BillboardMode mode = render::packetBillboardMode(p);
+    const bool additive = p.blend == bytecode::BlendMode::Additive;
+    const bool cutout = p.blend == bytecode::BlendMode::Cutout;
+    const bool cullBack = render::cullsBackCards(p, mode);
+    const bool lit = render::litSprites(p);
+    const float stretchScale = p.description->render.stretchScaleSeconds;
+    // Soft particles fade against the ground, as the software renderer's do where it draws one.
+    const float softInverse = r.desc.ground && m != nullptr && m->softDistanceMeters > 0.0f
+                                  ? 1.0f / m->softDistanceMeters
+                                  : 0.0f;
+    r.unsorted.clear();
+    r.keys.clear();
+    const std::size_t cornersBegin = r.packetCorners.size();
+    for (std::uint32_t i = 0; i < p.count; ++i) {
+      SpriteInstance s;
+      s.color = render::ambientTinted(render::particlePremultipliedColor(p, i), m, r.desc.lighting);
+      if (!additive && !(s.color[3] > 0.0f)) continue;  // nothing shows
+      s.particle = render::particleBillboardInput(p, i);
+      if (!(s.particle.halfSize.x > 0.0f) || !(s.particle.halfSize.y > 0.0f)) continue;
+      if (render::inDeadspace(p, camera, s.particle)) continue;
+      if (mode == render::BillboardMode::Stretched)
+        s.stretchScaleSeconds = render::particleStretchSeconds(camera, stretchScale, s.particle);
+      const render::ParticleCells cells = render::particleCells(p, i);
+      s.cell = {cells.ua, cells.va, cells.du, cells.dv};
+      s.nextCell = {cells.ub, cells.vb};
+      s.frameBlend = cells.frameBlend;
+      s.texture = texture.value();
+      s.cutout = cutout;
+      s.cutoff = m != nullptr ? m->alphaCutoff : 0.5f;
+      s.softInverse = softInverse;
+      s.viewDepth = glm::dot(s.particle.position - camera.position, camera.forward);
+      s.cullBack = cullBack;
+      if (lit) {
+        render::BillboardView own = view;
+        own.stretchScaleSeconds = s.stretchScaleSeconds;
+        s.corners = static_cast<std::uint32_t>(r.packetCorners.size() - cornersBegin);
+        r.packetCorners.push_back(render::litCornerColors(
+            r.desc.lighting, camera, render::billboardCorners(own, mode, s.particle),
+            s.particle.position, s.color));
+      }
+      r.unsorted.push_back(s);
+      const float w = (viewProjection * glm::vec4(s.particle.position, 1.0f)).w;
+      r.keys.push_back(render::particleDrawKey(p.sort, w, p.ids[i]));
+    }
+    // The emitter's own order: ascending keys, stably (slot order breaks ties); None: slot order.
+    r.order.resize(r.unsorted.size());
+    std::iota(r.order.begin(), r.order.end(), 0u);
+    if (p.sort != bytecode::ParticleSort::None)
+      std::stable_sort(r.order.begin(), r.order.end(),
+                       [&](std::uint32_t a, std::uint32_t b) { return r.keys[a] < r.keys[b]; });
+    const std::size_t begin = r.packetInstances.size();
+    for (const std::uint32_t k : r.order)
+      r.packetInstances.push_back(r.unsorted[k]);
+    r.ranges.push_back(
+        {mode, begin, r.packetInstances.size(), cornersBegin, r.packetCorners.size()});
+  }
+  for (const Impl::PacketRange& range : r.ranges) {
+    SpriteDraw d;
+    d.mode = range.mode;
+    d.instances = std::span<const SpriteInstance>(r.packetInstances.data() + range.begin,
+                                                  range.end - range.begin);
+    d.cornerColors = std::span<const std::array<std::array<float, 4>, 4>>(
+        r.packetCorners.data() + range.cornersBegin, range.cornersEnd - range.cornersBegin);
+    r.packetDraws.push_back(d);
+  }
+  return draw(camera, r.packetDraws, linear);
+}
+
+Status Renderer::render(const ParticleWorld& world, const render::Camera& camera,
+                        render::Image& out) {
+  Impl& r = *impl_;
+  if (!r.builder) {
+    Result<render::RenderPacketBuilder> made = render::RenderPacketBuilder::create(4096);
+    if (!made.ok()) return made.status();
+    r.builder.emplace(std::move(made.value()));
+  }
+  r.builder->build(world);
+  MOTE_RETURN_IF_ERROR(drawPackets(r.builder->packets(), camera, r.linear));
+  return r.resolver->resolve(r.linear, out);
+}
+
+}  // namespace mote::gpu
