@@ -337,6 +337,15 @@ Result<std::unique_ptr<Renderer>> Renderer::create(Context& context, const Rende
         fmt::format("RendererDesc.builtinSpriteSize {} is outside [{}, {}]", desc.builtinSpriteSize,
                     render::kMinBuiltinSpriteSizePixels, render::kMaxBuiltinSpriteSizePixels));
   MOTE_RETURN_IF_ERROR(desc.lighting.validate("RendererDesc.lighting"));
+  if (desc.transparency == render::Transparency::Oit)
+    return Status(StatusCode::Unsupported,
+                  "RendererDesc.transparency: oit is not drawn by the GPU renderer yet (emitter or "
+                  "sorted)");
+  if (desc.transparency != render::Transparency::Emitter &&
+      desc.transparency != render::Transparency::Sorted)
+    return Status(StatusCode::InvalidArgument,
+                  fmt::format("RendererDesc.transparency {} is not a Transparency",
+                              static_cast<int>(desc.transparency)));
   Result<render::FrameResolver> resolver = render::FrameResolver::create(desc.viewport, desc.post);
   if (!resolver.ok()) return resolver.status();
   if (!context.device().graphics)
@@ -437,12 +446,20 @@ Status Renderer::draw(const render::Camera& camera, std::span<const SpriteDraw> 
   r.instanceWords.clear();
   r.instanceWords.reserve(count * kInstanceWords);
   r.cornerWords.clear();
+  // Draws that share one array of corner colours (drawPackets' sorted runs) upload it once.
+  const std::array<std::array<float, 4>, 4>* lastCorners = nullptr;
+  std::size_t lastCornerCount = 0;
+  std::uint32_t firstCorners = 0;
   for (const SpriteDraw& d : draws) {
-    const auto firstCorners = static_cast<std::uint32_t>(r.cornerWords.size() / 16);
-    for (const auto& four : d.cornerColors)
-      for (const auto& c : four)
-        for (const float v : c)
-          putWord(r.cornerWords, v);
+    if (d.cornerColors.data() != lastCorners || d.cornerColors.size() != lastCornerCount) {
+      lastCorners = d.cornerColors.data();
+      lastCornerCount = d.cornerColors.size();
+      firstCorners = static_cast<std::uint32_t>(r.cornerWords.size() / 16);
+      for (const auto& four : d.cornerColors)
+        for (const auto& c : four)
+          for (const float v : c)
+            putWord(r.cornerWords, v);
+    }
     for (const SpriteInstance& s : d.instances) {
       if (s.ribbon) {  // the corners in the particle's first 12 words, 4 unused
         for (const glm::vec3& c : s.quad)

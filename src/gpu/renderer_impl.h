@@ -10,6 +10,8 @@
 #include <mote/render/frame_resolve.h>
 #include <mote/render/render_packet.h>
 
+#include <glm/mat4x4.hpp>
+
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -74,7 +76,14 @@ struct Renderer::Impl {
   // A linked chain's or beam's ribbons appended to packetInstances; a bolt's points and the
   // segments' corners (grown to the largest).
   void addRibbons(const render::RenderPacket& p, const render::Camera& camera,
-                  std::uint32_t texture);
+                  const glm::mat4& viewProjection, std::uint32_t texture);
+  // The frame's draws from packetInstances: one a packet (Transparency::Emitter), or the whole
+  // frame sorted by instanceKeys into runs of one mode (Sorted).
+  void emitterDraws();
+  void sortInstances();
+  std::vector<std::uint32_t> instanceKeys;  // each packet instance's sort key
+  std::vector<render::BillboardMode> modes;
+  std::vector<SpriteInstance> sortedInstances;
   std::vector<glm::vec3> bolt;
   std::vector<std::array<glm::vec3, 4>> ribbonQuads;
 

@@ -53,7 +53,7 @@ bool Renderer::draws(bytecode::RenderMode mode) noexcept {
 // (particle_renderer_ribbons.cpp): each a quad of world corners in its particle's premultiplied
 // colour, textured at the middle column of the texture, in path order.
 void Renderer::Impl::addRibbons(const render::RenderPacket& p, const render::Camera& camera,
-                                std::uint32_t texture) {
+                                const glm::mat4& viewProjection, std::uint32_t texture) {
   SpriteInstance s;
   s.ribbon = true;
   s.texture = texture;
@@ -66,6 +66,11 @@ void Renderer::Impl::addRibbons(const render::RenderPacket& p, const render::Cam
     for (std::size_t k = 0; k < n; ++k) {
       s.quad = ribbonQuads[k];
       packetInstances.push_back(s);
+      // The sorted order's key: the segment's view depth at its middle, as the software
+      // renderer keys it.
+      const glm::vec3 middle = (points[k] + points[k + 1]) * 0.5f;
+      instanceKeys.push_back(render::particleDrawKey(
+          bytecode::ParticleSort::BackToFront, (viewProjection * glm::vec4(middle, 1.0f)).w, 0));
     }
   };
   if (p.mode == bytecode::RenderMode::LinkedChain) {
@@ -104,7 +109,9 @@ Status Renderer::drawPackets(std::span<const render::RenderPacket> packets,
   const glm::mat4 viewProjection = camera.projectionMatrix() * camera.viewMatrix();
   const render::BillboardView view = render::BillboardView::fromCamera(
       camera, glm::vec3(r.desc.worldUp[0], r.desc.worldUp[1], r.desc.worldUp[2]), 0.0f);
+  const bool sorted = r.desc.transparency == render::Transparency::Sorted;
   r.packetInstances.clear();
+  r.instanceKeys.clear();
   r.packetCorners.clear();
   r.packetDraws.clear();
   r.ranges.clear();
@@ -117,7 +124,7 @@ Status Renderer::drawPackets(std::span<const render::RenderPacket> packets,
     if (!texture.ok()) return texture.status();
     if (p.mode == bytecode::RenderMode::LinkedChain || p.mode == bytecode::RenderMode::Beam) {
       const std::size_t begin = r.packetInstances.size();
-      r.addRibbons(p, camera, texture.value());
+      r.addRibbons(p, camera, viewProjection, texture.value());
       r.ranges.push_back({render::BillboardMode::Billboard, begin, r.packetInstances.size(),
                           r.packetCorners.size(), r.packetCorners.size()});
       continue;
@@ -134,7 +141,8 @@ Status Renderer::drawPackets(std::span<const render::RenderPacket> packets,
                                   : 0.0f;
     r.unsorted.clear();
     r.keys.clear();
-    const std::size_t cornersBegin = r.packetCorners.size();
+    // Sorted: every lit instance indexes the frame's corner colours, which all its draws share.
+    const std::size_t cornersBegin = sorted ? 0 : r.packetCorners.size();
     for (std::uint32_t i = 0; i < p.count; ++i) {
       SpriteInstance s;
       s.color = render::ambientTinted(render::particlePremultipliedColor(p, i), m, r.desc.lighting);
@@ -164,30 +172,75 @@ Status Renderer::drawPackets(std::span<const render::RenderPacket> packets,
       }
       r.unsorted.push_back(s);
       const float w = (viewProjection * glm::vec4(s.particle.position, 1.0f)).w;
-      r.keys.push_back(render::particleDrawKey(p.sort, w, p.ids[i]));
+      r.keys.push_back(render::particleDrawKey(
+          sorted ? bytecode::ParticleSort::BackToFront : p.sort, w, p.ids[i]));
     }
-    // The emitter's own order: ascending keys, stably (slot order breaks ties); None: slot order.
+    // The emitter's own order: ascending keys, stably (slot order breaks ties); None, and every
+    // packet of a sorted frame (sorted as a whole below): slot order.
     r.order.resize(r.unsorted.size());
     std::iota(r.order.begin(), r.order.end(), 0u);
-    if (p.sort != bytecode::ParticleSort::None)
+    if (p.sort != bytecode::ParticleSort::None && !sorted)
       std::stable_sort(r.order.begin(), r.order.end(),
                        [&](std::uint32_t a, std::uint32_t b) { return r.keys[a] < r.keys[b]; });
     const std::size_t begin = r.packetInstances.size();
-    for (const std::uint32_t k : r.order)
+    for (const std::uint32_t k : r.order) {
       r.packetInstances.push_back(r.unsorted[k]);
+      r.instanceKeys.push_back(r.keys[k]);
+    }
     r.ranges.push_back(
         {mode, begin, r.packetInstances.size(), cornersBegin, r.packetCorners.size()});
   }
-  for (const Impl::PacketRange& range : r.ranges) {
-    SpriteDraw d;
-    d.mode = range.mode;
-    d.instances = std::span<const SpriteInstance>(r.packetInstances.data() + range.begin,
-                                                  range.end - range.begin);
-    d.cornerColors = std::span<const std::array<std::array<float, 4>, 4>>(
-        r.packetCorners.data() + range.cornersBegin, range.cornersEnd - range.cornersBegin);
-    r.packetDraws.push_back(d);
+  if (sorted) {
+    r.sortInstances();
+  } else {
+    r.emitterDraws();
   }
   return draw(camera, r.packetDraws, linear);
+}
+
+// Emitter order: one draw a packet, its instances and corner colours.
+void Renderer::Impl::emitterDraws() {
+  for (const PacketRange& range : ranges) {
+    SpriteDraw d;
+    d.mode = range.mode;
+    d.instances = std::span<const SpriteInstance>(packetInstances.data() + range.begin,
+                                                  range.end - range.begin);
+    d.cornerColors = std::span<const std::array<std::array<float, 4>, 4>>(
+        packetCorners.data() + range.cornersBegin, range.cornersEnd - range.cornersBegin);
+    packetDraws.push_back(d);
+  }
+}
+
+// Sorted: every instance of the frame by its key (view depth, back to front), stably — equal keys
+// keep the packets' order and each packet's slot or path order, as the software renderer's one
+// stable sort of the frame's quads keeps them — then one draw a run of one projection mode, every
+// draw sharing the frame's corner colours.
+void Renderer::Impl::sortInstances() {
+  modes.resize(packetInstances.size());
+  for (const PacketRange& range : ranges)
+    std::fill(modes.begin() + static_cast<std::ptrdiff_t>(range.begin),
+              modes.begin() + static_cast<std::ptrdiff_t>(range.end), range.mode);
+  order.resize(packetInstances.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return instanceKeys[a] < instanceKeys[b];
+  });
+  sortedInstances.clear();
+  for (const std::uint32_t k : order)
+    sortedInstances.push_back(packetInstances[k]);
+  std::size_t runBegin = 0;
+  for (std::size_t k = 0; k <= order.size(); ++k) {
+    if (k < order.size() && (k == runBegin || modes[order[k]] == modes[order[runBegin]])) continue;
+    if (k > runBegin) {
+      SpriteDraw d;
+      d.mode = modes[order[runBegin]];
+      d.instances =
+          std::span<const SpriteInstance>(sortedInstances.data() + runBegin, k - runBegin);
+      d.cornerColors = packetCorners;
+      packetDraws.push_back(d);
+    }
+    runBegin = k;
+  }
 }
 
 Status Renderer::render(const ParticleWorld& world, const render::Camera& camera,

@@ -307,6 +307,16 @@ TEST_F(GpuRenderer, QuadsBehindTheEyeAreDroppedAndBadInputIsRefused) {
   gpu::RendererDesc tiny;
   tiny.builtinSpriteSize = 1;
   EXPECT_EQ(gpu::Renderer::create(*context(), tiny).status().code(), StatusCode::InvalidArgument);
+  gpu::RendererDesc oit;
+  oit.transparency = render::Transparency::Oit;  // not drawn on the GPU yet
+  const Result<std::unique_ptr<gpu::Renderer>> refused = gpu::Renderer::create(*context(), oit);
+  EXPECT_EQ(refused.status().code(), StatusCode::Unsupported);
+  EXPECT_NE(refused.status().message().find("oit"), std::string::npos)
+      << refused.status().message();
+  gpu::RendererDesc unknown;
+  unknown.transparency = static_cast<render::Transparency>(7);
+  EXPECT_EQ(gpu::Renderer::create(*context(), unknown).status().code(),
+            StatusCode::InvalidArgument);
   gpu::RendererDesc glaring;
   glaring.post.bloom = 100.0f;
   EXPECT_EQ(gpu::Renderer::create(*context(), glaring).status().code(),

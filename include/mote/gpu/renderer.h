@@ -8,7 +8,7 @@
 //
 // It draws instances a caller builds (draw()), and render packets or a whole ParticleWorld as the
 // software renderer draws them (drawPackets(), render()). What is not built yet (and is refused
-// or not drawn): mesh particles, the sorted and OIT transparency modes,
+// or not drawn): mesh particles, the OIT transparency mode,
 // drawing the GPU world's alive list where it lives, and a swapchain.
 //
 // Ownership: the renderer owns its Vulkan objects and must not outlive its Context. Thread
@@ -23,6 +23,7 @@
 #include <mote/render/camera.h>
 #include <mote/render/image.h>
 #include <mote/render/lighting.h>
+#include <mote/render/particle_renderer.h>  // Transparency
 #include <mote/render/render_packet.h>
 #include <mote/render/sprite_renderer.h>  // PostProcess
 #include <mote/runtime/world.h>
@@ -97,14 +98,20 @@ struct RendererDesc {
   std::uint32_t builtinSpriteSize = 128;
   render::Lighting lighting;
   render::PostProcess post;
+  /// drawPackets() and render(): Emitter (packets in order, each in its own order) or Sorted
+  /// (every particle and ribbon segment of every packet by view depth, back to front, stably:
+  /// equal depths keep the packets' order, then slot or path order) — RendererOptions::
+  /// transparency's meaning, ordered on the host as the software renderer orders it. Oit is not
+  /// drawn by the GPU renderer yet (create() refuses it).
+  render::Transparency transparency = render::Transparency::Emitter;
 };
 
 class Renderer {
  public:
   /// A renderer on `context`'s device. Unavailable where the context's queue cannot draw
   /// (DeviceInfo::graphics); InvalidArgument for an invalid viewport (or one past the device's
-  /// largest framebuffer), world up, builtinSpriteSize, lighting or post-process; the device's
-  /// errors otherwise.
+  /// largest framebuffer), world up, builtinSpriteSize, lighting, post-process or transparency;
+  /// Unsupported for Transparency::Oit (not yet); the device's errors otherwise.
   static Result<std::unique_ptr<Renderer>> create(Context& context, const RendererDesc& desc);
   ~Renderer();
   Renderer(const Renderer&) = delete;
@@ -129,17 +136,17 @@ class Renderer {
   static bool draws(bytecode::RenderMode mode) noexcept;
 
   /// Draws render packets (a CPU-simulated ParticleWorld's, by upload) as render::ParticleRenderer
-  /// draws them with Transparency::Emitter — each packet in order (RenderPacketBuilder's:
-  /// emitters by sort_order), its particles in its own order (particleDrawKey, ties in slot
-  /// order), each particle what <mote/render/particle_instance.h> makes of it (billboard input,
-  /// premultiplied colour, ambient tint, flipbook cells, stretch, one-sided cards, deadspace, lit
-  /// corners), linked chains' and beams' ribbons (render::ribbonQuads, beamBolt), the material's
-  /// texture (loaded by name once, as the software renderer loads it), cutout and soft depth
-  /// against the ground — and reads the frame back into `linear` as draw() does. Unsupported,
-  /// naming the emitter, for a packet whose render mode the GPU renderer does not draw yet (mesh;
-  /// nothing is drawn then); a texture's load errors
-  /// (NotFound, InvalidArgument); draw()'s otherwise. Allocates: a texture's first sight, and the
-  /// instance lists grown to the largest frame.
+  /// draws them with RendererDesc::transparency — Emitter: each packet in order
+  /// (RenderPacketBuilder's: emitters by sort_order), its particles in its own order
+  /// (particleDrawKey, ties in slot order); Sorted: all of them by view depth — each particle what
+  /// <mote/render/particle_instance.h> makes of it (billboard input, premultiplied colour, ambient
+  /// tint, flipbook cells, stretch, one-sided cards, deadspace, lit corners), linked chains' and
+  /// beams' ribbons (render::ribbonQuads, beamBolt), the material's texture (loaded by name once,
+  /// as the software renderer loads it), cutout and soft depth against the ground — and reads the
+  /// frame back into `linear` as draw() does. Unsupported, naming the emitter, for a packet whose
+  /// render mode the GPU renderer does not draw yet (mesh; nothing is drawn then); a texture's load
+  /// errors (NotFound, InvalidArgument); draw()'s otherwise. Allocates: a texture's first sight,
+  /// and the instance lists grown to the largest frame.
   Status drawPackets(std::span<const render::RenderPacket> packets, const render::Camera& camera,
                      std::vector<std::array<float, 4>>& linear);
 
