@@ -212,6 +212,7 @@ DeviceInfo infoOf(VkPhysicalDevice pd, std::uint32_t index) {
   vkGetPhysicalDeviceFeatures(pd, &features);
   d.float64 = features.shaderFloat64 == VK_TRUE;
   d.int64 = features.shaderInt64 == VK_TRUE;
+  d.independentBlend = features.independentBlend == VK_TRUE;
   VkPhysicalDeviceMemoryProperties memory{};
   vkGetPhysicalDeviceMemoryProperties(pd, &memory);
   for (std::uint32_t h = 0; h < memory.memoryHeapCount; ++h)
@@ -346,6 +347,7 @@ Status createDevice(Context::Impl& c) {
   VkPhysicalDeviceFeatures features{};
   features.shaderFloat64 = c.info.float64 ? VK_TRUE : VK_FALSE;
   features.shaderInt64 = c.info.int64 ? VK_TRUE : VK_FALSE;
+  features.independentBlend = c.info.independentBlend ? VK_TRUE : VK_FALSE;
   VkDeviceCreateInfo info{};
   info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   info.queueCreateInfoCount = 1;
@@ -603,6 +605,7 @@ Result<std::unique_ptr<Context>> Context::wrap(const HostVulkan& host, const Con
   // What the device can do is what the host enabled.
   impl->info.float64 = impl->info.float64 && host.shaderFloat64 && !desc.fastMode;
   impl->info.int64 = impl->info.int64 && host.shaderInt64 && !desc.fastMode;
+  impl->info.independentBlend = impl->info.independentBlend && host.independentBlend;
   impl->device = host.device;
   impl->queue = host.queue;
   impl->queueFamily = host.queueFamily;

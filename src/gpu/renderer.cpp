@@ -36,56 +36,64 @@ Status Renderer::Impl::createTarget() {
       VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT | VK_FORMAT_FEATURE_TRANSFER_SRC_BIT;
   format = (props.optimalTilingFeatures & kNeeded) == kNeeded ? VK_FORMAT_R32G32B32A32_SFLOAT
                                                               : VK_FORMAT_R16G16B16A16_SFLOAT;
-  VkImageCreateInfo info{};
-  info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
-  info.imageType = VK_IMAGE_TYPE_2D;
-  info.format = format;
-  info.extent = {desc.viewport.width, desc.viewport.height, 1};
-  info.mipLevels = 1;
-  info.arrayLayers = 1;
-  info.samples = VK_SAMPLE_COUNT_1_BIT;
-  info.tiling = VK_IMAGE_TILING_OPTIMAL;
-  info.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
-  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  MOTE_RETURN_IF_ERROR(
-      vkStatus(vkCreateImage(device, &info, nullptr, &image), "vkCreateImage (the frame)"));
-  VkMemoryRequirements needs{};
-  vkGetImageMemoryRequirements(device, image, &needs);
-  const int type = c.memoryType(needs.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
-  if (type < 0)
-    return Status(StatusCode::Unavailable, "the GPU renderer's frame: no device-local memory type");
-  VkMemoryAllocateInfo alloc{};
-  alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-  alloc.allocationSize = needs.size;
-  alloc.memoryTypeIndex = static_cast<std::uint32_t>(type);
-  MOTE_RETURN_IF_ERROR(vkStatus(vkAllocateMemory(device, &alloc, nullptr, &imageMemory),
-                                fmt::format("the GPU renderer's frame ({} bytes)", needs.size)));
-  MOTE_RETURN_IF_ERROR(
-      vkStatus(vkBindImageMemory(device, image, imageMemory, 0), "vkBindImageMemory"));
-  VkImageViewCreateInfo view{};
-  view.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
-  view.image = image;
-  view.viewType = VK_IMAGE_VIEW_TYPE_2D;
-  view.format = format;
-  view.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-  MOTE_RETURN_IF_ERROR(
-      vkStatus(vkCreateImageView(device, &view, nullptr, &imageView), "vkCreateImageView"));
+  // The frame, and under OIT its two planes: one image each, of the frame's format.
+  for (std::uint32_t k = 0; k < planes(); ++k) {
+    VkImageCreateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
+    info.imageType = VK_IMAGE_TYPE_2D;
+    info.format = format;
+    info.extent = {desc.viewport.width, desc.viewport.height, 1};
+    info.mipLevels = 1;
+    info.arrayLayers = 1;
+    info.samples = VK_SAMPLE_COUNT_1_BIT;
+    info.tiling = VK_IMAGE_TILING_OPTIMAL;
+    info.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    MOTE_RETURN_IF_ERROR(
+        vkStatus(vkCreateImage(device, &info, nullptr, &images[k]), "vkCreateImage (the frame)"));
+    VkMemoryRequirements needs{};
+    vkGetImageMemoryRequirements(device, images[k], &needs);
+    const int type = c.memoryType(needs.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+    if (type < 0)
+      return Status(StatusCode::Unavailable,
+                    "the GPU renderer's frame: no device-local memory type");
+    VkMemoryAllocateInfo alloc{};
+    alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+    alloc.allocationSize = needs.size;
+    alloc.memoryTypeIndex = static_cast<std::uint32_t>(type);
+    MOTE_RETURN_IF_ERROR(vkStatus(vkAllocateMemory(device, &alloc, nullptr, &imageMemory[k]),
+                                  fmt::format("the GPU renderer's frame ({} bytes)", needs.size)));
+    MOTE_RETURN_IF_ERROR(
+        vkStatus(vkBindImageMemory(device, images[k], imageMemory[k], 0), "vkBindImageMemory"));
+    VkImageViewCreateInfo view{};
+    view.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
+    view.image = images[k];
+    view.viewType = VK_IMAGE_VIEW_TYPE_2D;
+    view.format = format;
+    view.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    MOTE_RETURN_IF_ERROR(
+        vkStatus(vkCreateImageView(device, &view, nullptr, &imageViews[k]), "vkCreateImageView"));
+  }
 
-  VkAttachmentDescription color{};
-  color.format = format;
-  color.samples = VK_SAMPLE_COUNT_1_BIT;
-  color.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-  color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-  color.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-  color.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-  color.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  color.finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-  const VkAttachmentReference ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  std::array<VkAttachmentDescription, kMaxPlanes> colors{};
+  std::array<VkAttachmentReference, kMaxPlanes> refs{};
+  for (std::uint32_t k = 0; k < planes(); ++k) {
+    VkAttachmentDescription& color = colors[k];
+    color.format = format;
+    color.samples = VK_SAMPLE_COUNT_1_BIT;
+    color.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    color.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+    color.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    color.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    color.finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    refs[k] = {k, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  }
   VkSubpassDescription subpass{};
   subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-  subpass.colorAttachmentCount = 1;
-  subpass.pColorAttachments = &ref;
+  subpass.colorAttachmentCount = planes();
+  subpass.pColorAttachments = refs.data();
   // The pass's writes before the copy that reads them back.
   VkSubpassDependency after{};
   after.srcSubpass = 0;
@@ -96,8 +104,8 @@ Status Renderer::Impl::createTarget() {
   after.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
   VkRenderPassCreateInfo passInfo{};
   passInfo.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO;
-  passInfo.attachmentCount = 1;
-  passInfo.pAttachments = &color;
+  passInfo.attachmentCount = planes();
+  passInfo.pAttachments = colors.data();
   passInfo.subpassCount = 1;
   passInfo.pSubpasses = &subpass;
   passInfo.dependencyCount = 1;
@@ -107,18 +115,30 @@ Status Renderer::Impl::createTarget() {
   VkFramebufferCreateInfo fb{};
   fb.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO;
   fb.renderPass = pass;
-  fb.attachmentCount = 1;
-  fb.pAttachments = &imageView;
+  fb.attachmentCount = planes();
+  fb.pAttachments = imageViews.data();
   fb.width = desc.viewport.width;
   fb.height = desc.viewport.height;
   fb.layers = 1;
   MOTE_RETURN_IF_ERROR(
       vkStatus(vkCreateFramebuffer(device, &fb, nullptr, &framebuffer), "vkCreateFramebuffer"));
-  const std::uint64_t pixelBytes = format == VK_FORMAT_R32G32B32A32_SFLOAT ? 16 : 8;
-  return take(Buffer::createMapped(
-                  *context, std::uint64_t{desc.viewport.width} * desc.viewport.height * pixelBytes,
-                  "the GPU renderer's readback"),
-              readback);
+  return take(
+      Buffer::createMapped(*context, planeBytes() * planes(), "the GPU renderer's readback"),
+      readback);
+}
+
+void Renderer::Impl::readPlane(std::uint32_t k, std::vector<std::array<float, 4>>& out) const {
+  const std::size_t pixels = std::size_t{desc.viewport.width} * desc.viewport.height;
+  out.resize(pixels);
+  const std::uint32_t* bytes = readback.mapped() + planeBytes() / 4 * k;  // words
+  if (format == VK_FORMAT_R32G32B32A32_SFLOAT) {
+    std::memcpy(out.data(), bytes, pixels * 16);
+    return;
+  }
+  const auto* halves = reinterpret_cast<const std::uint16_t*>(bytes);
+  for (std::size_t i = 0; i < pixels; ++i)
+    for (std::size_t c = 0; c < 4; ++c)
+      out[i][c] = glm::unpackHalf1x16(halves[4 * i + c]);
 }
 
 Status Renderer::Impl::createPipelines() {
@@ -131,7 +151,8 @@ Status Renderer::Impl::createPipelines() {
     return vkStatus(vkCreateShaderModule(device, &info, nullptr, &out), "vkCreateShaderModule");
   };
   MOTE_RETURN_IF_ERROR(module(spriteVertexShader().pick(fp64), vertexModule));
-  MOTE_RETURN_IF_ERROR(module(spriteFragmentShader(), fragmentModule));
+  MOTE_RETURN_IF_ERROR(
+      module(planes() > 1 ? spriteOitFragmentShader() : spriteFragmentShader(), fragmentModule));
   MOTE_RETURN_IF_ERROR(module(groundVertexShader(), groundVertexModule));
   MOTE_RETURN_IF_ERROR(module(groundFragmentShader(), groundFragmentModule));
 
@@ -222,20 +243,26 @@ Status Renderer::Impl::createPipeline(VkShaderModule vertex, VkShaderModule frag
   multisample.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO;
   multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
   // One premultiplied equation for every particle: rgb = src + dst · (1 − src.a); alpha stays 1.
-  VkPipelineColorBlendAttachmentState blend{};
-  blend.blendEnable = VK_TRUE;
-  blend.srcColorBlendFactor = VK_BLEND_FACTOR_ONE;
-  blend.dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
-  blend.colorBlendOp = VK_BLEND_OP_ADD;
-  blend.srcAlphaBlendFactor = VK_BLEND_FACTOR_ZERO;
-  blend.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
-  blend.alphaBlendOp = VK_BLEND_OP_ADD;
-  blend.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
-                         VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
+  // Under OIT, the sums plane adds (rgb·w, a·w); the side plane adds rgb and multiplies its
+  // alpha, the revealage, by 1 − src.a (McGuire and Bavoil). The ground writes the frame alone.
+  constexpr VkColorComponentFlags kAll = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
+                                         VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
+  std::array<VkPipelineColorBlendAttachmentState, kMaxPlanes> blends{};
+  for (std::uint32_t k = 0; k < planes(); ++k) {
+    VkPipelineColorBlendAttachmentState& blend = blends[k];
+    blend.blendEnable = VK_TRUE;
+    blend.srcColorBlendFactor = VK_BLEND_FACTOR_ONE;
+    blend.dstColorBlendFactor = k == 0 ? VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA : VK_BLEND_FACTOR_ONE;
+    blend.colorBlendOp = VK_BLEND_OP_ADD;
+    blend.srcAlphaBlendFactor = k == 1 ? VK_BLEND_FACTOR_ONE : VK_BLEND_FACTOR_ZERO;
+    blend.dstAlphaBlendFactor = k == 2 ? VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA : VK_BLEND_FACTOR_ONE;
+    blend.alphaBlendOp = VK_BLEND_OP_ADD;
+    blend.colorWriteMask = k == 0 || fragment != groundFragmentModule ? kAll : 0;
+  }
   VkPipelineColorBlendStateCreateInfo blendState{};
   blendState.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO;
-  blendState.attachmentCount = 1;
-  blendState.pAttachments = &blend;
+  blendState.attachmentCount = planes();
+  blendState.pAttachments = blends.data();
   VkGraphicsPipelineCreateInfo info{};
   info.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO;
   info.stageCount = static_cast<std::uint32_t>(stages.size());
@@ -285,18 +312,20 @@ void Renderer::Impl::record(VkCommandBuffer cmd, std::span<const SpriteDraw> dra
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
                        VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
                        0, 1, &uploaded, 0, nullptr, 0, nullptr);
-  VkClearValue clear{};
-  clear.color.float32[0] = desc.background[0];
-  clear.color.float32[1] = desc.background[1];
-  clear.color.float32[2] = desc.background[2];
-  clear.color.float32[3] = 1.0f;
+  // The frame: the background; the OIT planes: nothing accumulated, revealage 1.
+  std::array<VkClearValue, kMaxPlanes> clear{};
+  clear[0].color.float32[0] = desc.background[0];
+  clear[0].color.float32[1] = desc.background[1];
+  clear[0].color.float32[2] = desc.background[2];
+  clear[0].color.float32[3] = 1.0f;
+  clear[2].color.float32[3] = 1.0f;
   VkRenderPassBeginInfo begin{};
   begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
   begin.renderPass = pass;
   begin.framebuffer = framebuffer;
   begin.renderArea = {{0, 0}, {desc.viewport.width, desc.viewport.height}};
-  begin.clearValueCount = 1;
-  begin.pClearValues = &clear;
+  begin.clearValueCount = planes();
+  begin.pClearValues = clear.data();
   vkCmdBeginRenderPass(cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, &set, 0, nullptr);
   if (desc.ground) {  // the grid over the cleared background, behind every particle
@@ -311,11 +340,14 @@ void Renderer::Impl::record(VkCommandBuffer cmd, std::span<const SpriteDraw> dra
     first += n;
   }
   vkCmdEndRenderPass(cmd);
-  VkBufferImageCopy copy{};
-  copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-  copy.imageExtent = {desc.viewport.width, desc.viewport.height, 1};
-  vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.handle(), 1,
-                         &copy);
+  for (std::uint32_t k = 0; k < planes(); ++k) {
+    VkBufferImageCopy copy{};
+    copy.bufferOffset = planeBytes() * k;
+    copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    copy.imageExtent = {desc.viewport.width, desc.viewport.height, 1};
+    vkCmdCopyImageToBuffer(cmd, images[k], VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.handle(),
+                           1, &copy);
+  }
   VkMemoryBarrier copied{};
   copied.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
   copied.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
@@ -337,12 +369,9 @@ Result<std::unique_ptr<Renderer>> Renderer::create(Context& context, const Rende
         fmt::format("RendererDesc.builtinSpriteSize {} is outside [{}, {}]", desc.builtinSpriteSize,
                     render::kMinBuiltinSpriteSizePixels, render::kMaxBuiltinSpriteSizePixels));
   MOTE_RETURN_IF_ERROR(desc.lighting.validate("RendererDesc.lighting"));
-  if (desc.transparency == render::Transparency::Oit)
-    return Status(StatusCode::Unsupported,
-                  "RendererDesc.transparency: oit is not drawn by the GPU renderer yet (emitter or "
-                  "sorted)");
   if (desc.transparency != render::Transparency::Emitter &&
-      desc.transparency != render::Transparency::Sorted)
+      desc.transparency != render::Transparency::Sorted &&
+      desc.transparency != render::Transparency::Oit)
     return Status(StatusCode::InvalidArgument,
                   fmt::format("RendererDesc.transparency {} is not a Transparency",
                               static_cast<int>(desc.transparency)));
@@ -352,6 +381,11 @@ Result<std::unique_ptr<Renderer>> Renderer::create(Context& context, const Rende
     return Status(StatusCode::Unavailable,
                   fmt::format("the GPU renderer needs a queue that draws; '{}' has only compute on "
                               "the queue Mote uses",
+                              context.device().name));
+  if (desc.transparency == render::Transparency::Oit && !context.device().independentBlend)
+    return Status(StatusCode::Unsupported,
+                  fmt::format("RendererDesc.transparency oit needs the independentBlend feature, "
+                              "which '{}' does not have enabled",
                               context.device().name));
   auto impl = std::make_unique<Impl>();
   impl->context = &context;
@@ -405,6 +439,13 @@ Status Renderer::draw(const render::Camera& camera, std::span<const SpriteDraw> 
                                   "it must be >= 0",
                                   d, i, draws[d].instances[i].stretchScaleSeconds));
       const SpriteInstance& s = draws[d].instances[i];
+      if (!(s.oitWeight == 0.0f ||
+            (r.planes() > 1 && s.oitWeight > 0.0f && std::isfinite(s.oitWeight))))
+        return Status(
+            StatusCode::InvalidArgument,
+            fmt::format("Renderer::draw: draw {} instance {} has oitWeight {}; it must be "
+                        "0, or finite and > 0 where RendererDesc::transparency is Oit",
+                        d, i, s.oitWeight));
       if (!(s.frameBlend >= 0.0f && s.frameBlend <= 1.0f) || !(s.softInverse >= 0.0f) ||
           !std::isfinite(s.softInverse) ||
           (s.corners != SpriteInstance::kNoCorners && s.corners >= draws[d].cornerColors.size()))
@@ -477,7 +518,7 @@ Status Renderer::draw(const render::Camera& camera, std::span<const SpriteDraw> 
       r.instanceWords.push_back(static_cast<std::uint32_t>(d.mode));
       putWord(r.instanceWords, s.stretchScaleSeconds);
       r.instanceWords.push_back((s.cutout ? 1u : 0u) | (s.cullBack ? 2u : 0u) |
-                                (s.ribbon ? 4u : 0u));
+                                (s.ribbon ? 4u : 0u) | (s.oitAdditive ? 8u : 0u));
       putWord(r.instanceWords, s.nextCell[0]);
       putWord(r.instanceWords, s.nextCell[1]);
       putWord(r.instanceWords, s.frameBlend);
@@ -486,7 +527,7 @@ Status Renderer::draw(const render::Camera& camera, std::span<const SpriteDraw> 
       putWord(r.instanceWords, s.viewDepth);
       r.instanceWords.push_back(s.corners == SpriteInstance::kNoCorners ? ~0u
                                                                         : firstCorners + s.corners);
-      r.instanceWords.push_back(0);
+      putWord(r.instanceWords, s.oitWeight);
     }
   }
   MOTE_RETURN_IF_ERROR(r.ensure(r.frame, kFrameWords, "the GPU renderer's frame constants"));
@@ -514,15 +555,11 @@ Status Renderer::draw(const render::Camera& camera, std::span<const SpriteDraw> 
   MOTE_RETURN_IF_ERROR(
       r.context->impl().submit([&](VkCommandBuffer cmd) { r.record(cmd, draws); }));
 
-  const std::size_t pixels = std::size_t{r.desc.viewport.width} * r.desc.viewport.height;
-  linear.resize(pixels);
-  if (r.format == VK_FORMAT_R32G32B32A32_SFLOAT) {
-    std::memcpy(linear.data(), r.readback.mapped(), pixels * 16);
-  } else {
-    const auto* halves = reinterpret_cast<const std::uint16_t*>(r.readback.mapped());
-    for (std::size_t i = 0; i < pixels; ++i)
-      for (std::size_t c = 0; c < 4; ++c)
-        linear[i][c] = glm::unpackHalf1x16(halves[4 * i + c]);
+  r.readPlane(0, linear);
+  if (r.planes() > 1) {  // OIT: the planes composited over the frame as the software renderer does
+    r.readPlane(1, r.oitSums);
+    r.readPlane(2, r.oitSide);
+    render::compositeOit(linear, r.oitSums, r.oitSide);
   }
   for (auto& p : linear)
     p[3] = 1.0f;

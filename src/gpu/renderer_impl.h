@@ -33,9 +33,21 @@ struct Renderer::Impl {
   VkDevice device = VK_NULL_HANDLE;
   RendererDesc desc;
   VkFormat format = VK_FORMAT_R32G32B32A32_SFLOAT;
-  VkImage image = VK_NULL_HANDLE;
-  VkDeviceMemory imageMemory = VK_NULL_HANDLE;
-  VkImageView imageView = VK_NULL_HANDLE;
+  // The frame and, under OIT, its two planes (the accumulated sums; additive rgb and revealage).
+  static constexpr std::uint32_t kMaxPlanes = 3;
+  std::uint32_t planes() const noexcept {
+    return desc.transparency == render::Transparency::Oit ? kMaxPlanes : 1;
+  }
+  std::uint64_t planeBytes() const noexcept {
+    return std::uint64_t{desc.viewport.width} * desc.viewport.height *
+           (format == VK_FORMAT_R32G32B32A32_SFLOAT ? 16 : 8);
+  }
+  std::array<VkImage, kMaxPlanes> images{};
+  std::array<VkDeviceMemory, kMaxPlanes> imageMemory{};
+  std::array<VkImageView, kMaxPlanes> imageViews{};
+  std::vector<std::array<float, 4>> oitSums, oitSide;
+  // Plane k of the readback as linear floats.
+  void readPlane(std::uint32_t k, std::vector<std::array<float, 4>>& out) const;
   VkRenderPass pass = VK_NULL_HANDLE;
   VkFramebuffer framebuffer = VK_NULL_HANDLE;
   VkShaderModule vertexModule = VK_NULL_HANDLE;
@@ -100,9 +112,11 @@ struct Renderer::Impl {
       if (m != VK_NULL_HANDLE) vkDestroyShaderModule(device, m, nullptr);
     if (framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, framebuffer, nullptr);
     if (pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, pass, nullptr);
-    if (imageView != VK_NULL_HANDLE) vkDestroyImageView(device, imageView, nullptr);
-    if (image != VK_NULL_HANDLE) vkDestroyImage(device, image, nullptr);
-    if (imageMemory != VK_NULL_HANDLE) vkFreeMemory(device, imageMemory, nullptr);
+    for (std::uint32_t k = 0; k < kMaxPlanes; ++k) {
+      if (imageViews[k] != VK_NULL_HANDLE) vkDestroyImageView(device, imageViews[k], nullptr);
+      if (images[k] != VK_NULL_HANDLE) vkDestroyImage(device, images[k], nullptr);
+      if (imageMemory[k] != VK_NULL_HANDLE) vkFreeMemory(device, imageMemory[k], nullptr);
+    }
   }
 
   Status createTarget();

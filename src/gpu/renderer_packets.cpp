@@ -7,6 +7,7 @@
 #include "renderer_impl.h"
 
 #include <mote/core/effect_enums.h>
+#include <mote/render/depth_key.h>
 #include <mote/render/particle_instance.h>
 #include <mote/render/sprite_renderer.h>
 
@@ -54,8 +55,12 @@ bool Renderer::draws(bytecode::RenderMode mode) noexcept {
 // colour, textured at the middle column of the texture, in path order.
 void Renderer::Impl::addRibbons(const render::RenderPacket& p, const render::Camera& camera,
                                 const glm::mat4& viewProjection, std::uint32_t texture) {
+  // OIT frames weigh translucent segments by their depth; cutout ones draw in order.
+  const bool oit =
+      desc.transparency == render::Transparency::Oit && p.blend != bytecode::BlendMode::Cutout;
   SpriteInstance s;
   s.ribbon = true;
+  s.oitAdditive = oit && p.blend == bytecode::BlendMode::Additive;
   s.texture = texture;
   s.cell = {0.5f, 0.0f, 0.0f, 1.0f};
   s.cutout = p.blend == bytecode::BlendMode::Cutout;
@@ -69,8 +74,9 @@ void Renderer::Impl::addRibbons(const render::RenderPacket& p, const render::Cam
       // The sorted order's key: the segment's view depth at its middle, as the software
       // renderer keys it.
       const glm::vec3 middle = (points[k] + points[k + 1]) * 0.5f;
-      instanceKeys.push_back(render::particleDrawKey(
-          bytecode::ParticleSort::BackToFront, (viewProjection * glm::vec4(middle, 1.0f)).w, 0));
+      const float w = (viewProjection * glm::vec4(middle, 1.0f)).w;
+      if (oit) packetInstances.back().oitWeight = render::oitDepthWeight(w);
+      instanceKeys.push_back(render::particleDrawKey(bytecode::ParticleSort::BackToFront, w, 0));
     }
   };
   if (p.mode == bytecode::RenderMode::LinkedChain) {
@@ -132,6 +138,10 @@ Status Renderer::drawPackets(std::span<const render::RenderPacket> packets,
     const render::BillboardMode mode = render::packetBillboardMode(p);
     const bool additive = p.blend == bytecode::BlendMode::Additive;
     const bool cutout = p.blend == bytecode::BlendMode::Cutout;
+    // Sorted frames, and OIT frames' translucent packets, key every particle by its view depth
+    // (OIT weighs it by that depth; cutout packets keep their emitter's order).
+    const bool oit = r.desc.transparency == render::Transparency::Oit && !cutout;
+    const bool depthKeyed = sorted || oit;
     const bool cullBack = render::cullsBackCards(p, mode);
     const bool lit = render::litSprites(p);
     const float stretchScale = p.description->render.stretchScaleSeconds;
@@ -170,16 +180,20 @@ Status Renderer::drawPackets(std::span<const render::RenderPacket> packets,
             r.desc.lighting, camera, render::billboardCorners(own, mode, s.particle),
             s.particle.position, s.color));
       }
-      r.unsorted.push_back(s);
       const float w = (viewProjection * glm::vec4(s.particle.position, 1.0f)).w;
+      if (oit) {
+        s.oitWeight = render::oitDepthWeight(w);
+        s.oitAdditive = additive;
+      }
+      r.unsorted.push_back(s);
       r.keys.push_back(render::particleDrawKey(
-          sorted ? bytecode::ParticleSort::BackToFront : p.sort, w, p.ids[i]));
+          depthKeyed ? bytecode::ParticleSort::BackToFront : p.sort, w, p.ids[i]));
     }
-    // The emitter's own order: ascending keys, stably (slot order breaks ties); None, and every
-    // packet of a sorted frame (sorted as a whole below): slot order.
+    // The emitter's own order: ascending keys, stably (slot order breaks ties); None, every packet
+    // of a sorted frame (sorted as a whole below) and an OIT frame's translucent ones: slot order.
     r.order.resize(r.unsorted.size());
     std::iota(r.order.begin(), r.order.end(), 0u);
-    if (p.sort != bytecode::ParticleSort::None && !sorted)
+    if (p.sort != bytecode::ParticleSort::None && !depthKeyed)
       std::stable_sort(r.order.begin(), r.order.end(),
                        [&](std::uint32_t a, std::uint32_t b) { return r.keys[a] < r.keys[b]; });
     const std::size_t begin = r.packetInstances.size();

@@ -27,6 +27,9 @@ constexpr std::uint32_t kSpriteVertexFast[] = {
 constexpr std::uint32_t kSpriteFragment[] = {
 #include "sprite_frag_fast.spv.inc"
 };
+constexpr std::uint32_t kSpriteOitFragment[] = {
+#include "sprite_oit_frag_fast.spv.inc"
+};
 constexpr std::uint32_t kGroundVertex[] = {
 #include "ground_vert_fast.spv.inc"
 };
@@ -123,6 +126,10 @@ ShaderCode spriteVertexShader() noexcept {
 
 std::span<const std::uint32_t> spriteFragmentShader() noexcept {
   return kSpriteFragment;
+}
+
+std::span<const std::uint32_t> spriteOitFragmentShader() noexcept {
+  return kSpriteOitFragment;
 }
 
 std::span<const std::uint32_t> groundVertexShader() noexcept {

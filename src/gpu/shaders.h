@@ -30,6 +30,8 @@ ShaderCode billboardCasesShader() noexcept;
 /// The GPU renderer's stages: sprite.vert (exact arithmetic: two builds) and sprite.frag.
 ShaderCode spriteVertexShader() noexcept;
 std::span<const std::uint32_t> spriteFragmentShader() noexcept;
+/// sprite.frag with weighted blended OIT's two planes (sprite_oit.frag).
+std::span<const std::uint32_t> spriteOitFragmentShader() noexcept;
 /// The ground pass's stages: ground.vert (the viewport's triangle) and ground.frag (the grid).
 std::span<const std::uint32_t> groundVertexShader() noexcept;
 std::span<const std::uint32_t> groundFragmentShader() noexcept;

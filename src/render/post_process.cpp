@@ -283,6 +283,23 @@ Result<FrameResolver> FrameResolver::create(Viewport viewport, const PostProcess
   return FrameResolver(std::move(impl));
 }
 
+void compositeOit(std::span<std::array<float, 4>> frame, std::span<const std::array<float, 4>> sums,
+                  std::span<const std::array<float, 4>> side) noexcept {
+  MOTE_ASSERT(sums.size() == frame.size() && side.size() == frame.size(),
+              "compositeOit: the planes are the frame's size");
+  for (std::size_t i = 0; i < frame.size(); ++i) {
+    const F4 s = loadF4(sums[i]);
+    const F4 add = loadF4(side[i]);
+    const float reveal = add[3];
+    if (reveal == 1.0f && s[3] == 0.0f && add[0] == 0.0f && add[1] == 0.0f && add[2] == 0.0f)
+      continue;  // nothing translucent here: the pixel stays as drawn, bit for bit
+    const float weight = std::clamp(s[3], 1e-4f, 5e4f);
+    F4 c = loadF4(frame[i]) * reveal + s / weight * (1.0f - reveal) + add;
+    c[3] = 1.0f;
+    storeF4(frame[i], c);
+  }
+}
+
 Status FrameResolver::resolve(std::span<std::array<float, 4>> frame, Image& out, JobSystem* jobs) {
   Impl& r = *impl_;
   const std::uint32_t width = r.viewport.width;

@@ -9,6 +9,8 @@
 #include "lanes.h"  // F4, F8, MaskOf, kLanesOf
 #include "raster_span.h"
 
+#include <mote/render/depth_key.h>  // oitDepthWeight
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -99,16 +101,7 @@ inline std::array<float, 4> cornerColorAt(const std::array<std::array<float, 4>,
   return r;
 }
 
-// McGuire and Bavoil's depth weight (JCGT 2013, eq. 7) of a fragment at view depth z, before its
-// alpha: 10 / (1e-5 + (|z| / 5)^2 + (|z| / 200)^6), clamped to [1e-2, 3e3]. A NaN depth stays
-// NaN: the fragment draws nothing.
-inline float oitDepthWeight(float z) {
-  const float a = std::fabs(z) / 5.0f;
-  const float b = std::fabs(z) / 200.0f;
-  const float b3 = b * b * b;
-  const float w = 10.0f / (1e-5f + a * a + b3 * b3);
-  return std::clamp(w, 1e-2f, 3e3f);
-}
+// oitDepthWeight: <mote/render/depth_key.h>.
 
 // Weighted blended OIT (McGuire and Bavoil 2013) for a fragment of premultiplied colour `src`
 // (coverage applied): the accumulator dst gains (rgb, a) · a · weight and the revealage (lane 3 of

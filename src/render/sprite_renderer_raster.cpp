@@ -6,6 +6,7 @@
 #include "sprite_renderer_impl.h"
 
 #include <mote/render/depth_key.h>
+#include <mote/render/frame_resolve.h>
 
 #include <glm/geometric.hpp>
 
@@ -224,19 +225,10 @@ void SpriteRenderer::Impl::clearBand(std::uint32_t y0, std::uint32_t y1) {
 
 void SpriteRenderer::Impl::compositeOitBand(std::uint32_t y0, std::uint32_t y1) {
   const std::size_t from = std::size_t{y0} * options.viewport.width;
-  const std::size_t to = std::size_t{y1} * options.viewport.width;
+  const std::size_t count = std::size_t{y1 - y0} * options.viewport.width;
   const std::size_t plane = accum.size();
-  for (std::size_t i = from; i < to; ++i) {
-    const F4 sums = loadF4(oit[i]);
-    const F4 side = loadF4(oit[plane + i]);
-    const float reveal = side[3];
-    if (reveal == 1.0f && sums[3] == 0.0f && side[0] == 0.0f && side[1] == 0.0f && side[2] == 0.0f)
-      continue;  // nothing translucent here: the pixel stays as drawn, bit for bit
-    const float weight = std::clamp(sums[3], 1e-4f, 5e4f);
-    F4 c = loadF4(accum[i]) * reveal + sums / weight * (1.0f - reveal) + side;
-    c[3] = 1.0f;
-    storeF4(accum[i], c);
-  }
+  compositeOit(std::span(accum).subspan(from, count), std::span(oit).subspan(from, count),
+               std::span(oit).subspan(plane + from, count));
 }
 
 void SpriteRenderer::Impl::ensureTriangles(std::size_t capacity) {

@@ -197,7 +197,9 @@ void agreeOnEveryExample(gpu::Context& context, render::Transparency transparenc
   gpuDesc.ground = true;
   gpuDesc.textureDirectory = options.textureDirectory;
   gpuDesc.transparency = transparency;
-  const std::string mode = transparency == render::Transparency::Sorted ? "sorted" : "emitter";
+  const std::string mode = transparency == render::Transparency::Sorted ? "sorted"
+                           : transparency == render::Transparency::Oit  ? "oit"
+                                                                        : "emitter";
   Result<std::unique_ptr<gpu::Renderer>> made = gpu::Renderer::create(context, gpuDesc);
   ASSERT_TRUE(made.ok()) << made.status().toString();
   std::vector<std::string> refused;
@@ -245,6 +247,11 @@ TEST_F(GpuRendererAgreement, EveryExampleDrawsAsTheSoftwareRendererDrawsIt) {
 // Sorted: every particle and ribbon segment of every emitter by view depth, interleaved.
 TEST_F(GpuRendererAgreement, EveryExampleDrawsSortedAsTheSoftwareRendererDrawsIt) {
   agreeOnEveryExample(*context(), render::Transparency::Sorted);
+}
+
+// OIT: translucent and additive particles accumulated, weighed by depth, and composited.
+TEST_F(GpuRendererAgreement, EveryExampleDrawsOitAsTheSoftwareRendererDrawsIt) {
+  agreeOnEveryExample(*context(), render::Transparency::Oit);
 }
 
 }  // namespace

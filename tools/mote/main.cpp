@@ -330,7 +330,7 @@ int main(int argc, char** argv) {
                             "depth) or oit (weighted blended order-independent)");
   renderCommand->add_flag("--gpu", renderOptions.gpu,
                           "Simulate and draw on the GPU (Vulkan): the GPU renderer draws the "
-                          "particles read back (no mesh particles or --transparency oit yet)");
+                          "particles read back (no mesh particles yet)");
   renderCommand->add_flag("--debug", renderOptions.debug,
                           "Draw emitter axes (RGB), bounds boxes (yellow), velocity rays (cyan) "
                           "and colliders (magenta) over the particles");

@@ -309,10 +309,6 @@ int runRender(const RenderCommandOptions& o) {
   }
   // --gpu draws on the GPU too; what its renderer does not draw yet is refused here, before the
   // clip is simulated.
-  if (o.gpu && transparency == render::Transparency::Oit)
-    return fail(
-        "--transparency oit is not drawn by the GPU renderer yet; draw without --gpu, or "
-        "with --transparency emitter or sorted");
   if (o.gpu && o.debug)
     return fail("--debug's overlay is drawn by the software renderer only; draw without --gpu");
   const std::uint64_t bytes = std::uint64_t{o.frames} * width * height * 4;

@@ -47,6 +47,9 @@ struct DeviceInfo {
   bool subgroupBallot = false;
   bool float64 = false;  ///< shaderFloat64
   bool int64 = false;    ///< shaderInt64
+  /// independentBlend: enabled on Mote's own device where the device has it (the GPU renderer's
+  /// OIT planes blend differently from its frame); a host's device where HostVulkan says so.
+  bool independentBlend = false;
   /// VkPhysicalDeviceFloatControlsProperties for 32-bit floats.
   bool denormPreserveFloat32 = false;
   bool denormFlushToZeroFloat32 = false;

@@ -8,7 +8,7 @@
 //
 // It draws instances a caller builds (draw()), and render packets or a whole ParticleWorld as the
 // software renderer draws them (drawPackets(), render()). What is not built yet (and is refused
-// or not drawn): mesh particles, the OIT transparency mode,
+// or not drawn): mesh particles,
 // drawing the GPU world's alive list where it lives, and a swapchain.
 //
 // Ownership: the renderer owns its Vulkan objects and must not outlive its Context. Thread
@@ -73,6 +73,13 @@ struct SpriteInstance {
   /// as the software renderer textures ribbon segments.
   bool ribbon = false;
   std::array<glm::vec3, 4> quad{};
+  /// Weighted blended OIT (RendererDesc::transparency Oit only): above 0, the fragment's depth
+  /// weight (render::oitDepthWeight of the particle's view depth) — it accumulates into the OIT
+  /// planes, composited over the frame when it is read back (render::compositeOit), instead of
+  /// blending; `oitAdditive` adds its colour to the additive sum instead. 0 (cutout particles,
+  /// and every particle of the other modes): blended in order.
+  float oitWeight = 0.0f;
+  bool oitAdditive = false;
 };
 
 /// Instances drawn with one projection mode, in order (later ones over earlier ones).
@@ -98,11 +105,14 @@ struct RendererDesc {
   std::uint32_t builtinSpriteSize = 128;
   render::Lighting lighting;
   render::PostProcess post;
-  /// drawPackets() and render(): Emitter (packets in order, each in its own order) or Sorted
-  /// (every particle and ribbon segment of every packet by view depth, back to front, stably:
-  /// equal depths keep the packets' order, then slot or path order) — RendererOptions::
-  /// transparency's meaning, ordered on the host as the software renderer orders it. Oit is not
-  /// drawn by the GPU renderer yet (create() refuses it).
+  /// Emitter (packets in order, each in its own order), Sorted (every particle and ribbon segment
+  /// of every packet by view depth, back to front, stably: equal depths keep the packets' order,
+  /// then slot or path order, ordered on the host as the software renderer orders it) or Oit
+  /// (weighted blended order-independent transparency: translucent and additive particles
+  /// accumulate into two more planes, composited over the frame as the software renderer
+  /// composites its own; cutout ones draw in emitter order) — RendererOptions::transparency's
+  /// meaning. drawPackets() orders and weighs by it; draw() accepts SpriteInstance::oitWeight only
+  /// under Oit.
   render::Transparency transparency = render::Transparency::Emitter;
 };
 
@@ -111,7 +121,7 @@ class Renderer {
   /// A renderer on `context`'s device. Unavailable where the context's queue cannot draw
   /// (DeviceInfo::graphics); InvalidArgument for an invalid viewport (or one past the device's
   /// largest framebuffer), world up, builtinSpriteSize, lighting, post-process or transparency;
-  /// Unsupported for Transparency::Oit (not yet); the device's errors otherwise.
+  /// the device's errors otherwise.
   static Result<std::unique_ptr<Renderer>> create(Context& context, const RendererDesc& desc);
   ~Renderer();
   Renderer(const Renderer&) = delete;
@@ -126,8 +136,9 @@ class Renderer {
   /// `linear` (width · height pixels, rows top-down, linear premultiplied RGB, alpha 1).
   /// InvalidArgument for an invalid camera, a texture index never added, a negative or NaN
   /// stretchScaleSeconds, a frameBlend outside [0, 1], a softInverse that is negative or not
-  /// finite, a corners index past its draw's cornerColors, or a mode outside render::BillboardMode
-  /// (nothing is drawn then); the device's errors otherwise.
+  /// finite, an oitWeight other than 0 outside Oit (or negative or not finite), a corners index
+  /// past its draw's cornerColors, or a mode outside render::BillboardMode (nothing is drawn then);
+  /// the device's errors otherwise.
   Status draw(const render::Camera& camera, std::span<const SpriteDraw> draws,
               std::vector<std::array<float, 4>>& linear);
 
@@ -138,7 +149,9 @@ class Renderer {
   /// Draws render packets (a CPU-simulated ParticleWorld's, by upload) as render::ParticleRenderer
   /// draws them with RendererDesc::transparency — Emitter: each packet in order
   /// (RenderPacketBuilder's: emitters by sort_order), its particles in its own order
-  /// (particleDrawKey, ties in slot order); Sorted: all of them by view depth — each particle what
+  /// (particleDrawKey, ties in slot order); Sorted: all of them by view depth; Oit: translucent
+  /// ones weighed by their depth (render::oitDepthWeight), cutout ones in emitter order — each
+  /// particle what
   /// <mote/render/particle_instance.h> makes of it (billboard input, premultiplied colour, ambient
   /// tint, flipbook cells, stretch, one-sided cards, deadspace, lit corners), linked chains' and
   /// beams' ribbons (render::ribbonQuads, beamBolt), the material's texture (loaded by name once,

@@ -32,6 +32,9 @@ struct HostVulkan {
   /// device: exact mode needs both (fast mode otherwise, SelfTest::reason says so).
   bool shaderFloat64 = false;
   bool shaderInt64 = false;
+  /// Whether the host enabled VkPhysicalDeviceFeatures::independentBlend (the GPU renderer's OIT
+  /// transparency needs it).
+  bool independentBlend = false;
 };
 
 /// Where a GPU world's particles are, for a host that draws them itself (mote::gpu::

@@ -5,7 +5,9 @@
 
 #include <mote/core/fixed.h>
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -80,6 +82,17 @@ constexpr float floatOfOrderedBits(std::uint32_t bits) noexcept {
 /// The view depth a viewDepthKey was made from, bit for bit. Pure; O(1).
 constexpr float viewDepthOfKey(std::uint32_t key) noexcept {
   return floatOfOrderedBits(~key);
+}
+
+/// McGuire and Bavoil's depth weight (JCGT 2013, eq. 7) of a weighted blended OIT fragment at
+/// view depth z, before its alpha: 10 / (1e-5 + (|z| / 5)^2 + (|z| / 200)^6), clamped to
+/// [1e-2, 3e3]. A NaN depth stays NaN: the fragment draws nothing. Pure; O(1).
+inline float oitDepthWeight(float z) noexcept {
+  const float a = std::fabs(z) / 5.0f;
+  const float b = std::fabs(z) / 200.0f;
+  const float b3 = b * b * b;
+  const float w = 10.0f / (1e-5f + a * a + b3 * b3);
+  return std::clamp(w, 1e-2f, 3e3f);
 }
 
 }  // namespace mote::render

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The steps from a drawn linear frame to display pixels (docs/rendering.md, "Tone mapping and
-// bloom"): the bloom, the tone map and the sRGB encoding, as the software renderers resolve their
-// frames — public so that a frame drawn elsewhere (the GPU renderer's, read back) is resolved by
-// the same code, bit for bit the same from the same linear values.
+// bloom"): the OIT composite, the bloom, the tone map and the sRGB encoding, as the software
+// renderers resolve their frames — public so that a frame drawn elsewhere (the GPU renderer's, read
+// back) is resolved by the same code, bit for bit the same from the same linear values.
 //
 // Ownership: owns its bloom levels. Thread safety: one caller at a time; resolve() fans the bloom's
 // rows out to `jobs`. Allocation: create() (the bloom levels, when bloom is on); resolve() only
@@ -20,6 +20,15 @@
 #include <span>
 
 namespace mote::render {
+
+/// Weighted blended OIT's composite (McGuire and Bavoil, JCGT 2013) of `sums` (each pixel's
+/// accumulated rgb·w and a·w) and `side` (the additive fragments' rgb sum and the revealage, the
+/// product of 1 − a) over `frame`, pixel by pixel: frame·reveal + sums.rgb / clamp(sums.a, 1e-4,
+/// 5e4) · (1 − reveal) + side.rgb, alpha 1. A pixel no translucent fragment touched (revealage 1,
+/// nothing accumulated) is left bit for bit. The three spans are the same length (checked by
+/// assertion). O(pixels); allocates nothing.
+void compositeOit(std::span<std::array<float, 4>> frame, std::span<const std::array<float, 4>> sums,
+                  std::span<const std::array<float, 4>> side) noexcept;
 
 class FrameResolver {
  public:

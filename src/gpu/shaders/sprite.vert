@@ -14,9 +14,10 @@ layout(std430, binding = 0) readonly buffer FrameWords { uint frame[]; };
 // Per instance 36 words: position, velocity, half size, orientation (x, y, z, w), emitter
 // rotation (16); colour (premultiplied linear; alpha 0 for additive), cell (u, v origin and size),
 // texture, mode, Stretched's stretch seconds, flags (1: cutout, 2: one-sided, 4: a ribbon segment,
-// its world corners in the first 12 words, textured affinely) (at 16); the next
+// its world corners in the first 12 words, textured affinely; 8: additive under OIT) (at 16); the
+// next
 // flipbook cell's origin, its weight, the cutoff, the soft inverse distance, the view depth, the
-// lit corner colours' index (~0: none), one unused (at 28).
+// lit corner colours' index (~0: none), the OIT depth weight (0: blended) (at 28).
 layout(std430, binding = 1) readonly buffer InstanceWords { uint instances[]; };
 
 layout(location = 0) out vec2 outQuad;  // (s, t): (0, 0) at corner 0 to (1, 1) at corner 2
@@ -25,7 +26,8 @@ layout(location = 2) flat out vec4 outCell;
 layout(location = 3) flat out uint outTexture;
 layout(location = 4) flat out vec4 outNext;   // the next cell's origin, its weight, the cutoff
 layout(location = 5) flat out uvec4 outStyle;  // flags, soft inverse, view depth, corners
-layout(location = 6) flat out float outWeight;  // the coverage: 1, or a sub-pixel quad's area
+// The coverage (1, or a sub-pixel quad's area) and the OIT depth weight (0: blended).
+layout(location = 6) flat out vec2 outWeights;
 layout(location = 7) noperspective out vec2 outAffine;  // (s, t) screen-linearly: ribbons'
 
 const uint kInstanceWords = 36u;
@@ -127,6 +129,6 @@ void main() {
   outCell = uintBitsToFloat(uvec4(word(at + 20u), word(at + 21u), word(at + 22u), word(at + 23u)));
   outTexture = word(at + 24u);
   outNext = next;
-  outWeight = weight;
+  outWeights = vec2(weight, uintBitsToFloat(word(at + 35u)));
   outStyle = uvec4(flags, word(at + 32u), word(at + 33u), word(at + 34u));
 }
