@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
-// The GPU renderer's core (docs/gpu.md, "The GPU renderer"): billboard quads drawn offscreen on
-// Vulkan — each particle one instance, its quad expanded in the vertex stage with the software
-// renderer's basis (render/billboard.h, through src/gpu/shaders/billboard.glsl: in exact mode the
-// corners are the CPU's bits), its texture cell sampled bilinearly as the software rasterizer
-// samples it (a quad under a pixel as one weighted sample, as there), blended by one premultiplied
-// equation (alpha, and additive as alpha 0), into a linear RGBA float frame read back to the host.
+// The GPU renderer (docs/gpu.md, "The GPU renderer"): particles drawn offscreen on Vulkan — each
+// particle (or ribbon segment) one instance, its quad expanded in the vertex stage with the
+// software renderer's basis (render/billboard.h, through src/gpu/shaders/billboard.glsl: in exact
+// mode the corners are the CPU's bits), its texture cell sampled bilinearly as the software
+// rasterizer samples it (a quad under a pixel as one weighted sample, as there), blended by one
+// premultiplied equation (alpha, and additive as alpha 0) — or accumulated into weighted blended
+// OIT's planes — into a linear RGBA float frame read back to the host.
 //
 // It draws instances a caller builds (draw()), and render packets or a whole ParticleWorld as the
-// software renderer draws them (drawPackets(), render()). What is not built yet (and is refused
-// or not drawn): mesh particles,
-// drawing the GPU world's alive list where it lives, and a swapchain.
+// software renderer draws them (drawPackets(), render()), in each of its transparency modes. What
+// is not built yet (and is refused or not drawn): mesh particles, drawing the GPU world's alive
+// list where it lives, and a swapchain.
 //
 // Ownership: the renderer owns its Vulkan objects and must not outlive its Context. Thread
 // safety: as Context (one thread at a time). Allocation: create() and addTexture() allocate;
