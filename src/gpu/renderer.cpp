@@ -15,6 +15,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace mote::gpu {
 Status Renderer::Impl::createTarget() {
@@ -36,87 +37,107 @@ Status Renderer::Impl::createTarget() {
       VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT | VK_FORMAT_FEATURE_TRANSFER_SRC_BIT;
   format = (props.optimalTilingFeatures & kNeeded) == kNeeded ? VK_FORMAT_R32G32B32A32_SFLOAT
                                                               : VK_FORMAT_R16G16B16A16_SFLOAT;
-  // The frame, and under OIT its two planes: one image each, of the frame's format.
-  for (std::uint32_t k = 0; k < planes(); ++k) {
-    VkImageCreateInfo info{};
-    info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
-    info.imageType = VK_IMAGE_TYPE_2D;
-    info.format = format;
-    info.extent = {desc.viewport.width, desc.viewport.height, 1};
-    info.mipLevels = 1;
-    info.arrayLayers = 1;
-    info.samples = VK_SAMPLE_COUNT_1_BIT;
-    info.tiling = VK_IMAGE_TILING_OPTIMAL;
-    info.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
-    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-    info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  VkFormatProperties depthProps{};
+  vkGetPhysicalDeviceFormatProperties(c.physical, VK_FORMAT_D32_SFLOAT, &depthProps);
+  if ((depthProps.optimalTilingFeatures & VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT) == 0)
+    return Status(StatusCode::Unsupported,
+                  fmt::format("the GPU renderer needs a D32_SFLOAT depth buffer, which '{}' does "
+                              "not draw into",
+                              c.info.name));
+  // The frame, and under OIT its two planes, of the frame's format; the two depths subpass 1
+  // reads; the depth buffer.
+  for (std::uint32_t k = 0; k < planes(); ++k)
+    MOTE_RETURN_IF_ERROR(createImage(
+        k, format, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+        VK_IMAGE_ASPECT_COLOR_BIT, "the frame"));
+  for (const std::uint32_t k : {kSceneDepth, kMeshDepth})
     MOTE_RETURN_IF_ERROR(
-        vkStatus(vkCreateImage(device, &info, nullptr, &images[k]), "vkCreateImage (the frame)"));
-    VkMemoryRequirements needs{};
-    vkGetImageMemoryRequirements(device, images[k], &needs);
-    const int type = c.memoryType(needs.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
-    if (type < 0)
-      return Status(StatusCode::Unavailable,
-                    "the GPU renderer's frame: no device-local memory type");
-    VkMemoryAllocateInfo alloc{};
-    alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-    alloc.allocationSize = needs.size;
-    alloc.memoryTypeIndex = static_cast<std::uint32_t>(type);
-    MOTE_RETURN_IF_ERROR(vkStatus(vkAllocateMemory(device, &alloc, nullptr, &imageMemory[k]),
-                                  fmt::format("the GPU renderer's frame ({} bytes)", needs.size)));
-    MOTE_RETURN_IF_ERROR(
-        vkStatus(vkBindImageMemory(device, images[k], imageMemory[k], 0), "vkBindImageMemory"));
-    VkImageViewCreateInfo view{};
-    view.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
-    view.image = images[k];
-    view.viewType = VK_IMAGE_VIEW_TYPE_2D;
-    view.format = format;
-    view.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    MOTE_RETURN_IF_ERROR(
-        vkStatus(vkCreateImageView(device, &view, nullptr, &imageViews[k]), "vkCreateImageView"));
-  }
+        createImage(k, VK_FORMAT_R32_SFLOAT,
+                    VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT,
+                    VK_IMAGE_ASPECT_COLOR_BIT, "the frame's depths"));
+  MOTE_RETURN_IF_ERROR(createImage(kDepth, VK_FORMAT_D32_SFLOAT,
+                                   VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                                   VK_IMAGE_ASPECT_DEPTH_BIT, "the depth buffer"));
 
-  std::array<VkAttachmentDescription, kMaxPlanes> colors{};
-  std::array<VkAttachmentReference, kMaxPlanes> refs{};
-  for (std::uint32_t k = 0; k < planes(); ++k) {
-    VkAttachmentDescription& color = colors[k];
-    color.format = format;
-    color.samples = VK_SAMPLE_COUNT_1_BIT;
-    color.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-    color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-    color.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-    color.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-    color.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    color.finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-    refs[k] = {k, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  // Attachments: the planes, then the scene depth, the mesh depth and the depth buffer.
+  const std::uint32_t p = planes();
+  const std::uint32_t attachments = p + 3;
+  std::array<VkAttachmentDescription, kImages> described{};
+  std::array<VkImageView, kImages> views{};
+  for (std::uint32_t k = 0; k < attachments; ++k) {
+    const std::uint32_t image = k < p ? k : kSceneDepth + (k - p);
+    VkAttachmentDescription& a = described[k];
+    a.format = k < p ? format : image == kDepth ? VK_FORMAT_D32_SFLOAT : VK_FORMAT_R32_SFLOAT;
+    a.samples = VK_SAMPLE_COUNT_1_BIT;
+    a.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    a.storeOp = k < p ? VK_ATTACHMENT_STORE_OP_STORE : VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    a.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+    a.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    a.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    a.finalLayout = k < p             ? VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL
+                    : image == kDepth ? VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL
+                                      : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    views[k] = imageViews[image];
   }
-  VkSubpassDescription subpass{};
-  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-  subpass.colorAttachmentCount = planes();
-  subpass.pColorAttachments = refs.data();
+  // Subpass 0, the ground and the mesh triangles: the two depths at locations 0 and 1, the planes
+  // from 2, the depth buffer. Subpass 1, the particles: the planes from 0, the depths as input.
+  std::array<VkAttachmentReference, kMaxPlanes + 2> first{};
+  first[0] = {p, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  first[1] = {p + 1, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  std::array<VkAttachmentReference, kMaxPlanes> second{};
+  for (std::uint32_t k = 0; k < p; ++k) {
+    first[2 + k] = {k, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    second[k] = {k, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  }
+  const VkAttachmentReference depthRef{p + 2, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+  const std::array<VkAttachmentReference, 2> inputs{
+      VkAttachmentReference{p, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL},
+      VkAttachmentReference{p + 1, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL}};
+  std::array<VkSubpassDescription, 2> subpasses{};
+  subpasses[0].pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  subpasses[0].colorAttachmentCount = p + 2;
+  subpasses[0].pColorAttachments = first.data();
+  subpasses[0].pDepthStencilAttachment = &depthRef;
+  subpasses[1].pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  subpasses[1].colorAttachmentCount = p;
+  subpasses[1].pColorAttachments = second.data();
+  subpasses[1].inputAttachmentCount = static_cast<std::uint32_t>(inputs.size());
+  subpasses[1].pInputAttachments = inputs.data();
+  std::array<VkSubpassDependency, 2> dependencies{};
+  // Subpass 0's writes before subpass 1 blends over the planes and reads the depths, pixel by
+  // pixel.
+  dependencies[0].srcSubpass = 0;
+  dependencies[0].dstSubpass = 1;
+  dependencies[0].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  dependencies[0].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+  dependencies[0].dstStageMask =
+      VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  dependencies[0].dstAccessMask = VK_ACCESS_INPUT_ATTACHMENT_READ_BIT |
+                                  VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
+                                  VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+  dependencies[0].dependencyFlags = VK_DEPENDENCY_BY_REGION_BIT;
   // The pass's writes before the copy that reads them back.
-  VkSubpassDependency after{};
-  after.srcSubpass = 0;
-  after.dstSubpass = VK_SUBPASS_EXTERNAL;
-  after.srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-  after.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-  after.dstStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT;
-  after.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+  dependencies[1].srcSubpass = 1;
+  dependencies[1].dstSubpass = VK_SUBPASS_EXTERNAL;
+  dependencies[1].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  dependencies[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+  dependencies[1].dstStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT;
+  dependencies[1].dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
   VkRenderPassCreateInfo passInfo{};
   passInfo.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO;
-  passInfo.attachmentCount = planes();
-  passInfo.pAttachments = colors.data();
-  passInfo.subpassCount = 1;
-  passInfo.pSubpasses = &subpass;
-  passInfo.dependencyCount = 1;
-  passInfo.pDependencies = &after;
+  passInfo.attachmentCount = attachments;
+  passInfo.pAttachments = described.data();
+  passInfo.subpassCount = static_cast<std::uint32_t>(subpasses.size());
+  passInfo.pSubpasses = subpasses.data();
+  passInfo.dependencyCount = static_cast<std::uint32_t>(dependencies.size());
+  passInfo.pDependencies = dependencies.data();
   MOTE_RETURN_IF_ERROR(
       vkStatus(vkCreateRenderPass(device, &passInfo, nullptr, &pass), "vkCreateRenderPass"));
   VkFramebufferCreateInfo fb{};
   fb.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO;
   fb.renderPass = pass;
-  fb.attachmentCount = planes();
-  fb.pAttachments = imageViews.data();
+  fb.attachmentCount = attachments;
+  fb.pAttachments = views.data();
   fb.width = desc.viewport.width;
   fb.height = desc.viewport.height;
   fb.layers = 1;
@@ -125,6 +146,46 @@ Status Renderer::Impl::createTarget() {
   return take(
       Buffer::createMapped(*context, planeBytes() * planes(), "the GPU renderer's readback"),
       readback);
+}
+
+Status Renderer::Impl::createImage(std::uint32_t k, VkFormat imageFormat, VkImageUsageFlags usage,
+                                   VkImageAspectFlags aspect, const char* what) {
+  Context::Impl& c = context->impl();
+  VkImageCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
+  info.imageType = VK_IMAGE_TYPE_2D;
+  info.format = imageFormat;
+  info.extent = {desc.viewport.width, desc.viewport.height, 1};
+  info.mipLevels = 1;
+  info.arrayLayers = 1;
+  info.samples = VK_SAMPLE_COUNT_1_BIT;
+  info.tiling = VK_IMAGE_TILING_OPTIMAL;
+  info.usage = usage;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  MOTE_RETURN_IF_ERROR(vkStatus(vkCreateImage(device, &info, nullptr, &images[k]),
+                                fmt::format("vkCreateImage ({})", what)));
+  VkMemoryRequirements needs{};
+  vkGetImageMemoryRequirements(device, images[k], &needs);
+  const int type = c.memoryType(needs.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+  if (type < 0)
+    return Status(StatusCode::Unavailable,
+                  fmt::format("the GPU renderer's {}: no device-local memory type", what));
+  VkMemoryAllocateInfo alloc{};
+  alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  alloc.allocationSize = needs.size;
+  alloc.memoryTypeIndex = static_cast<std::uint32_t>(type);
+  MOTE_RETURN_IF_ERROR(vkStatus(vkAllocateMemory(device, &alloc, nullptr, &imageMemory[k]),
+                                fmt::format("the GPU renderer's {} ({} bytes)", what, needs.size)));
+  MOTE_RETURN_IF_ERROR(
+      vkStatus(vkBindImageMemory(device, images[k], imageMemory[k], 0), "vkBindImageMemory"));
+  VkImageViewCreateInfo view{};
+  view.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
+  view.image = images[k];
+  view.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  view.format = imageFormat;
+  view.subresourceRange = {aspect, 0, 1, 0, 1};
+  return vkStatus(vkCreateImageView(device, &view, nullptr, &imageViews[k]), "vkCreateImageView");
 }
 
 void Renderer::Impl::readPlane(std::uint32_t k, std::vector<std::array<float, 4>>& out) const {
@@ -155,16 +216,21 @@ Status Renderer::Impl::createPipelines() {
       module(planes() > 1 ? spriteOitFragmentShader() : spriteFragmentShader(), fragmentModule));
   MOTE_RETURN_IF_ERROR(module(groundVertexShader(), groundVertexModule));
   MOTE_RETURN_IF_ERROR(module(groundFragmentShader(), groundFragmentModule));
+  MOTE_RETURN_IF_ERROR(module(triangleVertexShader(), triangleVertexModule));
+  MOTE_RETURN_IF_ERROR(module(planes() > 1 ? triangleOitFragmentShader() : triangleFragmentShader(),
+                              triangleFragmentModule));
 
   std::array<VkDescriptorSetLayoutBinding, kBindings> slots{};
   for (std::uint32_t i = 0; i < slots.size(); ++i) {
     slots[i].binding = i;
-    slots[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    slots[i].descriptorType = i < kStorageBindings ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                                                   : VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT;
     slots[i].descriptorCount = 1;
-    // The frame: both stages (the fragment stage's ground); the instances: the vertex stage.
-    slots[i].stageFlags = i == 0   ? VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT
-                          : i == 1 ? VK_SHADER_STAGE_VERTEX_BIT
-                                   : VK_SHADER_STAGE_FRAGMENT_BIT;
+    // The frame: both stages (the fragment stage's ground); the instances and triangles: the
+    // vertex stage.
+    slots[i].stageFlags = i == 0 ? VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT
+                          : i == 1 || i == 5 ? VK_SHADER_STAGE_VERTEX_BIT
+                                             : VK_SHADER_STAGE_FRAGMENT_BIT;
   }
   VkDescriptorSetLayoutCreateInfo setInfo{};
   setInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
@@ -178,12 +244,14 @@ Status Renderer::Impl::createPipelines() {
   layoutInfo.pSetLayouts = &setLayout;
   MOTE_RETURN_IF_ERROR(vkStatus(vkCreatePipelineLayout(device, &layoutInfo, nullptr, &layout),
                                 "vkCreatePipelineLayout"));
-  const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kBindings};
+  const std::array<VkDescriptorPoolSize, 2> sizes{
+      VkDescriptorPoolSize{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kStorageBindings},
+      VkDescriptorPoolSize{VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT, kBindings - kStorageBindings}};
   VkDescriptorPoolCreateInfo poolInfo{};
   poolInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
   poolInfo.maxSets = 1;
-  poolInfo.poolSizeCount = 1;
-  poolInfo.pPoolSizes = &size;
+  poolInfo.poolSizeCount = static_cast<std::uint32_t>(sizes.size());
+  poolInfo.pPoolSizes = sizes.data();
   MOTE_RETURN_IF_ERROR(vkStatus(vkCreateDescriptorPool(device, &poolInfo, nullptr, &pool),
                                 "vkCreateDescriptorPool"));
   VkDescriptorSetAllocateInfo setAlloc{};
@@ -194,12 +262,33 @@ Status Renderer::Impl::createPipelines() {
   MOTE_RETURN_IF_ERROR(
       vkStatus(vkAllocateDescriptorSets(device, &setAlloc, &set), "vkAllocateDescriptorSets"));
 
-  MOTE_RETURN_IF_ERROR(createPipeline(vertexModule, fragmentModule, pipeline));
-  return createPipeline(groundVertexModule, groundFragmentModule, groundPipeline);
+  // The depths subpass 1 reads, once: the attachments never change.
+  std::array<VkDescriptorImageInfo, 2> depths{};
+  std::array<VkWriteDescriptorSet, 2> writes{};
+  for (std::uint32_t k = 0; k < 2; ++k) {
+    depths[k] = {VK_NULL_HANDLE, imageViews[kSceneDepth + k],
+                 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+    writes[k].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    writes[k].dstSet = set;
+    writes[k].dstBinding = kStorageBindings + k;
+    writes[k].descriptorCount = 1;
+    writes[k].descriptorType = VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT;
+    writes[k].pImageInfo = &depths[k];
+  }
+  vkUpdateDescriptorSets(device, 2, writes.data(), 0, nullptr);
+
+  MOTE_RETURN_IF_ERROR(
+      createPipeline(vertexModule, fragmentModule, Stage::Sprites, false, pipeline));
+  MOTE_RETURN_IF_ERROR(createPipeline(groundVertexModule, groundFragmentModule, Stage::Ground, true,
+                                      groundPipeline));
+  MOTE_RETURN_IF_ERROR(createPipeline(triangleVertexModule, triangleFragmentModule,
+                                      Stage::Triangles, true, trianglePipeline));
+  return createPipeline(triangleVertexModule, triangleFragmentModule, Stage::Triangles, false,
+                        triangleBlendPipeline);
 }
 
-Status Renderer::Impl::createPipeline(VkShaderModule vertex, VkShaderModule fragment,
-                                      VkPipeline& out) const {
+Status Renderer::Impl::createPipeline(VkShaderModule vertex, VkShaderModule fragment, Stage stage,
+                                      bool writesDepth, VkPipeline& out) const {
   // exact.glsl's flags (constant_id 0), as the compute kernels get them.
   const std::uint32_t flags = context->selfTest().flags;
   const VkSpecializationMapEntry entry{0, 0, sizeof flags};
@@ -245,11 +334,16 @@ Status Renderer::Impl::createPipeline(VkShaderModule vertex, VkShaderModule frag
   // One premultiplied equation for every particle: rgb = src + dst · (1 − src.a); alpha stays 1.
   // Under OIT, the sums plane adds (rgb·w, a·w); the side plane adds rgb and multiplies its
   // alpha, the revealage, by 1 − src.a (McGuire and Bavoil). The ground writes the frame alone.
+  // In subpass 0 the two depths come first, written (not blended) where the pipeline writes depth.
   constexpr VkColorComponentFlags kAll = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
                                          VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
-  std::array<VkPipelineColorBlendAttachmentState, kMaxPlanes> blends{};
+  const std::uint32_t depths = stage == Stage::Sprites ? 0 : 2;
+  std::array<VkPipelineColorBlendAttachmentState, kMaxPlanes + 2> blends{};
+  for (std::uint32_t d = 0; d < depths; ++d)
+    blends[d].colorWriteMask =
+        writesDepth && (d == 0 || stage == Stage::Triangles) ? VK_COLOR_COMPONENT_R_BIT : 0;
   for (std::uint32_t k = 0; k < planes(); ++k) {
-    VkPipelineColorBlendAttachmentState& blend = blends[k];
+    VkPipelineColorBlendAttachmentState& blend = blends[depths + k];
     blend.blendEnable = VK_TRUE;
     blend.srcColorBlendFactor = VK_BLEND_FACTOR_ONE;
     blend.dstColorBlendFactor = k == 0 ? VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA : VK_BLEND_FACTOR_ONE;
@@ -257,12 +351,19 @@ Status Renderer::Impl::createPipeline(VkShaderModule vertex, VkShaderModule frag
     blend.srcAlphaBlendFactor = k == 1 ? VK_BLEND_FACTOR_ONE : VK_BLEND_FACTOR_ZERO;
     blend.dstAlphaBlendFactor = k == 2 ? VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA : VK_BLEND_FACTOR_ONE;
     blend.alphaBlendOp = VK_BLEND_OP_ADD;
-    blend.colorWriteMask = k == 0 || fragment != groundFragmentModule ? kAll : 0;
+    blend.colorWriteMask = k == 0 || stage != Stage::Ground ? kAll : 0;
   }
   VkPipelineColorBlendStateCreateInfo blendState{};
   blendState.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO;
-  blendState.attachmentCount = planes();
+  blendState.attachmentCount = depths + planes();
   blendState.pAttachments = blends.data();
+  // Subpass 0's depth buffer: the ground writes its depth; triangles test theirs against it
+  // (LESS: the software fill's depth < sceneDepth) and write it where they write depth.
+  VkPipelineDepthStencilStateCreateInfo depthState{};
+  depthState.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO;
+  depthState.depthTestEnable = VK_TRUE;
+  depthState.depthWriteEnable = writesDepth ? VK_TRUE : VK_FALSE;
+  depthState.depthCompareOp = stage == Stage::Ground ? VK_COMPARE_OP_ALWAYS : VK_COMPARE_OP_LESS;
   VkGraphicsPipelineCreateInfo info{};
   info.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO;
   info.stageCount = static_cast<std::uint32_t>(stages.size());
@@ -273,9 +374,10 @@ Status Renderer::Impl::createPipeline(VkShaderModule vertex, VkShaderModule frag
   info.pRasterizationState = &raster;
   info.pMultisampleState = &multisample;
   info.pColorBlendState = &blendState;
+  info.pDepthStencilState = stage == Stage::Sprites ? nullptr : &depthState;
   info.layout = layout;
   info.renderPass = pass;
-  info.subpass = 0;
+  info.subpass = stage == Stage::Sprites ? 1 : 0;
   return vkStatus(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &out),
                   "vkCreateGraphicsPipelines (the GPU renderer)");
 }
@@ -287,11 +389,11 @@ Status Renderer::Impl::ensure(Buffer& buffer, std::size_t words, const char* nam
 }
 
 void Renderer::Impl::writeSet() {
-  const std::array<const Buffer*, kBindings> buffers{&frame, &instances, &textureTable, &texels,
-                                                     &corners};
-  std::array<VkDescriptorBufferInfo, kBindings> infos{};
-  std::array<VkWriteDescriptorSet, kBindings> writes{};
-  for (std::uint32_t i = 0; i < kBindings; ++i) {
+  const std::array<const Buffer*, kStorageBindings> buffers{&frame,  &instances, &textureTable,
+                                                            &texels, &corners,   &triangles};
+  std::array<VkDescriptorBufferInfo, kStorageBindings> infos{};
+  std::array<VkWriteDescriptorSet, kStorageBindings> writes{};
+  for (std::uint32_t i = 0; i < kStorageBindings; ++i) {
     infos[i] = {buffers[i]->handle(), 0, VK_WHOLE_SIZE};
     writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
     writes[i].dstSet = set;
@@ -300,7 +402,7 @@ void Renderer::Impl::writeSet() {
     writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     writes[i].pBufferInfo = &infos[i];
   }
-  vkUpdateDescriptorSets(device, kBindings, writes.data(), 0, nullptr);
+  vkUpdateDescriptorSets(device, kStorageBindings, writes.data(), 0, nullptr);
 }
 
 void Renderer::Impl::record(VkCommandBuffer cmd, std::span<const SpriteDraw> draws) const {
@@ -312,19 +414,24 @@ void Renderer::Impl::record(VkCommandBuffer cmd, std::span<const SpriteDraw> dra
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
                        VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
                        0, 1, &uploaded, 0, nullptr, 0, nullptr);
-  // The frame: the background; the OIT planes: nothing accumulated, revealage 1.
-  std::array<VkClearValue, kMaxPlanes> clear{};
+  // The frame: the background; the OIT planes: nothing accumulated, revealage 1; the depths:
+  // nothing (+inf, and the depth buffer's 1).
+  const std::uint32_t p = planes();
+  std::array<VkClearValue, kImages> clear{};
   clear[0].color.float32[0] = desc.background[0];
   clear[0].color.float32[1] = desc.background[1];
   clear[0].color.float32[2] = desc.background[2];
   clear[0].color.float32[3] = 1.0f;
-  clear[2].color.float32[3] = 1.0f;
+  if (p > 2) clear[2].color.float32[3] = 1.0f;
+  clear[p].color.float32[0] = std::numeric_limits<float>::infinity();
+  clear[p + 1].color.float32[0] = std::numeric_limits<float>::infinity();
+  clear[p + 2].depthStencil = {1.0f, 0};
   VkRenderPassBeginInfo begin{};
   begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
   begin.renderPass = pass;
   begin.framebuffer = framebuffer;
   begin.renderArea = {{0, 0}, {desc.viewport.width, desc.viewport.height}};
-  begin.clearValueCount = planes();
+  begin.clearValueCount = p + 3;
   begin.pClearValues = clear.data();
   vkCmdBeginRenderPass(cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, &set, 0, nullptr);
@@ -332,6 +439,17 @@ void Renderer::Impl::record(VkCommandBuffer cmd, std::span<const SpriteDraw> dra
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, groundPipeline);
     vkCmdDraw(cmd, 3, 1, 0, 0);
   }
+  // The mesh triangles in order, a draw a run of those that write depth or do not.
+  const auto count = static_cast<std::uint32_t>(triangleWrites.size());
+  for (std::uint32_t from = 0, to = 0; from < count; from = to) {
+    to = from + 1;
+    while (to < count && triangleWrites[to] == triangleWrites[from])
+      ++to;
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS,
+                      triangleWrites[from] ? trianglePipeline : triangleBlendPipeline);
+    vkCmdDraw(cmd, 3 * (to - from), 1, 3 * from, 0);
+  }
+  vkCmdNextSubpass(cmd, VK_SUBPASS_CONTENTS_INLINE);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
   std::uint32_t first = 0;
   for (const SpriteDraw& d : draws) {
@@ -422,8 +540,15 @@ Result<std::uint32_t> Renderer::addTexture(std::uint32_t width, std::uint32_t he
 
 Status Renderer::draw(const render::Camera& camera, std::span<const SpriteDraw> draws,
                       std::vector<std::array<float, 4>>& linear) {
+  impl_->triangleWords.clear();
+  impl_->triangleWrites.clear();
+  return impl_->drawFrame(camera, draws, linear);
+}
+
+Status Renderer::Impl::drawFrame(const render::Camera& camera, std::span<const SpriteDraw> draws,
+                                 std::vector<std::array<float, 4>>& out) {
   MOTE_RETURN_IF_ERROR(camera.validate());
-  Impl& r = *impl_;
+  Impl& r = *this;
   // Check everything before anything is uploaded: a refused frame draws nothing.
   std::size_t count = 0;
   for (std::size_t d = 0; d < draws.size(); ++d) {
@@ -518,7 +643,8 @@ Status Renderer::draw(const render::Camera& camera, std::span<const SpriteDraw> 
       r.instanceWords.push_back(static_cast<std::uint32_t>(d.mode));
       putWord(r.instanceWords, s.stretchScaleSeconds);
       r.instanceWords.push_back((s.cutout ? 1u : 0u) | (s.cullBack ? 2u : 0u) |
-                                (s.ribbon ? 4u : 0u) | (s.oitAdditive ? 8u : 0u));
+                                (s.ribbon ? 4u : 0u) | (s.oitAdditive ? 8u : 0u) |
+                                (s.depthTested ? 16u : 0u));
       putWord(r.instanceWords, s.nextCell[0]);
       putWord(r.instanceWords, s.nextCell[1]);
       putWord(r.instanceWords, s.frameBlend);
@@ -535,7 +661,10 @@ Status Renderer::draw(const render::Camera& camera, std::span<const SpriteDraw> 
       r.ensure(r.instances, r.instanceWords.size(), "the GPU renderer's instances"));
   MOTE_RETURN_IF_ERROR(
       r.ensure(r.corners, r.cornerWords.size(), "the GPU renderer's corner colours"));
+  MOTE_RETURN_IF_ERROR(
+      r.ensure(r.triangles, r.triangleWords.size(), "the GPU renderer's mesh triangles"));
   MOTE_RETURN_IF_ERROR(r.frame.upload(r.frameWords));
+  if (!r.triangleWords.empty()) MOTE_RETURN_IF_ERROR(r.triangles.upload(r.triangleWords));
   if (!r.cornerWords.empty()) MOTE_RETURN_IF_ERROR(r.corners.upload(r.cornerWords));
   if (!r.instanceWords.empty()) MOTE_RETURN_IF_ERROR(r.instances.upload(r.instanceWords));
   if (r.texturesDirty) {
@@ -555,13 +684,13 @@ Status Renderer::draw(const render::Camera& camera, std::span<const SpriteDraw> 
   MOTE_RETURN_IF_ERROR(
       r.context->impl().submit([&](VkCommandBuffer cmd) { r.record(cmd, draws); }));
 
-  r.readPlane(0, linear);
+  r.readPlane(0, out);
   if (r.planes() > 1) {  // OIT: the planes composited over the frame as the software renderer does
     r.readPlane(1, r.oitSums);
     r.readPlane(2, r.oitSide);
-    render::compositeOit(linear, r.oitSums, r.oitSide);
+    render::compositeOit(out, r.oitSums, r.oitSide);
   }
-  for (auto& p : linear)
+  for (auto& p : out)
     p[3] = 1.0f;
   return {};
 }

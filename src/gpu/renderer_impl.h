@@ -8,6 +8,8 @@
 
 #include <mote/gpu/renderer.h>
 #include <mote/render/frame_resolve.h>
+#include <mote/render/particle_renderer.h>
+#include <mote/render/raster_triangle.h>
 #include <mote/render/render_packet.h>
 
 #include <glm/mat4x4.hpp>
@@ -25,8 +27,11 @@ inline constexpr std::uint32_t kInstanceWords = 36;  // sprite.vert's layout
 // The view, the view-projection, the near limit, the size, the half extents, the background, the
 // ground flag (sprite.vert, ground.glsl).
 inline constexpr std::uint32_t kFrameWords = 49;
-inline constexpr std::uint32_t kBindings =
-    5;  // frame, instances, texture table, texels, corner colours
+// Storage buffers: the frame, instances, texture table, texels, corner colours, mesh triangles;
+// then subpass 1's two input attachments (the scene depth and the mesh depth).
+inline constexpr std::uint32_t kStorageBindings = 6;
+inline constexpr std::uint32_t kBindings = kStorageBindings + 2;
+inline constexpr std::uint32_t kTriangleWords = 33;  // triangle.vert's layout
 
 struct Renderer::Impl {
   Context* context = nullptr;
@@ -42,9 +47,16 @@ struct Renderer::Impl {
     return std::uint64_t{desc.viewport.width} * desc.viewport.height *
            (format == VK_FORMAT_R32G32B32A32_SFLOAT ? 16 : 8);
   }
-  std::array<VkImage, kMaxPlanes> images{};
-  std::array<VkDeviceMemory, kMaxPlanes> imageMemory{};
-  std::array<VkImageView, kMaxPlanes> imageViews{};
+  // The planes at [0, planes()), then the scene depth, the mesh depth (R32_SFLOAT: subpass 0
+  // writes them, subpass 1 reads them as input attachments) and the depth buffer (D32_SFLOAT,
+  // depth.glsl's encoding) at kSceneDepth, kMeshDepth and kDepth.
+  static constexpr std::uint32_t kSceneDepth = kMaxPlanes, kMeshDepth = kMaxPlanes + 1,
+                                 kDepth = kMaxPlanes + 2, kImages = kMaxPlanes + 3;
+  std::array<VkImage, kImages> images{};
+  std::array<VkDeviceMemory, kImages> imageMemory{};
+  std::array<VkImageView, kImages> imageViews{};
+  Status createImage(std::uint32_t k, VkFormat imageFormat, VkImageUsageFlags usage,
+                     VkImageAspectFlags aspect, const char* what);
   std::vector<std::array<float, 4>> oitSums, oitSide;
   // Plane k of the readback as linear floats.
   void readPlane(std::uint32_t k, std::vector<std::array<float, 4>>& out) const;
@@ -54,17 +66,25 @@ struct Renderer::Impl {
   VkShaderModule fragmentModule = VK_NULL_HANDLE;
   VkShaderModule groundVertexModule = VK_NULL_HANDLE;
   VkShaderModule groundFragmentModule = VK_NULL_HANDLE;
+  VkShaderModule triangleVertexModule = VK_NULL_HANDLE;
+  VkShaderModule triangleFragmentModule = VK_NULL_HANDLE;
   VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkPipeline pipeline = VK_NULL_HANDLE;
   VkPipeline groundPipeline = VK_NULL_HANDLE;
+  // Mesh triangles that write depth (opaque and cutout ones) and those that do not.
+  VkPipeline trianglePipeline = VK_NULL_HANDLE;
+  VkPipeline triangleBlendPipeline = VK_NULL_HANDLE;
   VkDescriptorPool pool = VK_NULL_HANDLE;
   VkDescriptorSet set = VK_NULL_HANDLE;
-  Buffer frame, instances, textureTable, texels, corners, readback;
+  Buffer frame, instances, textureTable, texels, corners, triangles, readback;
   std::vector<std::array<std::uint32_t, 4>> table;
   std::vector<std::array<float, 4>> texelData;
   bool texturesDirty = true;
   std::vector<std::uint32_t> frameWords, instanceWords, cornerWords;
+  // The frame's mesh triangles (kTriangleWords each) and whether each writes depth.
+  std::vector<std::uint32_t> triangleWords;
+  std::vector<bool> triangleWrites;
 
   // renderer_packets.cpp: material textures by name (each loaded once), the frame's instances in
   // draw order and their lit corner colours, one draw a packet, the sort's keys, render()'s
@@ -98,21 +118,34 @@ struct Renderer::Impl {
   std::vector<SpriteInstance> sortedInstances;
   std::vector<glm::vec3> bolt;
   std::vector<std::array<glm::vec3, 4>> ribbonQuads;
+  // Mesh particles: the software renderer's own triangle layer makes their triangles (render::
+  // ParticleRenderer::meshTriangles, made at the first mesh packet), which are drawn as they are;
+  // its textures, uploaded once each (meshTextures: its index → ours, or ~0 before).
+  std::optional<render::ParticleRenderer> meshes;
+  std::vector<render::RasterTriangle> rasterTriangles;
+  std::vector<std::uint32_t> meshTextures;
+  Status addMeshTriangles(Renderer& owner, std::span<const render::RenderPacket> packets,
+                          const render::Camera& camera);
+  // draw()'s work on top of the frame's mesh triangles (triangleWords, drawn first).
+  Status drawFrame(const render::Camera& camera, std::span<const SpriteDraw> draws,
+                   std::vector<std::array<float, 4>>& out);
 
   ~Impl() {
     if (device == VK_NULL_HANDLE) return;
     vkDeviceWaitIdle(device);
     if (pipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, pipeline, nullptr);
-    if (groundPipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, groundPipeline, nullptr);
+    for (VkPipeline p : {groundPipeline, trianglePipeline, triangleBlendPipeline})
+      if (p != VK_NULL_HANDLE) vkDestroyPipeline(device, p, nullptr);
     if (layout != VK_NULL_HANDLE) vkDestroyPipelineLayout(device, layout, nullptr);
     if (pool != VK_NULL_HANDLE) vkDestroyDescriptorPool(device, pool, nullptr);
     if (setLayout != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(device, setLayout, nullptr);
     if (vertexModule != VK_NULL_HANDLE) vkDestroyShaderModule(device, vertexModule, nullptr);
-    for (VkShaderModule m : {fragmentModule, groundVertexModule, groundFragmentModule})
+    for (VkShaderModule m : {fragmentModule, groundVertexModule, groundFragmentModule,
+                             triangleVertexModule, triangleFragmentModule})
       if (m != VK_NULL_HANDLE) vkDestroyShaderModule(device, m, nullptr);
     if (framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, framebuffer, nullptr);
     if (pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, pass, nullptr);
-    for (std::uint32_t k = 0; k < kMaxPlanes; ++k) {
+    for (std::uint32_t k = 0; k < kImages; ++k) {
       if (imageViews[k] != VK_NULL_HANDLE) vkDestroyImageView(device, imageViews[k], nullptr);
       if (images[k] != VK_NULL_HANDLE) vkDestroyImage(device, images[k], nullptr);
       if (imageMemory[k] != VK_NULL_HANDLE) vkFreeMemory(device, imageMemory[k], nullptr);
@@ -122,8 +155,13 @@ struct Renderer::Impl {
   Status createTarget();
   Status createPipelines();
   // A pipeline of `vertex` and `fragment` (the vertex stage specialised with exact.glsl's flags)
-  // on the one layout, premultiplied blending.
-  Status createPipeline(VkShaderModule vertex, VkShaderModule fragment, VkPipeline& out) const;
+  // on the one layout, premultiplied blending into the planes: the sprites' (subpass 1), the
+  // ground's (subpass 0: it writes the frame's plane, the scene depth and the depth buffer), or
+  // the mesh triangles' (subpass 0, depth-tested; `writesDepth`: the depth buffer, scene depth and
+  // mesh depth too).
+  enum class Stage { Sprites, Ground, Triangles };
+  Status createPipeline(VkShaderModule vertex, VkShaderModule fragment, Stage stage,
+                        bool writesDepth, VkPipeline& out) const;
   // `buffer` holds at least `words` words (grown, never shrunk; its old contents are dropped).
   Status ensure(Buffer& buffer, std::size_t words, const char* name);
   void writeSet();

@@ -4,6 +4,7 @@
 // instance.h>), in its order, with its material's texture — a linked chain's or beam's ribbon
 // segments by the same ribbon functions — and are drawn by draw(); render()
 // builds a world's packets and resolves the frame as the software renderer resolves its own.
+#include "billboard_words.h"
 #include "renderer_impl.h"
 
 #include <mote/core/effect_enums.h>
@@ -33,21 +34,51 @@ Result<std::uint32_t> Renderer::Impl::textureNamed(Renderer& owner, std::string_
   return index;
 }
 
-namespace {
-
-// A render mode as the effect format spells it.
-const char* spelling(bytecode::RenderMode mode) {
-#define MOTE_RENDER_MODE_SPELLING_(Enumerator, number, text) \
-  if (mode == bytecode::RenderMode::Enumerator) return text;
-  MOTE_RENDER_MODE_LIST(MOTE_RENDER_MODE_SPELLING_)
-#undef MOTE_RENDER_MODE_SPELLING_
-  return "?";
-}
-
-}  // namespace
-
-bool Renderer::draws(bytecode::RenderMode mode) noexcept {
-  return mode != bytecode::RenderMode::Mesh;
+// The frame's mesh particles: the software renderer's own triangles (its triangle layer: the
+// particles in its order, transformed, lit, near-clipped and culled), each drawn as it is with
+// that renderer's texture, uploaded here once.
+Status Renderer::Impl::addMeshTriangles(Renderer& owner,
+                                        std::span<const render::RenderPacket> packets,
+                                        const render::Camera& camera) {
+  if (!meshes) {
+    render::RendererOptions o;
+    o.viewport = desc.viewport;
+    o.ground = desc.ground;
+    o.textureDirectory = desc.textureDirectory;
+    o.builtinSpriteSize = desc.builtinSpriteSize;
+    o.transparency = desc.transparency;
+    o.lighting = desc.lighting;
+    Result<render::ParticleRenderer> made = render::ParticleRenderer::create(o);
+    if (!made.ok()) return made.status();
+    meshes.emplace(std::move(made.value()));
+  }
+  MOTE_RETURN_IF_ERROR(meshes->meshTriangles(packets, camera, rasterTriangles));
+  const bool oit = desc.transparency == render::Transparency::Oit;
+  for (const render::RasterTriangle& t : rasterTriangles) {
+    if (t.texture >= meshTextures.size()) meshTextures.resize(t.texture + 1, ~0u);
+    if (meshTextures[t.texture] == ~0u) {
+      Result<const render::Texture*> texture = meshes->texture(t.texture);
+      if (!texture.ok()) return texture.status();
+      const render::Texture& tex = *texture.value();
+      Result<std::uint32_t> index = owner.addTexture(tex.width, tex.height, tex.texels);
+      if (!index.ok()) return index.status();
+      meshTextures[t.texture] = index.value();
+    }
+    for (const render::TriangleVertex& v : t.v) {
+      for (const float f : {v.x, v.y, v.invW, v.depth, v.u, v.v})
+        putWord(triangleWords, f);
+      for (const float c : v.color)
+        putWord(triangleWords, c);
+    }
+    const bool cutout = t.blend == render::TriangleBlend::Cutout;
+    // An OIT frame's translucent triangles accumulate (16), additive ones into the side plane (8).
+    triangleWords.push_back(meshTextures[t.texture]);
+    triangleWords.push_back((cutout ? 1u : 0u) | (oit && !cutout ? 16u : 0u) |
+                            (oit && t.blend == render::TriangleBlend::Additive ? 8u : 0u));
+    putWord(triangleWords, t.cutoff);
+    triangleWrites.push_back(t.depthWrite);
+  }
+  return {};
 }
 
 // A linked chain's or beam's ribbon segments as the software renderer makes them
@@ -104,14 +135,15 @@ Status Renderer::drawPackets(std::span<const render::RenderPacket> packets,
                              std::vector<std::array<float, 4>>& linear) {
   MOTE_RETURN_IF_ERROR(camera.validate());
   Impl& r = *impl_;
-  for (const render::RenderPacket& p : packets) {
-    if (!draws(p.mode) && p.count > 0)
-      return Status(
-          StatusCode::Unsupported,
-          fmt::format("the GPU renderer does not draw {} emitters yet (emitter '{}'); "
-                      "draw this effect with the software renderer",
-                      spelling(p.mode), p.description != nullptr ? p.description->name : "?"));
-  }
+  // A frame with mesh emitters draws their triangles first; its particles are hidden behind them
+  // and soft ones fade against them, as the software renderer's (its meshFrame).
+  r.triangleWords.clear();
+  r.triangleWrites.clear();
+  const bool meshFrame =
+      std::any_of(packets.begin(), packets.end(), [](const render::RenderPacket& p) {
+        return p.mode == bytecode::RenderMode::Mesh && p.description != nullptr;
+      });
+  if (meshFrame) MOTE_RETURN_IF_ERROR(r.addMeshTriangles(*this, packets, camera));
   const glm::mat4 viewProjection = camera.projectionMatrix() * camera.viewMatrix();
   const render::BillboardView view = render::BillboardView::fromCamera(
       camera, glm::vec3(r.desc.worldUp[0], r.desc.worldUp[1], r.desc.worldUp[2]), 0.0f);
@@ -122,7 +154,7 @@ Status Renderer::drawPackets(std::span<const render::RenderPacket> packets,
   r.packetDraws.clear();
   r.ranges.clear();
   for (const render::RenderPacket& p : packets) {
-    if (!p.position.present() || p.count == 0) continue;
+    if (!p.position.present() || p.count == 0 || p.mode == bytecode::RenderMode::Mesh) continue;
     const bytecode::CompiledMaterial* m = p.material;
     Result<std::uint32_t> texture = r.textureNamed(
         *this, m == nullptr || m->texture.empty() ? std::string_view("builtin:soft_circle")
@@ -145,10 +177,12 @@ Status Renderer::drawPackets(std::span<const render::RenderPacket> packets,
     const bool cullBack = render::cullsBackCards(p, mode);
     const bool lit = render::litSprites(p);
     const float stretchScale = p.description->render.stretchScaleSeconds;
-    // Soft particles fade against the ground, as the software renderer's do where it draws one.
-    const float softInverse = r.desc.ground && m != nullptr && m->softDistanceMeters > 0.0f
-                                  ? 1.0f / m->softDistanceMeters
-                                  : 0.0f;
+    // Soft particles fade against the scene's depth, as the software renderer's do where it has
+    // one (the ground, mesh triangles).
+    const float softInverse =
+        (r.desc.ground || meshFrame) && m != nullptr && m->softDistanceMeters > 0.0f
+            ? 1.0f / m->softDistanceMeters
+            : 0.0f;
     r.unsorted.clear();
     r.keys.clear();
     // Sorted: every lit instance indexes the frame's corner colours, which all its draws share.
@@ -172,6 +206,7 @@ Status Renderer::drawPackets(std::span<const render::RenderPacket> packets,
       s.softInverse = softInverse;
       s.viewDepth = glm::dot(s.particle.position - camera.position, camera.forward);
       s.cullBack = cullBack;
+      s.depthTested = meshFrame;
       if (lit) {
         render::BillboardView own = view;
         own.stretchScaleSeconds = s.stretchScaleSeconds;
@@ -209,7 +244,7 @@ Status Renderer::drawPackets(std::span<const render::RenderPacket> packets,
   } else {
     r.emitterDraws();
   }
-  return draw(camera, r.packetDraws, linear);
+  return r.drawFrame(camera, r.packetDraws, linear);
 }
 
 // Emitter order: one draw a packet, its instances and corner colours.

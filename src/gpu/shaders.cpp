@@ -36,6 +36,15 @@ constexpr std::uint32_t kGroundVertex[] = {
 constexpr std::uint32_t kGroundFragment[] = {
 #include "ground_frag_fast.spv.inc"
 };
+constexpr std::uint32_t kTriangleVertex[] = {
+#include "triangle_vert_fast.spv.inc"
+};
+constexpr std::uint32_t kTriangleFragment[] = {
+#include "triangle_frag_fast.spv.inc"
+};
+constexpr std::uint32_t kTriangleOitFragment[] = {
+#include "triangle_oit_frag_fast.spv.inc"
+};
 
 constexpr std::uint32_t kVmOpsExact[] = {
 #include "vm_ops_exact.spv.inc"
@@ -138,6 +147,18 @@ std::span<const std::uint32_t> groundVertexShader() noexcept {
 
 std::span<const std::uint32_t> groundFragmentShader() noexcept {
   return kGroundFragment;
+}
+
+std::span<const std::uint32_t> triangleVertexShader() noexcept {
+  return kTriangleVertex;
+}
+
+std::span<const std::uint32_t> triangleFragmentShader() noexcept {
+  return kTriangleFragment;
+}
+
+std::span<const std::uint32_t> triangleOitFragmentShader() noexcept {
+  return kTriangleOitFragment;
 }
 
 ShaderCode vmOpsShader(bool wide) noexcept {

@@ -35,6 +35,11 @@ std::span<const std::uint32_t> spriteOitFragmentShader() noexcept;
 /// The ground pass's stages: ground.vert (the viewport's triangle) and ground.frag (the grid).
 std::span<const std::uint32_t> groundVertexShader() noexcept;
 std::span<const std::uint32_t> groundFragmentShader() noexcept;
+/// The mesh triangles' stages: triangle.vert (the software triangle layer's screen vertices) and
+/// triangle.frag, or triangle_oit.frag with weighted blended OIT's planes.
+std::span<const std::uint32_t> triangleVertexShader() noexcept;
+std::span<const std::uint32_t> triangleFragmentShader() noexcept;
+std::span<const std::uint32_t> triangleOitFragmentShader() noexcept;
 
 /// vm_ops.comp, or vm_ops_wide.comp (the register file in a storage buffer).
 ShaderCode vmOpsShader(bool wide) noexcept;

@@ -74,22 +74,26 @@ Result<std::uint32_t> ParticleRenderer::Impl::texture(const bytecode::CompiledMa
                                  : std::string_view(material->texture));
 }
 
+void ParticleRenderer::Impl::beginView(const Camera& camera) {
+  raster.stats = {};
+  raster.drawGround = options.ground;
+  raster.oitFrame = options.transparency == Transparency::Oit;
+  raster.camera = camera;
+  viewProjection = camera.projectionMatrix() * camera.viewMatrix();
+  projector = {viewProjection,
+               camera.position,
+               camera.forward,
+               static_cast<float>(options.viewport.width),
+               static_cast<float>(options.viewport.height),
+               camera.nearZ};
+}
+
 Status ParticleRenderer::prepare(const ParticleWorld& world, const Camera& camera) {
   Impl& r = *impl_;
   SpriteRenderer::Impl& raster = r.raster;
   raster.prepared = false;
   if (Status s = camera.validate(); !s.ok()) return s;
-  raster.stats = {};
-  raster.drawGround = r.options.ground;
-  raster.oitFrame = r.options.transparency == Transparency::Oit;
-  raster.camera = camera;
-  r.viewProjection = camera.projectionMatrix() * camera.viewMatrix();
-  r.projector = {r.viewProjection,
-                 camera.position,
-                 camera.forward,
-                 static_cast<float>(r.options.viewport.width),
-                 static_cast<float>(r.options.viewport.height),
-                 camera.nearZ};
+  r.beginView(camera);
   const BillboardView view = BillboardView::fromCamera(camera);
   // Emitters by sort_order (stable: equal orders keep the effect's order).
   r.packets.build(world, raster.jobs);

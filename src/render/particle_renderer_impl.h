@@ -41,6 +41,21 @@ inline std::array<float, 4> premultiplied(const std::array<float, 4>& color, Ble
           std::max(color[2], 0.0f) * alpha, blend == Blend::Additive ? 0.0f : alpha};
 }
 
+// A packet's blend as the rasterizer draws it (premultiplied materials blend as alpha ones).
+inline Blend packetBlend(const RenderPacket& p) {
+  return p.blend == bytecode::BlendMode::Additive ? Blend::Additive
+         : p.blend == bytecode::BlendMode::Cutout ? Blend::Cutout
+                                                  : Blend::Over;
+}
+
+// Whether a packet of `blend` keeps its emitter's own order under `transparency`, else its
+// particles are keyed by view depth. OIT draws cutout quads opaque in emitter order, so they keep
+// their emitter's own order.
+inline bool emitterOrdered(Transparency transparency, Blend blend) {
+  return transparency == Transparency::Emitter ||
+         (transparency == Transparency::Oit && blend == Blend::Cutout);
+}
+
 // The packet's emitter transform (x, y, z, w rotation; position) as glm values.
 inline glm::quat emitterRotationOf(const RenderPacket& p) {
   return glm::quat(p.transform.rotation[3], p.transform.rotation[0], p.transform.rotation[1],
@@ -193,6 +208,9 @@ struct ParticleRenderer::Impl {
   void recordFrame();
   MeshVertices meshVertices(const RenderPacket& p, std::uint32_t vertices, bool normals);
 
+  // particle_renderer.cpp: a frame's view of `camera` (stats reset, the projector, ground and OIT
+  // flags), as prepare() and meshTriangles() begin.
+  void beginView(const Camera& camera);
   // particle_renderer.cpp: a material's texture (loaded once, by name, into raster.textures).
   Result<std::uint32_t> texture(const bytecode::CompiledMaterial* material);
 

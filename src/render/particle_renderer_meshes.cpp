@@ -377,4 +377,52 @@ Status ParticleRenderer::drawLine3D(glm::vec3 a, glm::vec3 b, std::array<float, 
   return {};
 }
 
+Status ParticleRenderer::meshTriangles(std::span<const RenderPacket> packets, const Camera& camera,
+                                       std::vector<RasterTriangle>& out) {
+  out.clear();
+  Impl& r = *impl_;
+  SpriteRenderer::Impl& raster = r.raster;
+  raster.prepared = false;  // the lists below replace the prepared frame's
+  if (Status s = camera.validate(); !s.ok()) return s;
+  r.beginView(camera);
+  if (Status s = r.prepareMeshes(packets); !s.ok()) return s;
+  r.beginFrame();  // kept vertices carry over from the last call; no frame is recorded
+  raster.quads.clear();
+  raster.styles.clear();
+  raster.triangles.clear();
+  for (const RenderPacket& p : packets) {
+    if (p.mode != bytecode::RenderMode::Mesh || !p.position.present() || p.description == nullptr)
+      continue;
+    Result<std::uint32_t> texture = r.texture(p.material);
+    if (!texture.ok()) return texture.status();
+    const Blend blend = packetBlend(p);
+    RenderPacket drawn = p;
+    if (!emitterOrdered(r.options.transparency, blend))
+      drawn.sort = bytecode::ParticleSort::BackToFront;
+    r.emitMeshes(drawn, blend, texture.value());
+  }
+  raster.stats.triangles = static_cast<std::uint32_t>(raster.triangles.size());
+  out.reserve(raster.triangles.size());
+  for (const ScreenTriangle& t : raster.triangles) {
+    const QuadStyle& style = raster.styles[t.style];
+    RasterTriangle& made = out.emplace_back();
+    made.v = t.v;
+    made.texture = style.texture;
+    made.blend = style.blend == Blend::Additive ? TriangleBlend::Additive
+                 : style.blend == Blend::Cutout ? TriangleBlend::Cutout
+                                                : TriangleBlend::Over;
+    made.cutoff = style.cutoff;
+    made.depthWrite = t.depthWrite;
+  }
+  return {};
+}
+
+Result<const Texture*> ParticleRenderer::texture(std::uint32_t index) const {
+  const std::vector<Texture>& textures = impl_->raster.textures;
+  if (index >= textures.size())
+    return invalidArgument("ParticleRenderer::texture: index " + std::to_string(index) +
+                           " is past the " + std::to_string(textures.size()) + " loaded");
+  return &textures[index];
+}
+
 }  // namespace mote::render

@@ -194,13 +194,8 @@ void ParticleRenderer::Impl::pushParticleQuad(const PacketStyle& ps, const Rende
 void ParticleRenderer::Impl::emitQuads(const RenderPacket& p, const BillboardView& view,
                                        std::uint32_t textureIndex) {
   if (!p.position.present()) return;
-  const Blend blend = p.blend == bytecode::BlendMode::Additive ? Blend::Additive
-                      : p.blend == bytecode::BlendMode::Cutout ? Blend::Cutout
-                                                               : Blend::Over;
-  const Transparency transparency = options.transparency;
-  // OIT draws cutout quads opaque in emitter order, so they keep their emitter's own order.
-  const bool emitterOrder = transparency == Transparency::Emitter ||
-                            (transparency == Transparency::Oit && blend == Blend::Cutout);
+  const Blend blend = packetBlend(p);
+  const bool emitterOrder = emitterOrdered(options.transparency, blend);
   RenderPacket drawn = p;
   if (!emitterOrder) drawn.sort = bytecode::ParticleSort::BackToFront;
   depthKeyedStrips = !emitterOrder;

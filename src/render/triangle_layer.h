@@ -12,6 +12,8 @@
 
 #include "raster_span.h"  // SpanQuad (the texture and blend a fragment uses)
 
+#include <mote/render/raster_triangle.h>  // TriangleVertex
+
 #include <glm/geometric.hpp>
 #include <glm/mat4x4.hpp>
 #include <glm/vec3.hpp>
@@ -144,15 +146,6 @@ NearClipCount clipDrawNearFan(const std::array<Vert, 3>& v, const std::array<Pro
   }
   return count;
 }
-
-/// A triangle's vertex as the fill reads it.
-struct TriangleVertex {
-  float x = 0.0f, y = 0.0f;      ///< pixels, y down
-  float invW = 0.0f;             ///< 1 / clip w
-  float depth = 0.0f;            ///< camera depth
-  float u = 0.0f, v = 0.0f;      ///< texture coordinate
-  std::array<float, 4> color{};  ///< premultiplied linear (alpha 0 for additive)
-};
 
 /// A triangle on the screen: its vertices, bounds, style (into the rasterizer's quad styles) and
 /// whether it writes the depth buffers.

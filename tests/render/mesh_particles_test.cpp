@@ -9,6 +9,7 @@
 #include <mote/core/alloc_watch.h>
 #include <mote/core/job_system.h>
 #include <mote/render/particle_renderer.h>
+#include <mote/render/render_packet.h>
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace mote::render {
 namespace {
@@ -240,6 +242,45 @@ TEST(MeshParticles, FramesAreTheSameOnAnyThreadCountAndAllocateNothing) {
     EXPECT_EQ(scope.allocations(), 0u);
   }
 #endif
+}
+
+// meshTriangles() hands out the triangles prepare() rasterizes: as many, on the screen, in the
+// mesh's colour, with a texture that resolves; it replaces the prepared frame, and a bad camera
+// or texture index is refused.
+TEST(MeshParticles, MeshTrianglesAreTheTrianglesPrepareMakes) {
+  const auto effect = compileJson(meshScene("builtin:cube", kPlain, 4, 0.7f));
+  auto world = ParticleWorld::create({}).takeValue();
+  ASSERT_TRUE(world->addEffect(effect).ok());
+  world->tick(1.0f / 30.0f);
+  auto renderer = ParticleRenderer::create(smallOptions()).takeValue();
+  ASSERT_TRUE(renderer.prepare(*world, frontCamera()).ok());
+  const std::uint32_t prepared = renderer.stats().triangles;
+  EXPECT_GE(prepared, 4u * 4u);  // at least two faces of each cube seen, two triangles a face
+  auto packets = RenderPacketBuilder::create(16).takeValue();
+  packets.build(*world);
+  std::vector<RasterTriangle> triangles;
+  ASSERT_TRUE(renderer.meshTriangles(packets.packets(), frontCamera(), triangles).ok());
+  ASSERT_EQ(triangles.size(), prepared);
+  for (const RasterTriangle& t : triangles) {
+    EXPECT_TRUE(t.depthWrite);  // opaque
+    EXPECT_EQ(t.blend, TriangleBlend::Over);
+    for (const TriangleVertex& v : t.v) {
+      EXPECT_GT(v.invW, 0.0f);
+      EXPECT_GE(v.depth, 0.1f);  // at or past the near plane
+      EXPECT_GT(v.color[3], 0.99f);
+    }
+    Result<const Texture*> texture = renderer.texture(t.texture);
+    ASSERT_TRUE(texture.ok()) << texture.status().message();
+    EXPECT_EQ(texture.value()->texels.size(),
+              std::size_t{texture.value()->width} * texture.value()->height);
+  }
+  Image image;
+  EXPECT_EQ(renderer.rasterize(image).code(), StatusCode::InvalidArgument);  // replaced
+  EXPECT_EQ(renderer.texture(1000).status().code(), StatusCode::InvalidArgument);
+  Camera broken = frontCamera();
+  broken.nearZ = -1.0f;
+  EXPECT_FALSE(renderer.meshTriangles(packets.packets(), broken, triangles).ok());
+  EXPECT_TRUE(triangles.empty());
 }
 
 }  // namespace

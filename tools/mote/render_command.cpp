@@ -319,15 +319,6 @@ int runRender(const RenderCommandOptions& o) {
   bytecode::CompiledEffect effect;
   std::vector<authoring::Collider> authored;
   if (!loadCompiledEffect(o.input, effect, {o.animation, o.textureDirectory}, &authored)) return 1;
-#if MOTE_HAVE_GPU
-  if (o.gpu) {  // refused before the clip is simulated
-    for (const bytecode::CompiledEmitter& e : effect.emitters)
-      if (!gpu::Renderer::draws(e.render.mode))
-        return fail(o.input + ": emitter '" + e.name +
-                    "' draws mesh particles, which the GPU renderer does not draw yet; draw this "
-                    "effect without --gpu");
-  }
-#endif
   std::vector<render::DebugCollider> colliders;
   for (const authoring::Collider& c : authored) {
     render::DebugCollider d;

@@ -8,9 +8,10 @@
 // OIT's planes — into a linear RGBA float frame read back to the host.
 //
 // It draws instances a caller builds (draw()), and render packets or a whole ParticleWorld as the
-// software renderer draws them (drawPackets(), render()), in each of its transparency modes. What
-// is not built yet (and is refused or not drawn): mesh particles, drawing the GPU world's alive
-// list where it lives, and a swapchain.
+// software renderer draws them (drawPackets(), render()), in each of its transparency modes — mesh
+// particles as the software renderer's own triangle layer makes their triangles, drawn first and
+// depth-tested, hiding the particles behind them. What is not built yet: drawing the GPU world's
+// alive list where it lives, and a swapchain.
 //
 // Ownership: the renderer owns its Vulkan objects and must not outlive its Context. Thread
 // safety: as Context (one thread at a time). Allocation: create() and addTexture() allocate;
@@ -57,9 +58,9 @@ struct SpriteInstance {
   /// `cutoff`, in the texel's straight colour times the particle's.
   bool cutout = false;
   float cutoff = 0.5f;
-  /// Soft particles: faded by (ground depth − viewDepth) · softInverse, clamped to [0, 1], where
-  /// the ground (RendererDesc::ground) is behind the pixel; 0 draws hard. viewDepth is the
-  /// centre's view depth, dot(position − eye, forward).
+  /// Soft particles: faded by (scene depth − viewDepth) · softInverse, clamped to [0, 1], where
+  /// the ground (RendererDesc::ground) or a depth-writing mesh triangle is behind the pixel; 0
+  /// draws hard. viewDepth is the centre's view depth, dot(position − eye, forward).
   float softInverse = 0.0f;
   float viewDepth = 0.0f;
   /// One-sided cards: not drawn when the projected corners 0, 1, 2 wind counter-clockwise on the
@@ -81,6 +82,11 @@ struct SpriteInstance {
   /// and every particle of the other modes): blended in order.
   float oitWeight = 0.0f;
   bool oitAdditive = false;
+  /// Hidden where a depth-writing mesh triangle of the frame is at or in front of viewDepth (the
+  /// software renderer's step at the triangles' depth; a soft particle fades against them
+  /// instead). drawPackets() sets it on every particle (not ribbon segment) of a frame with mesh
+  /// particles; draw() draws no triangles, so it hides nothing there.
+  bool depthTested = false;
 };
 
 /// Instances drawn with one projection mode, in order (later ones over earlier ones).
@@ -143,10 +149,6 @@ class Renderer {
   Status draw(const render::Camera& camera, std::span<const SpriteDraw> draws,
               std::vector<std::array<float, 4>>& linear);
 
-  /// Whether drawPackets() draws emitters of render mode `mode` (every billboard mode,
-  /// linked_chain and beam; not yet mesh). Pure.
-  static bool draws(bytecode::RenderMode mode) noexcept;
-
   /// Draws render packets (a CPU-simulated ParticleWorld's, by upload) as render::ParticleRenderer
   /// draws them with RendererDesc::transparency — Emitter: each packet in order
   /// (RenderPacketBuilder's: emitters by sort_order), its particles in its own order
@@ -156,11 +158,13 @@ class Renderer {
   /// <mote/render/particle_instance.h> makes of it (billboard input, premultiplied colour, ambient
   /// tint, flipbook cells, stretch, one-sided cards, deadspace, lit corners), linked chains' and
   /// beams' ribbons (render::ribbonQuads, beamBolt), the material's texture (loaded by name once,
-  /// as the software renderer loads it), cutout and soft depth against the ground — and reads the
-  /// frame back into `linear` as draw() does. Unsupported, naming the emitter, for a packet whose
-  /// render mode the GPU renderer does not draw yet (mesh; nothing is drawn then); a texture's load
-  /// errors (NotFound, InvalidArgument); draw()'s otherwise. Allocates: a texture's first sight,
-  /// and the instance lists grown to the largest frame.
+  /// as the software renderer loads it), cutout and soft depth against the ground, and mesh
+  /// particles' triangles (render::ParticleRenderer::meshTriangles: transformed, lit, near-clipped
+  /// and culled on the host, drawn first, z-tested, the particles hidden behind them) — and reads
+  /// the frame back into `linear` as draw() does. A mesh's or texture's load errors, naming the
+  /// emitter or path (NotFound, InvalidArgument, IoError; nothing is drawn then); draw()'s
+  /// otherwise. Allocates: a texture's or mesh's first sight, and the instance and triangle lists
+  /// grown to the largest frame.
   Status drawPackets(std::span<const render::RenderPacket> packets, const render::Camera& camera,
                      std::vector<std::array<float, 4>>& linear);
 

@@ -22,6 +22,8 @@
 #include <mote/render/image.h>
 #include <mote/render/lighting.h>
 #include <mote/render/mesh.h>
+#include <mote/render/raster_triangle.h>
+#include <mote/render/render_packet.h>
 #include <mote/render/sprite_batcher.h>
 #include <mote/render/sprite_renderer.h>  // Texture, SpriteView, SpriteAtlas, RenderStats
 #include <mote/runtime/world.h>
@@ -29,7 +31,9 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace mote::render {
 
@@ -123,6 +127,22 @@ class ParticleRenderer {
   /// (render/debug_overlay.h draws `mote render --debug` with it). A line seen end on draws
   /// nothing. Errors, counting and allocation as drawTriangle3D (two triangles' room needed).
   Status drawLine3D(glm::vec3 a, glm::vec3 b, std::array<float, 3> color, float widthPixels = 1.5f);
+
+  /// The mesh particles of `packets` (a RenderPacketBuilder's, in draw order; other render modes
+  /// are skipped) as the rasterizer fills them under `camera`, into `out` (replaced): each
+  /// emitter's particles in the order prepare() gives them (its sort, or view depth for Sorted
+  /// frames and an Oit frame's translucent ones), transformed, lit, cut at the near plane and
+  /// culled where they show their backs — the triangles prepare() makes, for a rasterizer of
+  /// another kind to fill (the GPU renderer). Replaces the prepared frame: rasterize() refuses
+  /// until the next prepare(). Errors: an invalid camera; a mesh or texture that cannot be loaded
+  /// (naming the emitter). Past maxTriangles the rest are counted in stats().dropped. Allocates:
+  /// `out` grown, a mesh's or texture's first sight. O(particles · mesh triangles).
+  Status meshTriangles(std::span<const RenderPacket> packets, const Camera& camera,
+                       std::vector<RasterTriangle>& out);
+  /// Texture `index` of this renderer (a RasterTriangle's): rows top-down, premultiplied linear.
+  /// InvalidArgument past the textures loaded. The pointer is valid until this renderer loads
+  /// another texture (a call that draws or makes triangles). O(1).
+  Result<const Texture*> texture(std::uint32_t index) const;
 
   /// SpriteRenderer's setAtlas, setAtlasImage and renderSprites (sprite_renderer.h: the same
   /// contracts, errors and allocation), run by the sprite layer's rasterizer that this renderer

@@ -14,10 +14,10 @@ layout(std430, binding = 0) readonly buffer FrameWords { uint frame[]; };
 // Per instance 36 words: position, velocity, half size, orientation (x, y, z, w), emitter
 // rotation (16); colour (premultiplied linear; alpha 0 for additive), cell (u, v origin and size),
 // texture, mode, Stretched's stretch seconds, flags (1: cutout, 2: one-sided, 4: a ribbon segment,
-// its world corners in the first 12 words, textured affinely; 8: additive under OIT) (at 16); the
-// next
-// flipbook cell's origin, its weight, the cutoff, the soft inverse distance, the view depth, the
-// lit corner colours' index (~0: none), the OIT depth weight (0: blended) (at 28).
+// its world corners in the first 12 words, textured affinely; 8: additive under OIT; 16: hidden
+// behind mesh triangles) (at 16); the next flipbook cell's origin, its weight, the cutoff, the soft
+// inverse distance, the view depth, the lit corner colours' index (~0: none), the OIT depth weight
+// (0: blended) (at 28).
 layout(std430, binding = 1) readonly buffer InstanceWords { uint instances[]; };
 
 layout(location = 0) out vec2 outQuad;  // (s, t): (0, 0) at corner 0 to (1, 1) at corner 2
