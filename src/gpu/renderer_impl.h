@@ -7,6 +7,7 @@
 #include "device_memory.h"
 
 #include <mote/gpu/renderer.h>
+#include <mote/render/debug_overlay.h>
 #include <mote/render/frame_resolve.h>
 #include <mote/render/particle_renderer.h>
 #include <mote/render/raster_triangle.h>
@@ -124,8 +125,14 @@ struct Renderer::Impl {
   std::optional<render::ParticleRenderer> meshes;
   std::vector<render::RasterTriangle> rasterTriangles;
   std::vector<std::uint32_t> meshTextures;
+  // The debug overlay of `world` too, where `overlay` is given.
   Status addMeshTriangles(Renderer& owner, std::span<const render::RenderPacket> packets,
-                          const render::Camera& camera);
+                          const render::Camera& camera, const ParticleWorld* world,
+                          const render::DebugOverlayOptions* overlay);
+  // drawPackets(), with render()'s debug overlay over `world` where `overlay` is given.
+  Status drawPacketFrame(Renderer& owner, std::span<const render::RenderPacket> packets,
+                         const render::Camera& camera, std::vector<std::array<float, 4>>& frameOut,
+                         const ParticleWorld* world, const render::DebugOverlayOptions* overlay);
   // draw()'s work on top of the frame's mesh triangles (triangleWords, drawn first).
   Status drawFrame(const render::Camera& camera, std::span<const SpriteDraw> draws,
                    std::vector<std::array<float, 4>>& out);

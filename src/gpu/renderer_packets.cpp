@@ -8,6 +8,7 @@
 #include "renderer_impl.h"
 
 #include <mote/core/effect_enums.h>
+#include <mote/render/debug_overlay.h>
 #include <mote/render/depth_key.h>
 #include <mote/render/particle_instance.h>
 #include <mote/render/sprite_renderer.h>
@@ -39,7 +40,8 @@ Result<std::uint32_t> Renderer::Impl::textureNamed(Renderer& owner, std::string_
 // that renderer's texture, uploaded here once.
 Status Renderer::Impl::addMeshTriangles(Renderer& owner,
                                         std::span<const render::RenderPacket> packets,
-                                        const render::Camera& camera) {
+                                        const render::Camera& camera, const ParticleWorld* world,
+                                        const render::DebugOverlayOptions* overlay) {
   if (!meshes) {
     render::RendererOptions o;
     o.viewport = desc.viewport;
@@ -52,7 +54,10 @@ Status Renderer::Impl::addMeshTriangles(Renderer& owner,
     if (!made.ok()) return made.status();
     meshes.emplace(std::move(made.value()));
   }
-  MOTE_RETURN_IF_ERROR(meshes->meshTriangles(packets, camera, rasterTriangles));
+  MOTE_RETURN_IF_ERROR(meshes->prepareTriangles(packets, camera));
+  if (overlay != nullptr)
+    MOTE_RETURN_IF_ERROR(render::drawDebugOverlay(*meshes, *world, packets, *overlay));
+  MOTE_RETURN_IF_ERROR(meshes->triangles(rasterTriangles));
   const bool oit = desc.transparency == render::Transparency::Oit;
   for (const render::RasterTriangle& t : rasterTriangles) {
     if (t.texture >= meshTextures.size()) meshTextures.resize(t.texture + 1, ~0u);
@@ -133,17 +138,28 @@ void Renderer::Impl::addRibbons(const render::RenderPacket& p, const render::Cam
 Status Renderer::drawPackets(std::span<const render::RenderPacket> packets,
                              const render::Camera& camera,
                              std::vector<std::array<float, 4>>& linear) {
+  return impl_->drawPacketFrame(*this, packets, camera, linear, nullptr, nullptr);
+}
+
+Status Renderer::Impl::drawPacketFrame(Renderer& owner,
+                                       std::span<const render::RenderPacket> packets,
+                                       const render::Camera& camera,
+                                       std::vector<std::array<float, 4>>& frameOut,
+                                       const ParticleWorld* world,
+                                       const render::DebugOverlayOptions* overlay) {
   MOTE_RETURN_IF_ERROR(camera.validate());
-  Impl& r = *impl_;
+  Impl& r = *this;
   // A frame with mesh emitters draws their triangles first; its particles are hidden behind them
-  // and soft ones fade against them, as the software renderer's (its meshFrame).
+  // and soft ones fade against them, as the software renderer's (its meshFrame, as prepare() sees
+  // it: the debug overlay's lines, drawn with the triangles, neither write depth nor change it).
   r.triangleWords.clear();
   r.triangleWrites.clear();
   const bool meshFrame =
       std::any_of(packets.begin(), packets.end(), [](const render::RenderPacket& p) {
         return p.mode == bytecode::RenderMode::Mesh && p.description != nullptr;
       });
-  if (meshFrame) MOTE_RETURN_IF_ERROR(r.addMeshTriangles(*this, packets, camera));
+  if (meshFrame || overlay != nullptr)
+    MOTE_RETURN_IF_ERROR(r.addMeshTriangles(owner, packets, camera, world, overlay));
   const glm::mat4 viewProjection = camera.projectionMatrix() * camera.viewMatrix();
   const render::BillboardView view = render::BillboardView::fromCamera(
       camera, glm::vec3(r.desc.worldUp[0], r.desc.worldUp[1], r.desc.worldUp[2]), 0.0f);
@@ -157,7 +173,7 @@ Status Renderer::drawPackets(std::span<const render::RenderPacket> packets,
     if (!p.position.present() || p.count == 0 || p.mode == bytecode::RenderMode::Mesh) continue;
     const bytecode::CompiledMaterial* m = p.material;
     Result<std::uint32_t> texture = r.textureNamed(
-        *this, m == nullptr || m->texture.empty() ? std::string_view("builtin:soft_circle")
+        owner, m == nullptr || m->texture.empty() ? std::string_view("builtin:soft_circle")
                                                   : std::string_view(m->texture));
     if (!texture.ok()) return texture.status();
     if (p.mode == bytecode::RenderMode::LinkedChain || p.mode == bytecode::RenderMode::Beam) {
@@ -244,7 +260,7 @@ Status Renderer::drawPackets(std::span<const render::RenderPacket> packets,
   } else {
     r.emitterDraws();
   }
-  return r.drawFrame(camera, r.packetDraws, linear);
+  return r.drawFrame(camera, r.packetDraws, frameOut);
 }
 
 // Emitter order: one draw a packet, its instances and corner colours.
@@ -302,6 +318,20 @@ Status Renderer::render(const ParticleWorld& world, const render::Camera& camera
   }
   r.builder->build(world);
   MOTE_RETURN_IF_ERROR(drawPackets(r.builder->packets(), camera, r.linear));
+  return r.resolver->resolve(r.linear, out);
+}
+
+Status Renderer::render(const ParticleWorld& world, const render::Camera& camera,
+                        render::Image& out, const render::DebugOverlayOptions& overlay) {
+  Impl& r = *impl_;
+  if (!r.builder) {
+    Result<render::RenderPacketBuilder> made = render::RenderPacketBuilder::create(4096);
+    if (!made.ok()) return made.status();
+    r.builder.emplace(std::move(made.value()));
+  }
+  r.builder->build(world);
+  MOTE_RETURN_IF_ERROR(
+      r.drawPacketFrame(*this, r.builder->packets(), camera, r.linear, &world, &overlay));
   return r.resolver->resolve(r.linear, out);
 }
 

@@ -120,7 +120,13 @@ void ParticleRenderer::Impl::pushTriangle(const std::array<MeshClipVertex, 3>& v
     const std::array<const MeshClipVertex*, 3> in{&a, &b, &c};
     const std::array<const ProjectedVertex*, 3> at{&pa, &pb, &pc};
     for (std::size_t k = 0; k < 3; ++k)
-      t.v[k] = {at[k]->x, at[k]->y, at[k]->invW, at[k]->depth, in[k]->u, in[k]->v, in[k]->color};
+      t.v[k] = {snapToSubpixel(at[k]->x),
+                snapToSubpixel(at[k]->y),
+                at[k]->invW,
+                at[k]->depth,
+                in[k]->u,
+                in[k]->v,
+                in[k]->color};
     t.style = style;
     t.depthWrite = depthWrite;
     if (!boundTriangle(t, projector.width, projector.height)) return;
@@ -377,18 +383,19 @@ Status ParticleRenderer::drawLine3D(glm::vec3 a, glm::vec3 b, std::array<float, 
   return {};
 }
 
-Status ParticleRenderer::meshTriangles(std::span<const RenderPacket> packets, const Camera& camera,
-                                       std::vector<RasterTriangle>& out) {
-  out.clear();
+Status ParticleRenderer::prepareTriangles(std::span<const RenderPacket> packets,
+                                          const Camera& camera) {
   Impl& r = *impl_;
   SpriteRenderer::Impl& raster = r.raster;
-  raster.prepared = false;  // the lists below replace the prepared frame's
+  raster.prepared = false;
   if (Status s = camera.validate(); !s.ok()) return s;
   r.beginView(camera);
+  r.debugStyle = Impl::kNoStyle;
   if (Status s = r.prepareMeshes(packets); !s.ok()) return s;
-  r.beginFrame();  // kept vertices carry over from the last call; no frame is recorded
+  r.beginFrame();  // kept vertices carry over from the last frame; this one is not recorded
   raster.quads.clear();
   raster.styles.clear();
+  raster.cornerColors.clear();
   raster.triangles.clear();
   for (const RenderPacket& p : packets) {
     if (p.mode != bytecode::RenderMode::Mesh || !p.position.present() || p.description == nullptr)
@@ -402,6 +409,15 @@ Status ParticleRenderer::meshTriangles(std::span<const RenderPacket> packets, co
     r.emitMeshes(drawn, blend, texture.value());
   }
   raster.stats.triangles = static_cast<std::uint32_t>(raster.triangles.size());
+  raster.prepared = true;
+  return {};
+}
+
+Status ParticleRenderer::triangles(std::vector<RasterTriangle>& out) const {
+  out.clear();
+  const SpriteRenderer::Impl& raster = impl_->raster;
+  if (!raster.prepared)
+    return invalidArgument("ParticleRenderer::triangles: no frame prepared (call prepare() first)");
   out.reserve(raster.triangles.size());
   for (const ScreenTriangle& t : raster.triangles) {
     const QuadStyle& style = raster.styles[t.style];

@@ -20,6 +20,7 @@
 #include <glm/vec4.hpp>
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -145,6 +146,15 @@ NearClipCount clipDrawNearFan(const std::array<Vert, 3>& v, const std::array<Pro
     ++count.drawn;
   }
   return count;
+}
+
+/// A screen coordinate on Vulkan's sub-pixel grid, as a GPU rasterizer snaps its vertices (8
+/// bits: 1/256 pixel, the subPixelPrecisionBits of lavapipe and the GPUs Mote is measured on), so
+/// that a GPU given the same triangles (RasterTriangle) covers the same pixels: an edge through a
+/// pixel centre is decided by the top-left rule on both. Past 2^15 pixels the float is coarser
+/// than the grid already and is kept. Pure; O(1).
+inline float snapToSubpixel(float v) noexcept {
+  return std::fabs(v) < 32768.0f ? std::nearbyint(v * 256.0f) / 256.0f : v;
 }
 
 /// A triangle on the screen: its vertices, bounds, style (into the rasterizer's quad styles) and

@@ -13,6 +13,7 @@
 #include <mote/authoring/effect_json.h>
 #include <mote/compiler/compiler.h>
 #include <mote/gpu/renderer.h>
+#include <mote/render/debug_overlay.h>
 #include <mote/render/particle_instance.h>
 #include <mote/render/particle_renderer.h>
 #include <mote/render/render_packet.h>
@@ -181,7 +182,9 @@ render::Camera framing(const ParticleWorld& world, float aspect) {
 // Issue 23's agreement on every example: 2 s simulated once on the CPU, 320 × 240, the ground on
 // (as `mote render` draws), the same packets drawn by both renderers with `transparency` — every
 // example, mesh particles (debris) too.
-void agreeOnEveryExample(gpu::Context& context, render::Transparency transparency) {
+// With `overlay`, both draw the debug overlay (`mote render --debug`) over the frame.
+void agreeOnEveryExample(gpu::Context& context, render::Transparency transparency,
+                         bool overlay = false) {
   constexpr std::uint32_t kWidth = 320;
   constexpr std::uint32_t kHeight = 240;
   render::RendererOptions options;
@@ -196,9 +199,12 @@ void agreeOnEveryExample(gpu::Context& context, render::Transparency transparenc
   gpuDesc.ground = true;
   gpuDesc.textureDirectory = options.textureDirectory;
   gpuDesc.transparency = transparency;
-  const std::string mode = transparency == render::Transparency::Sorted ? "sorted"
-                           : transparency == render::Transparency::Oit  ? "oit"
-                                                                        : "emitter";
+  const std::string mode = overlay                                        ? "debug"
+                           : transparency == render::Transparency::Sorted ? "sorted"
+                           : transparency == render::Transparency::Oit    ? "oit"
+                                                                          : "emitter";
+  auto packets = render::RenderPacketBuilder::create(4096).takeValue();
+  const render::DebugOverlayOptions overlayOptions;
   Result<std::unique_ptr<gpu::Renderer>> made = gpu::Renderer::create(context, gpuDesc);
   ASSERT_TRUE(made.ok()) << made.status().toString();
   auto empty = ParticleWorld::create({}).takeValue();
@@ -214,9 +220,19 @@ void agreeOnEveryExample(gpu::Context& context, render::Transparency transparenc
     const render::Camera camera = framing(*world, static_cast<float>(kWidth) / kHeight);
     auto software = render::ParticleRenderer::create(options).takeValue();
     render::Image cpu;
-    ASSERT_TRUE(software.render(*world, camera, cpu).ok());
     render::Image drawn;
-    const Status s = (*made)->render(*world, camera, drawn);
+    Status s;
+    if (overlay) {
+      ASSERT_TRUE(software.prepare(*world, camera).ok());
+      packets.build(*world);
+      ASSERT_TRUE(
+          render::drawDebugOverlay(software, *world, packets.packets(), overlayOptions).ok());
+      ASSERT_TRUE(software.rasterize(cpu).ok());
+      s = (*made)->render(*world, camera, drawn, overlayOptions);
+    } else {
+      ASSERT_TRUE(software.render(*world, camera, cpu).ok());
+      s = (*made)->render(*world, camera, drawn);
+    }
     ASSERT_TRUE(s.ok()) << s.toString();
     render::Image cpuEmpty, gpuEmpty;
     ASSERT_TRUE(software.render(*empty, camera, cpuEmpty).ok());
@@ -244,6 +260,11 @@ TEST_F(GpuRendererAgreement, EveryExampleDrawsSortedAsTheSoftwareRendererDrawsIt
 // OIT: translucent and additive particles accumulated, weighed by depth, and composited.
 TEST_F(GpuRendererAgreement, EveryExampleDrawsOitAsTheSoftwareRendererDrawsIt) {
   agreeOnEveryExample(*context(), render::Transparency::Oit);
+}
+
+// The debug overlay (`mote render --gpu --debug`): emitter axes, bounds and velocity rays.
+TEST_F(GpuRendererAgreement, EveryExampleDrawsTheDebugOverlayAsTheSoftwareRendererDrawsIt) {
+  agreeOnEveryExample(*context(), render::Transparency::Emitter, true);
 }
 
 }  // namespace

@@ -244,22 +244,28 @@ TEST(MeshParticles, FramesAreTheSameOnAnyThreadCountAndAllocateNothing) {
 #endif
 }
 
-// meshTriangles() hands out the triangles prepare() rasterizes: as many, on the screen, in the
-// mesh's colour, with a texture that resolves; it replaces the prepared frame, and a bad camera
-// or texture index is refused.
-TEST(MeshParticles, MeshTrianglesAreTheTrianglesPrepareMakes) {
+// prepareTriangles() makes the triangles prepare() makes of the mesh particles — the same frame
+// when rasterized — and triangles() hands them out: as many, on the screen, in the mesh's colour,
+// with a texture that resolves; debug lines add to them; bad calls are refused.
+TEST(MeshParticles, PreparedTrianglesAreTheTrianglesPrepareMakes) {
   const auto effect = compileJson(meshScene("builtin:cube", kPlain, 4, 0.7f));
   auto world = ParticleWorld::create({}).takeValue();
   ASSERT_TRUE(world->addEffect(effect).ok());
   world->tick(1.0f / 30.0f);
   auto renderer = ParticleRenderer::create(smallOptions()).takeValue();
-  ASSERT_TRUE(renderer.prepare(*world, frontCamera()).ok());
+  std::vector<RasterTriangle> triangles;
+  EXPECT_EQ(renderer.triangles(triangles).code(), StatusCode::InvalidArgument);  // none prepared
+  Image whole;
+  ASSERT_TRUE(renderer.render(*world, frontCamera(), whole).ok());
   const std::uint32_t prepared = renderer.stats().triangles;
   EXPECT_GE(prepared, 4u * 4u);  // at least two faces of each cube seen, two triangles a face
+  ASSERT_TRUE(renderer.triangles(triangles).ok());
+  EXPECT_EQ(triangles.size(), prepared);
+
   auto packets = RenderPacketBuilder::create(16).takeValue();
   packets.build(*world);
-  std::vector<RasterTriangle> triangles;
-  ASSERT_TRUE(renderer.meshTriangles(packets.packets(), frontCamera(), triangles).ok());
+  ASSERT_TRUE(renderer.prepareTriangles(packets.packets(), frontCamera()).ok());
+  ASSERT_TRUE(renderer.triangles(triangles).ok());
   ASSERT_EQ(triangles.size(), prepared);
   for (const RasterTriangle& t : triangles) {
     EXPECT_TRUE(t.depthWrite);  // opaque
@@ -274,12 +280,18 @@ TEST(MeshParticles, MeshTrianglesAreTheTrianglesPrepareMakes) {
     EXPECT_EQ(texture.value()->texels.size(),
               std::size_t{texture.value()->width} * texture.value()->height);
   }
-  Image image;
-  EXPECT_EQ(renderer.rasterize(image).code(), StatusCode::InvalidArgument);  // replaced
+  Image alone;
+  ASSERT_TRUE(renderer.rasterize(alone).ok());
+  EXPECT_EQ(alone, whole);  // the world has nothing but its meshes
+  ASSERT_TRUE(renderer.drawLine3D({0, 0, 0}, {0, 1.5f, 0}, {1, 0, 1}).ok());
+  ASSERT_TRUE(renderer.triangles(triangles).ok());
+  ASSERT_EQ(triangles.size(), prepared + 2);
+  EXPECT_FALSE(triangles.back().depthWrite);
   EXPECT_EQ(renderer.texture(1000).status().code(), StatusCode::InvalidArgument);
   Camera broken = frontCamera();
   broken.nearZ = -1.0f;
-  EXPECT_FALSE(renderer.meshTriangles(packets.packets(), broken, triangles).ok());
+  EXPECT_FALSE(renderer.prepareTriangles(packets.packets(), broken).ok());
+  EXPECT_EQ(renderer.triangles(triangles).code(), StatusCode::InvalidArgument);
   EXPECT_TRUE(triangles.empty());
 }
 

@@ -307,10 +307,6 @@ int runRender(const RenderCommandOptions& o) {
         "(got '" +
         out + "')");
   }
-  // --gpu draws on the GPU too; what its renderer does not draw yet is refused here, before the
-  // clip is simulated.
-  if (o.gpu && o.debug)
-    return fail("--debug's overlay is drawn by the software renderer only; draw without --gpu");
   const std::uint64_t bytes = std::uint64_t{o.frames} * width * height * 4;
   if (bytes > (std::uint64_t{3} << 30))
     return fail(fmt::format("{} frames of {}x{} need {} MiB; render fewer or smaller frames",
@@ -403,7 +399,14 @@ int runRender(const RenderCommandOptions& o) {
     if (!camera.ok()) return fail(camera.status().message());
     Result<const ParticleWorld*> world = sim.world();
     if (!world.ok()) return fail(world.status().message());
+#if MOTE_HAVE_GPU
+    if (o.debug && gpuRenderer != nullptr) {
+      if (Status s = gpuRenderer->render(**world, camera.value(), frames[f], overlay); !s.ok())
+        return fail(o.input + ": " + s.message());
+    } else if (o.debug) {
+#else
     if (o.debug) {
+#endif
       if (Status s = renderer->prepare(**world, camera.value()); !s.ok()) return fail(s.message());
       packets->build(**world, pool.get());
       if (Status s = render::drawDebugOverlay(*renderer, **world, packets->packets(), overlay);

@@ -23,6 +23,7 @@
 #include <mote/gpu/context.h>
 #include <mote/render/billboard.h>
 #include <mote/render/camera.h>
+#include <mote/render/debug_overlay.h>
 #include <mote/render/image.h>
 #include <mote/render/lighting.h>
 #include <mote/render/particle_renderer.h>  // Transparency
@@ -172,6 +173,13 @@ class Renderer {
   /// viewport-sized) by render::FrameResolver — the software renderer's bloom, tone map and sRGB
   /// (RendererDesc::post). drawPackets()'s errors.
   Status render(const ParticleWorld& world, const render::Camera& camera, render::Image& out);
+  /// render() with the debug overlay of `world` over the frame (<mote/render/debug_overlay.h>:
+  /// emitter axes, bounds, velocity rays, colliders), as the software renderer draws `mote render
+  /// --debug`: its lines made into triangles by the software renderer's triangle layer, drawn with
+  /// the mesh triangles — z-tested against the ground and meshes, under the particles, as there.
+  /// render()'s errors and the overlay's (render::drawDebugOverlay).
+  Status render(const ParticleWorld& world, const render::Camera& camera, render::Image& out,
+                const render::DebugOverlayOptions& overlay);
 
   /// The frame's colour format: "R32G32B32A32_SFLOAT" where the device blends it, else
   /// "R16G16B16A16_SFLOAT".

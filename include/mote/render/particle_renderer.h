@@ -128,17 +128,21 @@ class ParticleRenderer {
   /// nothing. Errors, counting and allocation as drawTriangle3D (two triangles' room needed).
   Status drawLine3D(glm::vec3 a, glm::vec3 b, std::array<float, 3> color, float widthPixels = 1.5f);
 
-  /// The mesh particles of `packets` (a RenderPacketBuilder's, in draw order; other render modes
-  /// are skipped) as the rasterizer fills them under `camera`, into `out` (replaced): each
-  /// emitter's particles in the order prepare() gives them (its sort, or view depth for Sorted
-  /// frames and an Oit frame's translucent ones), transformed, lit, cut at the near plane and
-  /// culled where they show their backs — the triangles prepare() makes, for a rasterizer of
-  /// another kind to fill (the GPU renderer). Replaces the prepared frame: rasterize() refuses
-  /// until the next prepare(). Errors: an invalid camera; a mesh or texture that cannot be loaded
-  /// (naming the emitter). Past maxTriangles the rest are counted in stats().dropped. Allocates:
-  /// `out` grown, a mesh's or texture's first sight. O(particles · mesh triangles).
-  Status meshTriangles(std::span<const RenderPacket> packets, const Camera& camera,
-                       std::vector<RasterTriangle>& out);
+  /// Prepares a frame of the mesh particles of `packets` alone (a RenderPacketBuilder's, in draw
+  /// order; other render modes are skipped) under `camera`: each emitter's particles in the order
+  /// prepare() gives them (its sort, or view depth for Sorted frames and an Oit frame's
+  /// translucent ones), transformed, lit, cut at the near plane and culled where they show their
+  /// backs — the triangles prepare() makes of them, for triangles() to hand to a rasterizer of
+  /// another kind (the GPU renderer). drawTriangle3D() and drawLine3D() add to it; rasterize()
+  /// draws it (the triangles over the background and ground). Errors: an invalid camera; a mesh or
+  /// texture that cannot be loaded (naming the emitter); no frame is prepared then. Past
+  /// maxTriangles the rest are counted in stats().dropped. Allocates: a mesh's or texture's first
+  /// sight. O(particles · mesh triangles).
+  Status prepareTriangles(std::span<const RenderPacket> packets, const Camera& camera);
+  /// The prepared frame's triangles (mesh particles and debug geometry, in draw order) as the fill
+  /// takes them, into `out` (replaced). InvalidArgument when no frame is prepared. Allocates:
+  /// `out` grown. O(triangles).
+  Status triangles(std::vector<RasterTriangle>& out) const;
   /// Texture `index` of this renderer (a RasterTriangle's): rows top-down, premultiplied linear.
   /// InvalidArgument past the textures loaded. The pointer is valid until this renderer loads
   /// another texture (a call that draws or makes triangles). O(1).
