@@ -129,6 +129,9 @@ struct Renderer::Impl {
   Status addMeshTriangles(Renderer& owner, std::span<const render::RenderPacket> packets,
                           const render::Camera& camera, const ParticleWorld* world,
                           const render::DebugOverlayOptions* overlay);
+  // render(): the world's packets drawn and resolved, with its debug overlay where given.
+  Status renderWorld(Renderer& owner, const ParticleWorld& world, const render::Camera& camera,
+                     render::Image& out, const render::DebugOverlayOptions* overlay);
   // drawPackets(), with render()'s debug overlay over `world` where `overlay` is given.
   Status drawPacketFrame(Renderer& owner, std::span<const render::RenderPacket> packets,
                          const render::Camera& camera, std::vector<std::array<float, 4>>& frameOut,

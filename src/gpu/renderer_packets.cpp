@@ -310,29 +310,25 @@ void Renderer::Impl::sortInstances() {
 
 Status Renderer::render(const ParticleWorld& world, const render::Camera& camera,
                         render::Image& out) {
-  Impl& r = *impl_;
-  if (!r.builder) {
-    Result<render::RenderPacketBuilder> made = render::RenderPacketBuilder::create(4096);
-    if (!made.ok()) return made.status();
-    r.builder.emplace(std::move(made.value()));
-  }
-  r.builder->build(world);
-  MOTE_RETURN_IF_ERROR(drawPackets(r.builder->packets(), camera, r.linear));
-  return r.resolver->resolve(r.linear, out);
+  return impl_->renderWorld(*this, world, camera, out, nullptr);
 }
 
 Status Renderer::render(const ParticleWorld& world, const render::Camera& camera,
                         render::Image& out, const render::DebugOverlayOptions& overlay) {
-  Impl& r = *impl_;
-  if (!r.builder) {
+  return impl_->renderWorld(*this, world, camera, out, &overlay);
+}
+
+Status Renderer::Impl::renderWorld(Renderer& owner, const ParticleWorld& world,
+                                   const render::Camera& camera, render::Image& out,
+                                   const render::DebugOverlayOptions* overlay) {
+  if (!builder) {
     Result<render::RenderPacketBuilder> made = render::RenderPacketBuilder::create(4096);
     if (!made.ok()) return made.status();
-    r.builder.emplace(std::move(made.value()));
+    builder.emplace(std::move(made.value()));
   }
-  r.builder->build(world);
-  MOTE_RETURN_IF_ERROR(
-      r.drawPacketFrame(*this, r.builder->packets(), camera, r.linear, &world, &overlay));
-  return r.resolver->resolve(r.linear, out);
+  builder->build(world);
+  MOTE_RETURN_IF_ERROR(drawPacketFrame(owner, builder->packets(), camera, linear, &world, overlay));
+  return resolver->resolve(linear, out);
 }
 
 }  // namespace mote::gpu
