@@ -2,13 +2,18 @@
 // A small isometric 2.5D scene on Mote's lockstep particle system: a campfire with smoke, four
 // torches, and a well that throws sparks every 1.5 s, over a tiled courtyard. The simulation is
 // Q16.16 fixed point (bit-identical on every machine and compiler); every frame declares the
-// particles into one SpriteBatcher frame (laige's frame protocol) and the software rasterizer
-// draws the last one to a PNG. Prints the replay's state hash as `STATE_HASH=0x…`.
+// particles into one SpriteBatcher frame (laige's frame protocol) and the software rasterizer —
+// or, with --gpu, the GPU renderer (one instanced draw call a batch) — draws the last one to a
+// PNG. Prints the replay's state hash as `STATE_HASH=0x…`.
 //
-//   lockstep_example [-o courtyard.png] [--ticks N] [--seed S] [--size WxH]
+//   lockstep_example [-o courtyard.png] [--ticks N] [--seed S] [--size WxH] [--gpu]
 #include <mote/core/fnv1a.h>
 #include <mote/lockstep/particle_render.h>
 #include <mote/render/sprite_renderer.h>
+#if MOTE_HAVE_GPU
+#include <mote/gpu/context.h>
+#include <mote/gpu/renderer.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -115,6 +120,7 @@ struct Options {
   std::uint32_t ticks = 240;
   std::uint64_t seed = 2026;
   render::Viewport viewport{640, 400};
+  bool gpu = false;  // draw with the GPU renderer
 };
 
 bool parseUnsigned(std::string_view text, std::uint64_t max, std::uint64_t& out) {
@@ -133,6 +139,17 @@ bool parseUnsigned(std::string_view text, std::uint64_t max, std::uint64_t& out)
 bool parseArgs(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
+    if (arg == "--gpu") {
+#if MOTE_HAVE_GPU
+      o.gpu = true;
+      continue;
+#else
+      std::fprintf(stderr,
+                   "lockstep_example: --gpu is lockstep_example_gpu's (this build draws "
+                   "with the software sprite renderer)\n");
+      return false;
+#endif
+    }
     if (i + 1 >= argc) {
       std::fprintf(stderr, "lockstep_example: %s needs a value (or is unknown)\n", argv[i]);
       return false;
@@ -164,6 +181,17 @@ bool parseArgs(int argc, char** argv, Options& o) {
     }
   }
   return true;
+}
+
+bool check(const Status& s, const char* what);
+
+// The scene's atlases, on either renderer (the software sprite renderer or the GPU one).
+template <class Renderer>
+bool bindAtlases(Renderer& renderer) {
+  return check(renderer.setAtlas(1, {"builtin:soft_circle", 1, 1}), "atlas") &&
+         check(renderer.setAtlas(2, {"builtin:smoke", 1, 1}), "atlas") &&
+         check(renderer.setAtlas(3, {"builtin:star", 1, 1}), "atlas") &&
+         check(renderer.setAtlasImage(kGroundAtlas, tileImage()), "atlas");
 }
 
 bool check(const Status& s, const char* what) {
@@ -236,11 +264,7 @@ int main(int argc, char** argv) {
   auto rendererResult = render::SpriteRenderer::create(rendererOptions);
   if (!check(rendererResult.status(), "renderer")) return 1;
   render::SpriteRenderer renderer = std::move(rendererResult).takeValue();
-  if (!check(renderer.setAtlas(1, {"builtin:soft_circle", 1, 1}), "atlas") ||
-      !check(renderer.setAtlas(2, {"builtin:smoke", 1, 1}), "atlas") ||
-      !check(renderer.setAtlas(3, {"builtin:star", 1, 1}), "atlas") ||
-      !check(renderer.setAtlasImage(kGroundAtlas, tileImage()), "atlas"))
-    return 1;
+  if (!bindAtlases(renderer)) return 1;
 
   // The fixed-step loop: sim phase (bursts, update), then the read-only render phase.
   for (std::uint32_t tick = 0; tick < o.ticks; ++tick) {
@@ -265,7 +289,20 @@ int main(int argc, char** argv) {
       o.viewport, {kGrid * 0.5f, kGrid * 0.5f - 1.0f},
       std::min(static_cast<float>(o.viewport.width) / (kGrid + 1.0f),
                2.0f * static_cast<float>(o.viewport.height) / (kGrid + 3.0f)));
-  if (!check(renderer.renderSprites(batcher, view, image), "render") ||
+#if MOTE_HAVE_GPU
+  if (o.gpu) {  // the same frame, drawn by the GPU renderer with the same atlases
+    auto context = mote::gpu::Context::create();
+    if (!check(context.status(), "gpu")) return 1;
+    mote::gpu::RendererDesc desc;
+    desc.viewport = rendererOptions.viewport;
+    desc.background = rendererOptions.background;
+    auto drawer = mote::gpu::Renderer::create(**context, desc);
+    if (!check(drawer.status(), "gpu renderer") || !bindAtlases(**drawer) ||
+        !check((*drawer)->renderSprites(batcher, view, image), "render"))
+      return 1;
+  }
+#endif
+  if ((!o.gpu && !check(renderer.renderSprites(batcher, view, image), "render")) ||
       !check(render::writePng(image, o.out), "write"))
     return 1;
 

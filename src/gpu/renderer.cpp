@@ -435,7 +435,7 @@ void Renderer::Impl::record(VkCommandBuffer cmd, std::span<const SpriteDraw> dra
   begin.pClearValues = clear.data();
   vkCmdBeginRenderPass(cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, &set, 0, nullptr);
-  if (desc.ground) {  // the grid over the cleared background, behind every particle
+  if (frameWords[48] != 0u) {  // the grid over the cleared background, behind every particle
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, groundPipeline);
     vkCmdDraw(cmd, 3, 1, 0, 0);
   }
@@ -546,7 +546,7 @@ Status Renderer::draw(const render::Camera& camera, std::span<const SpriteDraw> 
 }
 
 Status Renderer::Impl::drawFrame(const render::Camera& camera, std::span<const SpriteDraw> draws,
-                                 std::vector<std::array<float, 4>>& out) {
+                                 std::vector<std::array<float, 4>>& out, const glm::mat4* screen) {
   MOTE_RETURN_IF_ERROR(camera.validate());
   Impl& r = *this;
   // Check everything before anything is uploaded: a refused frame draws nothing.
@@ -595,7 +595,8 @@ Status Renderer::Impl::drawFrame(const render::Camera& camera, std::span<const S
       camera, glm::vec3(r.desc.worldUp[0], r.desc.worldUp[1], r.desc.worldUp[2]), 0.0f);
   r.frameWords.clear();
   putView(r.frameWords, view);
-  const glm::mat4 viewProjection = camera.projectionMatrix() * camera.viewMatrix();
+  const glm::mat4 viewProjection =
+      screen != nullptr ? *screen : camera.projectionMatrix() * camera.viewMatrix();
   for (int c = 0; c < 4; ++c)
     for (int k = 0; k < 4; ++k)
       putWord(r.frameWords, viewProjection[c][k]);
@@ -606,7 +607,7 @@ Status Renderer::Impl::drawFrame(const render::Camera& camera, std::span<const S
   putWord(r.frameWords, camera.halfHeightExtent());
   for (const float c : r.desc.background)
     putWord(r.frameWords, c);
-  r.frameWords.push_back(r.desc.ground ? 1u : 0u);
+  r.frameWords.push_back(r.desc.ground && screen == nullptr ? 1u : 0u);
   MOTE_ASSERT(r.frameWords.size() == kFrameWords, "sprite.vert's frame layout");
 
   r.instanceWords.clear();

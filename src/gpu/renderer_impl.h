@@ -12,6 +12,7 @@
 #include <mote/render/particle_renderer.h>
 #include <mote/render/raster_triangle.h>
 #include <mote/render/render_packet.h>
+#include <mote/render/sprite_renderer.h>
 
 #include <glm/mat4x4.hpp>
 
@@ -121,10 +122,17 @@ struct Renderer::Impl {
   std::vector<std::array<glm::vec3, 4>> ribbonQuads;
   // Mesh particles: the software renderer's own triangle layer makes their triangles (render::
   // ParticleRenderer::meshTriangles, made at the first mesh packet), which are drawn as they are;
-  // its textures, uploaded once each (meshTextures: its index → ours, or ~0 before).
+  // its textures, uploaded once each (meshTextures: by its index, as spriteTextures below).
   std::optional<render::ParticleRenderer> meshes;
   std::vector<render::RasterTriangle> rasterTriangles;
-  std::vector<std::uint32_t> meshTextures;
+  // A software renderer's texture as uploaded here: our index (~0: not yet) and its size; stale
+  // once that renderer may have put another texture in its slot.
+  struct UploadedTexture {
+    std::uint32_t index = ~0u;
+    std::uint32_t width = 0, height = 0;
+    bool stale = false;
+  };
+  std::vector<UploadedTexture> meshTextures;
   // The debug overlay of `world` too, where `overlay` is given.
   Status addMeshTriangles(Renderer& owner, std::span<const render::RenderPacket> packets,
                           const render::Camera& camera, const ParticleWorld* world,
@@ -137,8 +145,24 @@ struct Renderer::Impl {
                          const render::Camera& camera, std::vector<std::array<float, 4>>& frameOut,
                          const ParticleWorld* world, const render::DebugOverlayOptions* overlay);
   // draw()'s work on top of the frame's mesh triangles (triangleWords, drawn first).
+  // With `screen`, the instances are ribbon quads of pixel corners drawn through that matrix (a
+  // SpriteBatcher frame: no ground, no particles' camera).
   Status drawFrame(const render::Camera& camera, std::span<const SpriteDraw> draws,
-                   std::vector<std::array<float, 4>>& out);
+                   std::vector<std::array<float, 4>>& out, const glm::mat4* screen = nullptr);
+  // SpriteBatcher frames: the software sprite renderer's atlases, textures and quads
+  // (render::SpriteRenderer::spriteQuads), drawn one draw a batch; its textures uploaded once
+  // each (spriteTextures: its index → ours and the size uploaded, ~0 before; a rebound atlas
+  // image is uploaded again, in place when its size is unchanged).
+  std::optional<render::SpriteRenderer> sprites;
+  std::vector<render::ScreenSprite> screenSprites;
+  std::vector<std::uint32_t> batchEnds;
+  std::vector<UploadedTexture> spriteTextures;
+  std::vector<SpriteInstance> spriteInstances;
+  std::vector<SpriteDraw> spriteDraws;
+  Status ensureSprites();
+  // Our index of a software renderer's texture: `known` caches it (uploaded again when stale).
+  Result<std::uint32_t> uploaded(Renderer& owner, const render::Texture& texture,
+                                 UploadedTexture& known);
 
   ~Impl() {
     if (device == VK_NULL_HANDLE) return;

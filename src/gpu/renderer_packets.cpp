@@ -60,15 +60,11 @@ Status Renderer::Impl::addMeshTriangles(Renderer& owner,
   MOTE_RETURN_IF_ERROR(meshes->triangles(rasterTriangles));
   const bool oit = desc.transparency == render::Transparency::Oit;
   for (const render::RasterTriangle& t : rasterTriangles) {
-    if (t.texture >= meshTextures.size()) meshTextures.resize(t.texture + 1, ~0u);
-    if (meshTextures[t.texture] == ~0u) {
-      Result<const render::Texture*> texture = meshes->texture(t.texture);
-      if (!texture.ok()) return texture.status();
-      const render::Texture& tex = *texture.value();
-      Result<std::uint32_t> index = owner.addTexture(tex.width, tex.height, tex.texels);
-      if (!index.ok()) return index.status();
-      meshTextures[t.texture] = index.value();
-    }
+    if (t.texture >= meshTextures.size()) meshTextures.resize(t.texture + 1);
+    Result<const render::Texture*> texture = meshes->texture(t.texture);
+    if (!texture.ok()) return texture.status();
+    Result<std::uint32_t> index = uploaded(owner, *texture.value(), meshTextures[t.texture]);
+    if (!index.ok()) return index.status();
     for (const render::TriangleVertex& v : t.v) {
       for (const float f : {v.x, v.y, v.invW, v.depth, v.u, v.v})
         putWord(triangleWords, f);
@@ -77,7 +73,7 @@ Status Renderer::Impl::addMeshTriangles(Renderer& owner,
     }
     const bool cutout = t.blend == render::TriangleBlend::Cutout;
     // An OIT frame's translucent triangles accumulate (16), additive ones into the side plane (8).
-    triangleWords.push_back(meshTextures[t.texture]);
+    triangleWords.push_back(index.value());
     triangleWords.push_back((cutout ? 1u : 0u) | (oit && !cutout ? 16u : 0u) |
                             (oit && t.blend == render::TriangleBlend::Additive ? 8u : 0u));
     putWord(triangleWords, t.cutoff);

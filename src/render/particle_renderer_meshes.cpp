@@ -434,11 +434,7 @@ Status ParticleRenderer::triangles(std::vector<RasterTriangle>& out) const {
 }
 
 Result<const Texture*> ParticleRenderer::texture(std::uint32_t index) const {
-  const std::vector<Texture>& textures = impl_->raster.textures;
-  if (index >= textures.size())
-    return invalidArgument("ParticleRenderer::texture: index " + std::to_string(index) +
-                           " is past the " + std::to_string(textures.size()) + " loaded");
-  return &textures[index];
+  return impl_->raster.textureAt(index);
 }
 
 }  // namespace mote::render

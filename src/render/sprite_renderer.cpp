@@ -132,6 +132,43 @@ Status SpriteRenderer::renderSprites(const SpriteBatcher& batcher, const SpriteV
   return impl_->renderSprites(batcher, view, out);
 }
 
+Status SpriteRenderer::spriteQuads(const SpriteBatcher& batcher, const SpriteView& view,
+                                   std::vector<ScreenSprite>& sprites,
+                                   std::vector<std::uint32_t>& batchEnds) {
+  sprites.clear();
+  batchEnds.clear();
+  Impl& r = *impl_;
+  if (Status s = r.prepareSprites(batcher, view, &batchEnds); !s.ok()) {
+    batchEnds.clear();
+    return s;
+  }
+  sprites.reserve(r.quads.size());
+  for (std::uint32_t i = 0; i < r.quads.size(); ++i) {
+    const Quad& q = r.quads[i];
+    const QuadStyle& st = r.styles[r.quads.style(i)];
+    ScreenSprite& made = sprites.emplace_back();
+    made.x = q.x;
+    made.y = q.y;
+    made.color = q.color;
+    made.cell = {st.ua, st.va, st.du, st.dv};
+    made.texture = st.texture;
+    made.cutout = st.blend == Blend::Cutout;
+    made.cutoff = st.cutoff;
+  }
+  return {};
+}
+
+Result<const Texture*> SpriteRenderer::Impl::textureAt(std::uint32_t index) const {
+  if (index >= textures.size())
+    return invalidArgument("texture " + std::to_string(index) + " is past the " +
+                           std::to_string(textures.size()) + " loaded");
+  return &textures[index];
+}
+
+Result<const Texture*> SpriteRenderer::texture(std::uint32_t index) const {
+  return impl_->textureAt(index);
+}
+
 const RenderStats& SpriteRenderer::stats() const noexcept {
   return impl_->stats;
 }
@@ -296,7 +333,8 @@ QuadStyle spriteStyle(const SpriteRenderer::Impl::AtlasBinding& atlas, Blend ble
 
 }  // namespace
 
-void SpriteRenderer::Impl::emitSprites(const SpriteBatcher& batcher, const SpriteView& view) {
+void SpriteRenderer::Impl::emitSprites(const SpriteBatcher& batcher, const SpriteView& view,
+                                       std::vector<std::uint32_t>* batchEnds) {
   const float width = static_cast<float>(options.viewport.width);
   const float height = static_cast<float>(options.viewport.height);
   const std::span<const SpriteItem> sprites = batcher.sorted();
@@ -333,11 +371,12 @@ void SpriteRenderer::Impl::emitSprites(const SpriteBatcher& batcher, const Sprit
                       styleIndex);
       keys[index] = {index, index};
     }
+    if (batchEnds != nullptr) batchEnds->push_back(static_cast<std::uint32_t>(quads.size()));
   }
 }
 
-Status SpriteRenderer::Impl::renderSprites(const SpriteBatcher& batcher, const SpriteView& view,
-                                           Image& out) {
+Status SpriteRenderer::Impl::prepareSprites(const SpriteBatcher& batcher, const SpriteView& view,
+                                            std::vector<std::uint32_t>* batchEnds) {
   prepared = false;
   if (Status s = view.validate(); !s.ok()) return s;
   if (batcher.valid() && batcher.frameOpen()) {
@@ -358,8 +397,14 @@ Status SpriteRenderer::Impl::renderSprites(const SpriteBatcher& batcher, const S
   stats = {};
   quads.clear();
   styles.clear();
-  emitSprites(batcher, view);
+  emitSprites(batcher, view, batchEnds);
   stats.quads = static_cast<std::uint32_t>(quads.size());
+  return {};
+}
+
+Status SpriteRenderer::Impl::renderSprites(const SpriteBatcher& batcher, const SpriteView& view,
+                                           Image& out) {
+  if (Status s = prepareSprites(batcher, view, nullptr); !s.ok()) return s;
   drawGround = false;
   oitFrame = false;  // sprite frames draw in batch order
   meshFrame = false;

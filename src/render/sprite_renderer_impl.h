@@ -186,8 +186,15 @@ struct SpriteRenderer::Impl {
   Status setAtlas(std::uint32_t atlasId, const SpriteAtlas& atlas);
   Status setAtlasImage(std::uint32_t atlasId, const Image& image, std::uint32_t columns,
                        std::uint32_t rows);
-  void emitSprites(const SpriteBatcher& batcher, const SpriteView& view);
+  // The frame's quads, the end of each batch's into `batchEnds` where given.
+  void emitSprites(const SpriteBatcher& batcher, const SpriteView& view,
+                   std::vector<std::uint32_t>* batchEnds = nullptr);
+  // renderSprites' checks and atlas 0's default binding, then emitSprites.
+  Status prepareSprites(const SpriteBatcher& batcher, const SpriteView& view,
+                        std::vector<std::uint32_t>* batchEnds);
   Status renderSprites(const SpriteBatcher& batcher, const SpriteView& view, Image& out);
+  // texture(index), for SpriteRenderer and ParticleRenderer.
+  Result<const Texture*> textureAt(std::uint32_t index) const;
 
   // sprite_renderer_raster.cpp: draw submission.
   // Rasterizes the frame's quads in key order in parallel bands and resolves them into `out`.

@@ -17,6 +17,7 @@
 #include <mote/render/particle_instance.h>
 #include <mote/render/particle_renderer.h>
 #include <mote/render/render_packet.h>
+#include <mote/render/sprite_batcher.h>
 #include <mote/render/sprite_renderer.h>
 
 #include <fmt/format.h>
@@ -265,6 +266,122 @@ TEST_F(GpuRendererAgreement, EveryExampleDrawsOitAsTheSoftwareRendererDrawsIt) {
 // The debug overlay (`mote render --gpu --debug`): emitter axes, bounds and velocity rays.
 TEST_F(GpuRendererAgreement, EveryExampleDrawsTheDebugOverlayAsTheSoftwareRendererDrawsIt) {
   agreeOnEveryExample(*context(), render::Transparency::Emitter, true);
+}
+
+// SpriteBatcher frames (laige's protocol): one frame of every blend, rotated and tinted sprites,
+// an atlas's flipbook cells, premultiplied tints, sub-pixel dust and sprites off the screen, drawn
+// by the software sprite renderer and by the GPU renderer with the same atlases, in an
+// orthographic and an isometric view: the same agreement bar as the examples'. Bad frames are the
+// software renderer's errors.
+TEST_F(GpuRendererAgreement, SpriteBatcherFramesDrawAsTheSoftwareSpriteRendererDrawsThem) {
+  constexpr std::uint32_t kWidth = 200;
+  constexpr std::uint32_t kHeight = 150;
+  render::SpriteRendererOptions options;
+  options.viewport = {kWidth, kHeight};
+  options.builtinSpriteSize = 32;
+  auto software = render::SpriteRenderer::create(options).takeValue();
+  gpu::RendererDesc desc;
+  desc.viewport = options.viewport;
+  desc.background = options.background;
+  desc.builtinSpriteSize = 32;
+  desc.ground = true;  // not drawn under sprite frames, as the software sprite layer draws none
+  auto renderer = gpu::Renderer::create(*context(), desc).takeValue();
+  const render::SpriteAtlas stars{"builtin:star", 2, 2};
+  ASSERT_TRUE(software.setAtlas(1, stars).ok());
+  ASSERT_TRUE(renderer->setAtlas(1, stars).ok());
+
+  auto batcher = render::SpriteBatcher::create({.maxSprites = 4096}).takeValue();
+  const auto declare = [&](bool any) {
+    batcher.beginFrame();
+    if (any) {
+      const std::array<render::BlendMode, 4> blends{
+          render::BlendMode::Alpha, render::BlendMode::Additive, render::BlendMode::Premultiplied,
+          render::BlendMode::Cutout};
+      for (std::uint32_t i = 0; i < 96; ++i) {
+        render::SpriteItem s;
+        const float fi = static_cast<float>(i);
+        s.pos = {std::fmod(fi * 0.37f, 6.0f) - 3.0f, std::fmod(fi * 0.23f, 4.0f) - 2.0f};
+        s.scale = {0.3f + std::fmod(fi * 0.11f, 0.9f), 0.3f + std::fmod(fi * 0.07f, 0.6f)};
+        s.rotation = fi * 0.41f;
+        s.tint = {std::fmod(fi * 0.13f, 1.0f), 0.5f, 1.0f - std::fmod(fi * 0.17f, 1.0f),
+                  0.35f + std::fmod(fi * 0.29f, 0.65f)};
+        s.depthKey = i * 7919u % 1000u;
+        s.atlasId = i % 3 == 0 ? 0u : 1u;
+        s.frameIndex = i % 5;  // 4 clamps to the last cell
+        s.blend = blends[i % 4];
+        EXPECT_TRUE(batcher.add(s).ok());
+      }
+      for (std::uint32_t i = 0; i < 40; ++i) {  // dust under a pixel, and sprites off the screen
+        render::SpriteItem s;
+        s.pos = {static_cast<float>(i) * 0.15f - 3.0f, i % 2 == 0 ? 1.7f : 40.0f};
+        s.scale = {0.02f, 0.02f};
+        s.tint = {1.0f, 0.9f, 0.6f, 1.0f};
+        s.blend = render::BlendMode::Additive;
+        EXPECT_TRUE(batcher.add(s).ok());
+      }
+    }
+    EXPECT_TRUE(batcher.build().ok());
+  };
+  for (const bool iso : {false, true}) {
+    SCOPED_TRACE(iso ? "isometric" : "orthographic");
+    const render::SpriteView view =
+        iso ? render::SpriteView::isometric(options.viewport, {0.0f, 0.0f}, 48.0f)
+            : render::SpriteView::orthographic(options.viewport, {0.0f, 0.0f}, 30.0f);
+    render::Image cpu, gpu, cpuEmpty, gpuEmpty;
+    declare(false);
+    ASSERT_TRUE(software.renderSprites(batcher, view, cpuEmpty).ok());
+    ASSERT_TRUE(renderer->renderSprites(batcher, view, gpuEmpty).ok());
+    declare(true);
+    ASSERT_TRUE(software.renderSprites(batcher, view, cpu).ok());
+    const Status s = renderer->renderSprites(batcher, view, gpu);
+    ASSERT_TRUE(s.ok()) << s.toString();
+    EXPECT_GT(batcher.batches().size(), 3u);
+    const Agreement a = agreementOf(cpu, gpu, cpuEmpty, gpuEmpty);
+    std::printf("sprites  %-16s %s\n", iso ? "isometric" : "orthographic", describe(a).c_str());
+    EXPECT_GT(a.covered, 2000u);
+    EXPECT_TRUE(a.meets()) << describe(a);
+    EXPECT_EQ(cpuEmpty, gpuEmpty);  // the background alone, no ground
+    if (!a.meets() || std::getenv("MOTE_AGREEMENT_IMAGES") != nullptr) {
+      ASSERT_TRUE(render::writePng(cpu, std::string("/tmp/agree_sprites_") +
+                                            (iso ? "iso" : "ortho") + "_cpu.png")
+                      .ok());
+      ASSERT_TRUE(render::writePng(gpu, std::string("/tmp/agree_sprites_") +
+                                            (iso ? "iso" : "ortho") + "_gpu.png")
+                      .ok());
+    }
+  }
+  // A rebound atlas image of the same size replaces the texture the sprites sample.
+  render::Image red = render::Image::create(4, 4).takeValue();
+  render::Image blue = render::Image::create(4, 4).takeValue();
+  for (std::uint32_t y = 0; y < 4; ++y)
+    for (std::uint32_t x = 0; x < 4; ++x) {
+      red.setPixel(x, y, {255, 0, 0, 255});
+      blue.setPixel(x, y, {0, 0, 255, 255});
+    }
+  batcher.beginFrame();
+  render::SpriteItem big;
+  big.scale = {2.0f, 2.0f};
+  big.atlasId = 2;
+  ASSERT_TRUE(batcher.add(big).ok());
+  ASSERT_TRUE(batcher.build().ok());
+  const render::SpriteView view = render::SpriteView::orthographic(options.viewport, {0, 0}, 30.0f);
+  render::Image out;
+  ASSERT_TRUE(renderer->setAtlasImage(2, red).ok());
+  ASSERT_TRUE(renderer->renderSprites(batcher, view, out).ok());
+  EXPECT_EQ(out.pixel(kWidth / 2, kHeight / 2), (render::Rgba8{255, 0, 0, 255}));
+  ASSERT_TRUE(renderer->setAtlasImage(2, blue).ok());
+  ASSERT_TRUE(renderer->renderSprites(batcher, view, out).ok());
+  EXPECT_EQ(out.pixel(kWidth / 2, kHeight / 2), (render::Rgba8{0, 0, 255, 255}));
+  // The software renderer's errors: an unbound atlas, an open frame, a bad grid.
+  batcher.beginFrame();
+  big.atlasId = 9;
+  ASSERT_TRUE(batcher.add(big).ok());
+  EXPECT_EQ(renderer->renderSprites(batcher, view, out).code(), StatusCode::InvalidArgument);
+  ASSERT_TRUE(batcher.build().ok());
+  const Status unbound = renderer->renderSprites(batcher, view, out);
+  EXPECT_EQ(unbound.code(), StatusCode::NotFound);
+  EXPECT_NE(unbound.message().find("atlas 9"), std::string::npos) << unbound.message();
+  EXPECT_EQ(renderer->setAtlas(3, {"builtin:star", 0, 1}).code(), StatusCode::InvalidArgument);
 }
 
 }  // namespace

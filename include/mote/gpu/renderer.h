@@ -10,8 +10,9 @@
 // It draws instances a caller builds (draw()), and render packets or a whole ParticleWorld as the
 // software renderer draws them (drawPackets(), render()), in each of its transparency modes — mesh
 // particles as the software renderer's own triangle layer makes their triangles, drawn first and
-// depth-tested, hiding the particles behind them. What is not built yet: drawing the GPU world's
-// alive list where it lives, and a swapchain.
+// depth-tested, hiding the particles behind them — and SpriteBatcher frames (renderSprites()) as
+// the software sprite layer draws them. What is not built yet: drawing the GPU world's alive list
+// where it lives, and a swapchain.
 //
 // Ownership: the renderer owns its Vulkan objects and must not outlive its Context. Thread
 // safety: as Context (one thread at a time). Allocation: create() and addTexture() allocate;
@@ -28,6 +29,7 @@
 #include <mote/render/lighting.h>
 #include <mote/render/particle_renderer.h>  // Transparency
 #include <mote/render/render_packet.h>
+#include <mote/render/sprite_batcher.h>
 #include <mote/render/sprite_renderer.h>  // PostProcess
 #include <mote/runtime/world.h>
 
@@ -180,6 +182,22 @@ class Renderer {
   /// render()'s errors and the overlay's (render::drawDebugOverlay).
   Status render(const ParticleWorld& world, const render::Camera& camera, render::Image& out,
                 const render::DebugOverlayOptions& overlay);
+
+  /// SpriteBatcher frames (laige's frame protocol, <mote/render/sprite_batcher.h>) drawn as
+  /// render::SpriteRenderer::renderSprites draws them: setAtlas() and setAtlasImage() bind atlases
+  /// with its contracts and errors (atlas 0 is builtin:soft_circle until set); renderSprites()
+  /// draws a built frame batch by batch, one instanced draw call a batch, each batch's sprites in
+  /// depth order — the software sprite layer's own screen quads (ScreenSprite: corners,
+  /// premultiplied tint, atlas cell, cutout), textured affinely over them — over the background (no
+  /// ground, no triangles), resolved into `out` as render() resolves. renderSprites()'s errors (an
+  /// open frame, an unbound atlas, a bad view) and the device's. Allocates: a texture's first sight
+  /// (a rebound atlas image of the same size is replaced in place), the instance lists grown to the
+  /// largest frame.
+  Status setAtlas(std::uint32_t atlasId, const render::SpriteAtlas& atlas);
+  Status setAtlasImage(std::uint32_t atlasId, const render::Image& image, std::uint32_t columns = 1,
+                       std::uint32_t rows = 1);
+  Status renderSprites(const render::SpriteBatcher& batcher, const render::SpriteView& view,
+                       render::Image& out);
 
   /// The frame's colour format: "R32G32B32A32_SFLOAT" where the device blends it, else
   /// "R16G16B16A16_SFLOAT".

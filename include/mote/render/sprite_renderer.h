@@ -83,6 +83,20 @@ struct SpriteAtlas {
   std::uint32_t rows = 1;
 };
 
+/// A SpriteBatcher frame's sprite as the rasterizer draws it (SpriteRenderer::spriteQuads), for a
+/// rasterizer of another kind to draw (the GPU renderer).
+struct ScreenSprite {
+  /// The corners on the screen (pixels, y down), in billboard order: the sprite's bottom left,
+  /// bottom right, top right, top left; textured affinely over them (a parallelogram).
+  std::array<float, 4> x{};
+  std::array<float, 4> y{};
+  std::array<float, 4> color{};           ///< premultiplied linear; alpha 0 for additive
+  std::array<float, 4> cell{0, 0, 1, 1};  ///< the atlas cell: u, v origin and size (v down)
+  std::uint32_t texture = 0;              ///< SpriteRenderer::texture(index)
+  bool cutout = false;                    ///< alpha-tested at `cutoff`, then opaque
+  float cutoff = 0.5f;
+};
+
 /// What the last frame drew.
 struct RenderStats {
   std::uint32_t quads = 0;      ///< drawn
@@ -179,6 +193,16 @@ class SpriteRenderer {
   /// is left alone on every error). A stopped (default-constructed) batcher draws the background.
   /// Complexity: O(sprites + covered pixels + viewport pixels). Allocates: see the class.
   Status renderSprites(const SpriteBatcher& batcher, const SpriteView& view, Image& out);
+
+  /// The sprites renderSprites() would draw, not drawn: into `sprites` (replaced) in draw order,
+  /// and the end of each batch's run of them into `batchEnds` (one a batch, in batches() order;
+  /// culled and dropped sprites are counted in stats() as there). renderSprites()'s errors;
+  /// allocates: the two vectors grown, and atlas 0's default texture as there. O(sprites).
+  Status spriteQuads(const SpriteBatcher& batcher, const SpriteView& view,
+                     std::vector<ScreenSprite>& sprites, std::vector<std::uint32_t>& batchEnds);
+  /// Texture `index` (a ScreenSprite's): rows top-down, premultiplied linear. InvalidArgument past
+  /// the textures loaded. Valid until the renderer loads or rebinds a texture. O(1).
+  Result<const Texture*> texture(std::uint32_t index) const;
 
   /// The last renderSprites() frame's counts (zero before the first).
   const RenderStats& stats() const noexcept;
