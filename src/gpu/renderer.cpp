@@ -673,7 +673,8 @@ Status Renderer::Impl::drawFrame(const render::Camera& camera, std::span<const S
     for (const auto& t : r.table)
       tableWords.insert(tableWords.end(), t.begin(), t.end());
     std::vector<std::uint32_t> texelWords(r.texelData.size() * 4);
-    std::memcpy(texelWords.data(), r.texelData.data(), texelWords.size() * 4);
+    if (!texelWords.empty())  // none before the first texture: no copy from a null pointer
+      std::memcpy(texelWords.data(), r.texelData.data(), texelWords.size() * 4);
     MOTE_RETURN_IF_ERROR(
         r.ensure(r.textureTable, tableWords.size(), "the GPU renderer's texture table"));
     MOTE_RETURN_IF_ERROR(r.ensure(r.texels, texelWords.size(), "the GPU renderer's texels"));
