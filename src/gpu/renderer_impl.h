@@ -163,6 +163,18 @@ struct Renderer::Impl {
   // Our index of a software renderer's texture: `known` caches it (uploaded again when stale).
   Result<std::uint32_t> uploaded(Renderer& owner, const render::Texture& texture,
                                  UploadedTexture& known);
+  // Our index of texture `index` of `source` (a render::ParticleRenderer or SpriteRenderer), by
+  // `cache` (grown to hold it); the texture is looked up only when it is not uploaded as it is.
+  template <class Source>
+  Result<std::uint32_t> uploadedFrom(Renderer& owner, const Source& source, std::uint32_t index,
+                                     std::vector<UploadedTexture>& cache) {
+    if (index >= cache.size()) cache.resize(std::size_t{index} + 1);
+    UploadedTexture& known = cache[index];
+    if (known.index != ~0u && !known.stale) return known.index;
+    Result<const render::Texture*> texture = source.texture(index);
+    if (!texture.ok()) return texture.status();
+    return uploaded(owner, *texture.value(), known);
+  }
 
   ~Impl() {
     if (device == VK_NULL_HANDLE) return;

@@ -60,10 +60,7 @@ Status Renderer::Impl::addMeshTriangles(Renderer& owner,
   MOTE_RETURN_IF_ERROR(meshes->triangles(rasterTriangles));
   const bool oit = desc.transparency == render::Transparency::Oit;
   for (const render::RasterTriangle& t : rasterTriangles) {
-    if (t.texture >= meshTextures.size()) meshTextures.resize(t.texture + 1);
-    Result<const render::Texture*> texture = meshes->texture(t.texture);
-    if (!texture.ok()) return texture.status();
-    Result<std::uint32_t> index = uploaded(owner, *texture.value(), meshTextures[t.texture]);
+    Result<std::uint32_t> index = uploadedFrom(owner, *meshes, t.texture, meshTextures);
     if (!index.ok()) return index.status();
     for (const render::TriangleVertex& v : t.v) {
       for (const float f : {v.x, v.y, v.invW, v.depth, v.u, v.v})

@@ -44,10 +44,8 @@ Result<std::uint32_t> Renderer::Impl::uploaded(Renderer& owner, const render::Te
 Status Renderer::setAtlas(std::uint32_t atlasId, const render::SpriteAtlas& atlas) {
   Impl& r = *impl_;
   MOTE_RETURN_IF_ERROR(r.ensureSprites());
-  MOTE_RETURN_IF_ERROR(r.sprites->setAtlas(atlasId, atlas));
-  for (Impl::UploadedTexture& t : r.spriteTextures)  // a slot may hold another texture now
-    t.stale = true;
-  return {};
+  // A named texture is loaded into a slot of its own (or shares one by name): no slot changes.
+  return r.sprites->setAtlas(atlasId, atlas);
 }
 
 Status Renderer::setAtlasImage(std::uint32_t atlasId, const render::Image& image,
@@ -55,7 +53,7 @@ Status Renderer::setAtlasImage(std::uint32_t atlasId, const render::Image& image
   Impl& r = *impl_;
   MOTE_RETURN_IF_ERROR(r.ensureSprites());
   MOTE_RETURN_IF_ERROR(r.sprites->setAtlasImage(atlasId, image, columns, rows));
-  for (Impl::UploadedTexture& t : r.spriteTextures)
+  for (Impl::UploadedTexture& t : r.spriteTextures)  // a rebound id's slot holds another image
     t.stale = true;
   return {};
 }
@@ -67,10 +65,7 @@ Status Renderer::renderSprites(const render::SpriteBatcher& batcher, const rende
   MOTE_RETURN_IF_ERROR(r.sprites->spriteQuads(batcher, view, r.screenSprites, r.batchEnds));
   r.spriteInstances.clear();
   for (const render::ScreenSprite& q : r.screenSprites) {
-    if (q.texture >= r.spriteTextures.size()) r.spriteTextures.resize(q.texture + 1);
-    Result<const render::Texture*> texture = r.sprites->texture(q.texture);
-    if (!texture.ok()) return texture.status();
-    Result<std::uint32_t> index = r.uploaded(*this, *texture.value(), r.spriteTextures[q.texture]);
+    Result<std::uint32_t> index = r.uploadedFrom(*this, *r.sprites, q.texture, r.spriteTextures);
     if (!index.ok()) return index.status();
     SpriteInstance s;
     s.ribbon = true;

@@ -103,22 +103,29 @@ Status ParticleRenderer::prepare(const ParticleWorld& world, const Camera& camer
     raster.prepared = true;
     return {};
   }
-  r.beginFrame();
+  if (Status s = r.emitFrame(r.packets.packets(), view, false); !s.ok()) return s;
+  r.recordFrame();
+  raster.prepared = true;
+  return {};
+}
+
+Status ParticleRenderer::Impl::emitFrame(std::span<const RenderPacket> frame,
+                                         const BillboardView& view, bool meshesOnly) {
+  beginFrame();
   raster.quads.clear();
   raster.styles.clear();
   raster.cornerColors.clear();
   raster.triangles.clear();
-  r.frameKeys = {};
-  for (const RenderPacket& packet : r.packets.packets()) {
-    Result<std::uint32_t> texture = r.texture(packet.material);
-    if (!texture.ok()) return texture.status();
-    r.emitQuads(packet, view, texture.value());
+  frameKeys = {};
+  for (const RenderPacket& packet : frame) {
+    if (meshesOnly && packet.mode != bytecode::RenderMode::Mesh) continue;
+    Result<std::uint32_t> index = texture(packet.material);
+    if (!index.ok()) return index.status();
+    emitQuads(packet, view, index.value());
   }
-  r.orderFrame();
+  orderFrame();
   raster.stats.quads = static_cast<std::uint32_t>(raster.quads.size());
   raster.stats.triangles = static_cast<std::uint32_t>(raster.triangles.size());
-  r.recordFrame();
-  raster.prepared = true;
   return {};
 }
 

@@ -208,6 +208,10 @@ struct ParticleRenderer::Impl {
   void recordFrame();
   MeshVertices meshVertices(const RenderPacket& p, std::uint32_t vertices, bool normals);
 
+  // particle_renderer.cpp: the lists of a frame of `frame`'s packets (only its mesh packets where
+  // `meshesOnly`: prepareTriangles), emitted and ordered, as prepare() and prepareTriangles()
+  // build them.
+  Status emitFrame(std::span<const RenderPacket> frame, const BillboardView& view, bool meshesOnly);
   // particle_renderer.cpp: a frame's view of `camera` (stats reset, the projector, ground and OIT
   // flags), as prepare() and meshTriangles() begin.
   void beginView(const Camera& camera);

@@ -392,23 +392,8 @@ Status ParticleRenderer::prepareTriangles(std::span<const RenderPacket> packets,
   r.beginView(camera);
   r.debugStyle = Impl::kNoStyle;
   if (Status s = r.prepareMeshes(packets); !s.ok()) return s;
-  r.beginFrame();  // kept vertices carry over from the last frame; this one is not recorded
-  raster.quads.clear();
-  raster.styles.clear();
-  raster.cornerColors.clear();
-  raster.triangles.clear();
-  for (const RenderPacket& p : packets) {
-    if (p.mode != bytecode::RenderMode::Mesh || !p.position.present() || p.description == nullptr)
-      continue;
-    Result<std::uint32_t> texture = r.texture(p.material);
-    if (!texture.ok()) return texture.status();
-    const Blend blend = packetBlend(p);
-    RenderPacket drawn = p;
-    if (!emitterOrdered(r.options.transparency, blend))
-      drawn.sort = bytecode::ParticleSort::BackToFront;
-    r.emitMeshes(drawn, blend, texture.value());
-  }
-  raster.stats.triangles = static_cast<std::uint32_t>(raster.triangles.size());
+  // Kept vertices carry over from the last frame; this one is not recorded (no draw cache reuse).
+  if (Status s = r.emitFrame(packets, BillboardView::fromCamera(camera), true); !s.ok()) return s;
   raster.prepared = true;
   return {};
 }
