@@ -121,8 +121,8 @@ struct Renderer::Impl {
   std::vector<glm::vec3> bolt;
   std::vector<std::array<glm::vec3, 4>> ribbonQuads;
   // Mesh particles: the software renderer's own triangle layer makes their triangles (render::
-  // ParticleRenderer::meshTriangles, made at the first mesh packet), which are drawn as they are;
-  // its textures, uploaded once each (meshTextures: by its index, as spriteTextures below).
+  // ParticleRenderer::prepareTriangles, made at the first mesh packet), which are drawn as they
+  // are; its textures, uploaded once each (meshTextures: by its index, as spriteTextures below).
   std::optional<render::ParticleRenderer> meshes;
   std::vector<render::RasterTriangle> rasterTriangles;
   // A software renderer's texture as uploaded here: our index (~0: not yet) and its size; stale

@@ -213,7 +213,7 @@ struct ParticleRenderer::Impl {
   // build them.
   Status emitFrame(std::span<const RenderPacket> frame, const BillboardView& view, bool meshesOnly);
   // particle_renderer.cpp: a frame's view of `camera` (stats reset, the projector, ground and OIT
-  // flags), as prepare() and meshTriangles() begin.
+  // flags), as prepare() and prepareTriangles() begin.
   void beginView(const Camera& camera);
   // particle_renderer.cpp: a material's texture (loaded once, by name, into raster.textures).
   Result<std::uint32_t> texture(const bytecode::CompiledMaterial* material);

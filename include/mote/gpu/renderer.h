@@ -162,12 +162,12 @@ class Renderer {
   /// tint, flipbook cells, stretch, one-sided cards, deadspace, lit corners), linked chains' and
   /// beams' ribbons (render::ribbonQuads, beamBolt), the material's texture (loaded by name once,
   /// as the software renderer loads it), cutout and soft depth against the ground, and mesh
-  /// particles' triangles (render::ParticleRenderer::meshTriangles: transformed, lit, near-clipped
-  /// and culled on the host, drawn first, z-tested, the particles hidden behind them) — and reads
-  /// the frame back into `linear` as draw() does. A mesh's or texture's load errors, naming the
-  /// emitter or path (NotFound, InvalidArgument, IoError; nothing is drawn then); draw()'s
-  /// otherwise. Allocates: a texture's or mesh's first sight, and the instance and triangle lists
-  /// grown to the largest frame.
+  /// particles' triangles (render::ParticleRenderer::prepareTriangles: transformed, lit,
+  /// near-clipped and culled on the host, drawn first, z-tested, the particles hidden behind them)
+  /// — and reads the frame back into `linear` as draw() does. A mesh's or texture's load errors,
+  /// naming the emitter or path (NotFound, InvalidArgument, IoError; nothing is drawn then);
+  /// draw()'s otherwise. Allocates: a texture's or mesh's first sight, and the instance and
+  /// triangle lists grown to the largest frame.
   Status drawPackets(std::span<const render::RenderPacket> packets, const render::Camera& camera,
                      std::vector<std::array<float, 4>>& linear);
 

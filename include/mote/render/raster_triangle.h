@@ -2,9 +2,9 @@
 // Triangles as the software rasterizer fills them (the triangle layer, docs/rendering.md "Mesh
 // particles"): on the screen already — near-clipped, back faces culled, lit — each vertex with
 // its 1 / w for perspective-correct interpolation and its camera depth for the z-test.
-// ParticleRenderer::meshTriangles() hands a frame's mesh particles out in this form, so that
-// another rasterizer (the GPU renderer, <mote/gpu/renderer.h>) fills exactly the triangles the
-// software one fills. Plain data: no ownership, no allocation, thread-safe to read.
+// ParticleRenderer::prepareTriangles() and triangles() hand a frame's mesh particles out in this
+// form, so that another rasterizer (the GPU renderer, <mote/gpu/renderer.h>) fills exactly the
+// triangles the software one fills. Plain data: no ownership, no allocation, thread-safe to read.
 #pragma once
 
 #include <array>
