@@ -3,7 +3,9 @@
 // trig reduction and polynomials, exp/log/pow/cbrt's), as 64-bit patterns the shaders bitcast
 // (uint64BitsToDouble), so the GPU computes with exactly the CPU's numbers from one source; and
 // billboard_constants.glsl: render/billboard.h's thresholds as float bit patterns, for
-// billboard.glsl.
+// billboard.glsl; and draw_layout_constants.glsl: the pool drawing's layout (draw_layout.h).
+#include "draw_layout.h"
+
 #include <mote/bytecode/semantics.h>
 #include <mote/render/billboard.h>
 
@@ -87,15 +89,25 @@ void writeBillboard(std::FILE* out) {
   floatBits(out, "kBillboardMaxStretch", render::kBillboardMaxStretch);
 }
 
+void writeDrawLayout(std::FILE* out) {
+  using namespace mote::gpu::draw;
+#define MOTE_DRAW_GLSL(name, value) std::fprintf(out, "const uint %s = %uu;\n", #name, name);
+  MOTE_DRAW_LAYOUT(MOTE_DRAW_GLSL)
+#undef MOTE_DRAW_GLSL
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: gen_shader_constants SEMANTICS.glsl BILLBOARD.glsl\n");
+  if (argc != 4) {
+    std::fprintf(stderr,
+                 "usage: gen_shader_constants SEMANTICS.glsl BILLBOARD.glsl DRAW_LAYOUT.glsl\n");
     return 1;
   }
   const bool ok =
       writeGlsl(argv[1], "bytecode/semantics.h", "MOTE_SEMANTICS_CONSTANTS_GLSL", writeSemantics) &&
-      writeGlsl(argv[2], "render/billboard.h", "MOTE_BILLBOARD_CONSTANTS_GLSL", writeBillboard);
+      writeGlsl(argv[2], "render/billboard.h", "MOTE_BILLBOARD_CONSTANTS_GLSL", writeBillboard) &&
+      writeGlsl(argv[3], "src/gpu/draw_layout.h", "MOTE_DRAW_LAYOUT_CONSTANTS_GLSL",
+                writeDrawLayout);
   return ok ? 0 : 1;
 }

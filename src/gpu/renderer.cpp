@@ -143,9 +143,34 @@ Status Renderer::Impl::createTarget() {
   fb.layers = 1;
   MOTE_RETURN_IF_ERROR(
       vkStatus(vkCreateFramebuffer(device, &fb, nullptr, &framebuffer), "vkCreateFramebuffer"));
+  if (context->device().timestampPeriod > 0.0f) {
+    VkQueryPoolCreateInfo query{};
+    query.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+    query.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    query.queryCount = 2;
+    MOTE_RETURN_IF_ERROR(vkStatus(vkCreateQueryPool(device, &query, nullptr, &timestamps),
+                                  "vkCreateQueryPool for the GPU renderer's timestamps"));
+  }
   return take(
       Buffer::createMapped(*context, planeBytes() * planes(), "the GPU renderer's readback"),
       readback);
+}
+
+void Renderer::Impl::startClock(VkCommandBuffer cmd) const {
+  if (timestamps == VK_NULL_HANDLE) return;
+  vkCmdResetQueryPool(cmd, timestamps, 0, 2);
+  vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps, 0);
+}
+
+void Renderer::Impl::readClock() {
+  frameSeconds = 0.0;
+  if (timestamps == VK_NULL_HANDLE) return;
+  std::array<std::uint64_t, 2> at{};
+  const VkResult r = vkGetQueryPoolResults(device, timestamps, 0, 2, sizeof(at), at.data(),
+                                           sizeof(std::uint64_t), VK_QUERY_RESULT_64_BIT);
+  if (r == VK_SUCCESS && at[1] >= at[0])
+    frameSeconds = static_cast<double>(at[1] - at[0]) *
+                   static_cast<double>(context->device().timestampPeriod) * 1e-9;
 }
 
 Status Renderer::Impl::createImage(std::uint32_t k, VkFormat imageFormat, VkImageUsageFlags usage,
@@ -405,7 +430,8 @@ void Renderer::Impl::writeSet() {
   vkUpdateDescriptorSets(device, kStorageBindings, writes.data(), 0, nullptr);
 }
 
-void Renderer::Impl::record(VkCommandBuffer cmd, std::span<const SpriteDraw> draws) const {
+void Renderer::Impl::record(VkCommandBuffer cmd, std::span<const SpriteDraw> draws,
+                            const IndirectDraw* indirect) const {
   // The uploads (transfers) before the vertex and fragment stages read them.
   VkMemoryBarrier uploaded{};
   uploaded.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
@@ -451,6 +477,7 @@ void Renderer::Impl::record(VkCommandBuffer cmd, std::span<const SpriteDraw> dra
   }
   vkCmdNextSubpass(cmd, VK_SUBPASS_CONTENTS_INLINE);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+  if (indirect != nullptr) vkCmdDrawIndirect(cmd, indirect->buffer, indirect->offset, 1, 0);
   std::uint32_t first = 0;
   for (const SpriteDraw& d : draws) {
     const auto n = static_cast<std::uint32_t>(d.instances.size());
@@ -458,6 +485,8 @@ void Renderer::Impl::record(VkCommandBuffer cmd, std::span<const SpriteDraw> dra
     first += n;
   }
   vkCmdEndRenderPass(cmd);
+  if (timestamps != VK_NULL_HANDLE)
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps, 1);
   for (std::uint32_t k = 0; k < planes(); ++k) {
     VkBufferImageCopy copy{};
     copy.bufferOffset = planeBytes() * k;
@@ -518,6 +547,10 @@ Result<std::unique_ptr<Renderer>> Renderer::create(Context& context, const Rende
 
 Renderer::Renderer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Renderer::~Renderer() = default;
+
+double Renderer::lastFrameGpuSeconds() const noexcept {
+  return impl_->frameSeconds;
+}
 
 const char* Renderer::colorFormat() const noexcept {
   return impl_->format == VK_FORMAT_R32G32B32A32_SFLOAT ? "R32G32B32A32_SFLOAT"
@@ -590,26 +623,7 @@ Status Renderer::Impl::drawFrame(const render::Camera& camera, std::span<const S
   }
   MOTE_RETURN_IF_ERROR(r.context->impl().lost);
 
-  // Each instance carries its own stretch seconds (sprite.vert puts them into the view).
-  const render::BillboardView view = render::BillboardView::fromCamera(
-      camera, glm::vec3(r.desc.worldUp[0], r.desc.worldUp[1], r.desc.worldUp[2]), 0.0f);
-  r.frameWords.clear();
-  putView(r.frameWords, view);
-  const glm::mat4 viewProjection =
-      screen != nullptr ? *screen : camera.projectionMatrix() * camera.viewMatrix();
-  for (int c = 0; c < 4; ++c)
-    for (int k = 0; k < 4; ++k)
-      putWord(r.frameWords, viewProjection[c][k]);
-  putWord(r.frameWords, camera.nearZ * 0.5f);  // the software renderer's near limit
-  putWord(r.frameWords, static_cast<float>(r.desc.viewport.width));
-  putWord(r.frameWords, static_cast<float>(r.desc.viewport.height));
-  putWord(r.frameWords, camera.halfWidthExtent());
-  putWord(r.frameWords, camera.halfHeightExtent());
-  for (const float c : r.desc.background)
-    putWord(r.frameWords, c);
-  r.frameWords.push_back(r.desc.ground && screen == nullptr ? 1u : 0u);
-  MOTE_ASSERT(r.frameWords.size() == kFrameWords, "sprite.vert's frame layout");
-
+  r.putFrame(camera, screen);
   r.instanceWords.clear();
   r.instanceWords.reserve(count * kInstanceWords);
   r.cornerWords.clear();
@@ -657,17 +671,66 @@ Status Renderer::Impl::drawFrame(const render::Camera& camera, std::span<const S
       putWord(r.instanceWords, s.oitWeight);
     }
   }
-  MOTE_RETURN_IF_ERROR(r.ensure(r.frame, kFrameWords, "the GPU renderer's frame constants"));
   MOTE_RETURN_IF_ERROR(
       r.ensure(r.instances, r.instanceWords.size(), "the GPU renderer's instances"));
   MOTE_RETURN_IF_ERROR(
       r.ensure(r.corners, r.cornerWords.size(), "the GPU renderer's corner colours"));
+  if (!r.cornerWords.empty()) MOTE_RETURN_IF_ERROR(r.corners.upload(r.cornerWords));
+  if (!r.instanceWords.empty()) MOTE_RETURN_IF_ERROR(r.instances.upload(r.instanceWords));
+  MOTE_RETURN_IF_ERROR(r.uploadFrame());
+  r.writeSet();
+  MOTE_RETURN_IF_ERROR(r.context->impl().submit([&](VkCommandBuffer cmd) {
+    r.startClock(cmd);
+    r.record(cmd, draws);
+  }));
+  r.readClock();
+  r.readFrame(out);
+  return {};
+}
+
+void Renderer::Impl::putFrame(const render::Camera& camera, const glm::mat4* screen) {
+  // Each instance carries its own stretch seconds (sprite.vert puts them into the view).
+  const render::BillboardView view = render::BillboardView::fromCamera(
+      camera, glm::vec3(desc.worldUp[0], desc.worldUp[1], desc.worldUp[2]), 0.0f);
+  frameWords.clear();
+  putView(frameWords, view);
+  const glm::mat4 viewProjection =
+      screen != nullptr ? *screen : camera.projectionMatrix() * camera.viewMatrix();
+  for (int c = 0; c < 4; ++c)
+    for (int k = 0; k < 4; ++k)
+      putWord(frameWords, viewProjection[c][k]);
+  putWord(frameWords, camera.nearZ * 0.5f);  // the software renderer's near limit
+  putWord(frameWords, static_cast<float>(desc.viewport.width));
+  putWord(frameWords, static_cast<float>(desc.viewport.height));
+  putWord(frameWords, camera.halfWidthExtent());
+  putWord(frameWords, camera.halfHeightExtent());
+  for (const float c : desc.background)
+    putWord(frameWords, c);
+  frameWords.push_back(desc.ground && screen == nullptr ? 1u : 0u);
+  // The lights, for sprites lit in the vertex stage (a GPU world's pool drawn in place).
+  const std::vector<render::Light>& lights = desc.lighting.lights;
+  frameWords.push_back(static_cast<std::uint32_t>(lights.size()));
+  for (const float c : desc.lighting.ambient)
+    putWord(frameWords, c);
+  for (std::size_t l = 0; l < render::kMaxLights; ++l) {
+    const render::Light light = l < lights.size() ? lights[l] : render::Light{};
+    frameWords.push_back(light.kind == render::Light::Kind::Point ? 1u : 0u);
+    for (const float v : light.vector)
+      putWord(frameWords, v);
+    for (const float c : light.color)
+      putWord(frameWords, c);
+    putWord(frameWords, light.radius);
+  }
+  MOTE_ASSERT(frameWords.size() == kFrameWords, "sprite.vert's frame layout");
+}
+
+Status Renderer::Impl::uploadFrame() {
+  Impl& r = *this;
+  MOTE_RETURN_IF_ERROR(r.ensure(r.frame, kFrameWords, "the GPU renderer's frame constants"));
   MOTE_RETURN_IF_ERROR(
       r.ensure(r.triangles, r.triangleWords.size(), "the GPU renderer's mesh triangles"));
   MOTE_RETURN_IF_ERROR(r.frame.upload(r.frameWords));
   if (!r.triangleWords.empty()) MOTE_RETURN_IF_ERROR(r.triangles.upload(r.triangleWords));
-  if (!r.cornerWords.empty()) MOTE_RETURN_IF_ERROR(r.corners.upload(r.cornerWords));
-  if (!r.instanceWords.empty()) MOTE_RETURN_IF_ERROR(r.instances.upload(r.instanceWords));
   if (r.texturesDirty) {
     std::vector<std::uint32_t> tableWords;
     for (const auto& t : r.table)
@@ -682,19 +745,18 @@ Status Renderer::Impl::drawFrame(const render::Camera& camera, std::span<const S
     if (!texelWords.empty()) MOTE_RETURN_IF_ERROR(r.texels.upload(texelWords));
     r.texturesDirty = false;
   }
-  r.writeSet();
-  MOTE_RETURN_IF_ERROR(
-      r.context->impl().submit([&](VkCommandBuffer cmd) { r.record(cmd, draws); }));
+  return {};
+}
 
-  r.readPlane(0, out);
-  if (r.planes() > 1) {  // OIT: the planes composited over the frame as the software renderer does
-    r.readPlane(1, r.oitSums);
-    r.readPlane(2, r.oitSide);
-    render::compositeOit(out, r.oitSums, r.oitSide);
+void Renderer::Impl::readFrame(std::vector<std::array<float, 4>>& out) {
+  readPlane(0, out);
+  if (planes() > 1) {  // OIT: the planes composited over the frame as the software renderer does
+    readPlane(1, oitSums);
+    readPlane(2, oitSide);
+    render::compositeOit(out, oitSums, oitSide);
   }
   for (auto& p : out)
     p[3] = 1.0f;
-  return {};
 }
 
 }  // namespace mote::gpu

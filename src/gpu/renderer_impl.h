@@ -5,6 +5,7 @@
 
 #include "context_impl.h"
 #include "device_memory.h"
+#include "kernel.h"
 
 #include <mote/gpu/renderer.h>
 #include <mote/render/debug_overlay.h>
@@ -27,8 +28,10 @@ namespace mote::gpu {
 
 inline constexpr std::uint32_t kInstanceWords = 36;  // sprite.vert's layout
 // The view, the view-projection, the near limit, the size, the half extents, the background, the
-// ground flag (sprite.vert, ground.glsl).
-inline constexpr std::uint32_t kFrameWords = 49;
+// ground flag (sprite.vert, ground.glsl); then the lights (sprite_lighting.glsl): their count, the
+// ambient colour, and kLightWords for each of render::kMaxLights.
+inline constexpr std::uint32_t kLightWords = 8;
+inline constexpr std::uint32_t kFrameWords = 49 + 4 + kLightWords * render::kMaxLights;
 // Storage buffers: the frame, instances, texture table, texels, corner colours, mesh triangles;
 // then subpass 1's two input attachments (the scene depth and the mesh depth).
 inline constexpr std::uint32_t kStorageBindings = 6;
@@ -135,15 +138,42 @@ struct Renderer::Impl {
   std::vector<UploadedTexture> meshTextures;
   // The debug overlay of `world` too, where `overlay` is given.
   Status addMeshTriangles(Renderer& owner, std::span<const render::RenderPacket> packets,
-                          const render::Camera& camera, const ParticleWorld* world,
+                          const render::Camera& camera, const mote::ParticleWorld* world,
                           const render::DebugOverlayOptions* overlay);
   // render(): the world's packets drawn and resolved, with its debug overlay where given.
-  Status renderWorld(Renderer& owner, const ParticleWorld& world, const render::Camera& camera,
-                     render::Image& out, const render::DebugOverlayOptions* overlay);
+  Status renderWorld(Renderer& owner, const mote::ParticleWorld& world,
+                     const render::Camera& camera, render::Image& out,
+                     const render::DebugOverlayOptions* overlay);
   // drawPackets(), with render()'s debug overlay over `world` where `overlay` is given.
   Status drawPacketFrame(Renderer& owner, std::span<const render::RenderPacket> packets,
                          const render::Camera& camera, std::vector<std::array<float, 4>>& frameOut,
-                         const ParticleWorld* world, const render::DebugOverlayOptions* overlay);
+                         const mote::ParticleWorld* world,
+                         const render::DebugOverlayOptions* overlay);
+  // renderer_pool.cpp: a GPU world's pool drawn in place — the frame's header and the rows'
+  // blocks (draw_layout.h), the sort entries, the two kernels and their sets (made again when
+  // a buffer they point at changes), the rows in emitter order, the last frame's path.
+  std::vector<std::uint32_t> poolWords;
+  std::vector<std::uint32_t> rankedRows;
+  Buffer drawWords, sortKeys;
+  Kernel* poolKernel = nullptr;
+  Kernel* sortKernel = nullptr;
+  Bindings poolSet, sortSet;
+  std::array<VkBuffer, 6> poolBound{};
+  VkBuffer sortBound = VK_NULL_HANDLE;
+  bool inPlace = false;
+  Status renderPool(Renderer& owner, ParticleWorld& world, const render::Camera& camera,
+                    render::Image& out);
+  // The frame's rows into poolWords; false where a row needs the particles read back (`why`).
+  Result<bool> poolRows(Renderer& owner, const ParticleWorld& world);
+  Status bindPool(const ParticleWorld& world);
+
+  // The frame constants (sprite.vert, ground.glsl) for `camera`, or a SpriteBatcher frame's
+  // `screen` matrix, into frameWords.
+  void putFrame(const render::Camera& camera, const glm::mat4* screen);
+  // The frame, mesh triangles and textures uploaded (the instances are the caller's).
+  Status uploadFrame();
+  // The planes read back into `out` (OIT composited), alpha 1.
+  void readFrame(std::vector<std::array<float, 4>>& out);
   // draw()'s work on top of the frame's mesh triangles (triangleWords, drawn first).
   // With `screen`, the instances are ribbon quads of pixel corners drawn through that matrix (a
   // SpriteBatcher frame: no ground, no particles' camera).
@@ -176,9 +206,17 @@ struct Renderer::Impl {
     return uploaded(owner, *texture.value(), known);
   }
 
+  // The frame's start and the end of its render pass on the GPU's clock (none where the queue
+  // writes no timestamps), and the last frame's time between them.
+  VkQueryPool timestamps = VK_NULL_HANDLE;
+  double frameSeconds = 0.0;
+  void startClock(VkCommandBuffer cmd) const;
+  void readClock();
+
   ~Impl() {
     if (device == VK_NULL_HANDLE) return;
     vkDeviceWaitIdle(device);
+    if (timestamps != VK_NULL_HANDLE) vkDestroyQueryPool(device, timestamps, nullptr);
     if (pipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, pipeline, nullptr);
     for (VkPipeline p : {groundPipeline, trianglePipeline, triangleBlendPipeline})
       if (p != VK_NULL_HANDLE) vkDestroyPipeline(device, p, nullptr);
@@ -211,7 +249,14 @@ struct Renderer::Impl {
   // `buffer` holds at least `words` words (grown, never shrunk; its old contents are dropped).
   Status ensure(Buffer& buffer, std::size_t words, const char* name);
   void writeSet();
-  void record(VkCommandBuffer cmd, std::span<const SpriteDraw> draws) const;
+  // The render pass and readback copies: `draws` in order, or with `indirect` one indirect draw
+  // of the instances buffer from the VkDrawIndirectCommand at that buffer and byte offset.
+  struct IndirectDraw {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceSize offset = 0;
+  };
+  void record(VkCommandBuffer cmd, std::span<const SpriteDraw> draws,
+              const IndirectDraw* indirect = nullptr) const;
 };
 
 }  // namespace mote::gpu

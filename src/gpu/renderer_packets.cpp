@@ -40,7 +40,8 @@ Result<std::uint32_t> Renderer::Impl::textureNamed(Renderer& owner, std::string_
 // that renderer's texture, uploaded here once.
 Status Renderer::Impl::addMeshTriangles(Renderer& owner,
                                         std::span<const render::RenderPacket> packets,
-                                        const render::Camera& camera, const ParticleWorld* world,
+                                        const render::Camera& camera,
+                                        const mote::ParticleWorld* world,
                                         const render::DebugOverlayOptions* overlay) {
   if (!meshes) {
     render::RendererOptions o;
@@ -138,7 +139,7 @@ Status Renderer::Impl::drawPacketFrame(Renderer& owner,
                                        std::span<const render::RenderPacket> packets,
                                        const render::Camera& camera,
                                        std::vector<std::array<float, 4>>& frameOut,
-                                       const ParticleWorld* world,
+                                       const mote::ParticleWorld* world,
                                        const render::DebugOverlayOptions* overlay) {
   MOTE_RETURN_IF_ERROR(camera.validate());
   Impl& r = *this;
@@ -301,17 +302,17 @@ void Renderer::Impl::sortInstances() {
   }
 }
 
-Status Renderer::render(const ParticleWorld& world, const render::Camera& camera,
+Status Renderer::render(const mote::ParticleWorld& world, const render::Camera& camera,
                         render::Image& out) {
   return impl_->renderWorld(*this, world, camera, out, nullptr);
 }
 
-Status Renderer::render(const ParticleWorld& world, const render::Camera& camera,
+Status Renderer::render(const mote::ParticleWorld& world, const render::Camera& camera,
                         render::Image& out, const render::DebugOverlayOptions& overlay) {
   return impl_->renderWorld(*this, world, camera, out, &overlay);
 }
 
-Status Renderer::Impl::renderWorld(Renderer& owner, const ParticleWorld& world,
+Status Renderer::Impl::renderWorld(Renderer& owner, const mote::ParticleWorld& world,
                                    const render::Camera& camera, render::Image& out,
                                    const render::DebugOverlayOptions* overlay) {
   if (!builder) {

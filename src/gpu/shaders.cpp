@@ -46,6 +46,13 @@ constexpr std::uint32_t kTriangleOitFragment[] = {
 #include "triangle_oit_frag_fast.spv.inc"
 };
 
+constexpr std::uint32_t kDrawPool[] = {
+#include "draw_pool_fast.spv.inc"
+};
+constexpr std::uint32_t kDrawSort[] = {
+#include "draw_sort_fast.spv.inc"
+};
+
 constexpr std::uint32_t kVmOpsExact[] = {
 #include "vm_ops_exact.spv.inc"
 };
@@ -183,6 +190,14 @@ std::span<const std::uint32_t> frameBucketsShader() noexcept {
 
 std::span<const std::uint32_t> frameArgsShader() noexcept {
   return kFrameArgs;
+}
+
+std::span<const std::uint32_t> drawPoolShader() noexcept {
+  return kDrawPool;
+}
+
+std::span<const std::uint32_t> drawSortShader() noexcept {
+  return kDrawSort;
 }
 
 std::span<const std::uint32_t> requestsShader() noexcept {

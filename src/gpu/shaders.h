@@ -41,6 +41,11 @@ std::span<const std::uint32_t> triangleVertexShader() noexcept;
 std::span<const std::uint32_t> triangleFragmentShader() noexcept;
 std::span<const std::uint32_t> triangleOitFragmentShader() noexcept;
 
+/// The GPU renderer's pool drawing: its keys and instances (draw_pool.comp) and its sort's steps
+/// (draw_sort.comp), plain float and integer code: one build each.
+std::span<const std::uint32_t> drawPoolShader() noexcept;
+std::span<const std::uint32_t> drawSortShader() noexcept;
+
 /// vm_ops.comp, or vm_ops_wide.comp (the register file in a storage buffer).
 ShaderCode vmOpsShader(bool wide) noexcept;
 

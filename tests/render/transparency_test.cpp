@@ -7,6 +7,7 @@
 // the option errors. Re-approve the goldens deliberately with scripts/approve-goldens.
 #include "support/compile_effect.h"
 #include "support/golden_image.h"
+#include "support/transparency_scene.h"
 
 #include <mote/core/alloc_watch.h>
 #include <mote/core/job_system.h>
@@ -24,28 +25,8 @@ namespace mote::render {
 namespace {
 
 using test::compileJson;
+using test::crossing;
 using test::expectGolden;
-
-// Two emitters of eight still smoke puffs each on the diagonals of a 2 m square seen from the
-// front: red (`sort_order` 0) from back left to front right, blue (1) from front left to back
-// right, so each is in front of the other on one side. `blend` is both materials' blend.
-std::string crossing(const std::string& blend = "alpha", int redOrder = 0, int blueOrder = 1) {
-  const auto emitter = [&](const char* name, const char* material, const char* from, const char* to,
-                           int order) {
-    return std::string(R"({"name": ")") + name + R"(", "material": ")" + material +
-           R"(", "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 8}]},
-      "shape": {"kind": "line", "end": )" +
-           to + R"(}, "position": )" + from +
-           R"(, "init": {"lifetime": 10, "size": 1.0, "color": )" +
-           (material[0] == 'r' ? "[1, 0.25, 0.1, 0.85]" : "[0.15, 0.35, 1, 0.85]") +
-           R"(}, "render": {"sort_order": )" + std::to_string(order) + "}}";
-  };
-  const std::string material = R"(", "texture": "builtin:smoke", "blend": ")" + blend + "\"}";
-  return R"({"format": "mote.effect/1", "name": "crossing", "materials": [{"name": "red)" +
-         material + R"(, {"name": "blue)" + material + R"(], "emitters": [)" +
-         emitter("red", "red", "[-1.5, 0.8, -1.5]", "[3, 0, 3]", redOrder) + ", " +
-         emitter("blue", "blue", "[-1.5, 0.8, 1.5]", "[3, 0, -3]", blueOrder) + "]}";
-}
 
 // An additive core far above white (6, 4.5, 3, as the explosion's flash) with a dim halo.
 std::string hdrCore() {

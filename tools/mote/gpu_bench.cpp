@@ -18,7 +18,20 @@
 
 #if MOTE_HAVE_GPU
 #include <mote/gpu/context.h>
+#include <mote/gpu/renderer.h>
 #include <mote/gpu/world.h>
+#include <mote/render/billboard.h>
+#include <mote/render/particle_instance.h>
+#include <mote/render/particle_renderer.h>
+#include <mote/render/render_packet.h>
+
+#include <glm/geometric.hpp>
+#include <glm/mat4x4.hpp>
+#include <glm/vec4.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
 #endif
 
 namespace mote::cli {
@@ -63,10 +76,275 @@ double cpuSecondsPerTick(const bytecode::CompiledEffect& effect, bool settle, do
   });
 }
 
+// A GPU world sized for `effect`, with it placed.
+Result<std::unique_ptr<gpu::ParticleWorld>> placedWorld(gpu::Context& context,
+                                                        const bytecode::CompiledEffect& effect) {
+  Result<std::unique_ptr<gpu::ParticleWorld>> world =
+      gpu::ParticleWorld::create(context, gpu::worldDescFor(effect));
+  if (!world.ok()) return world;
+  if (const Result<EffectHandle> placed = (*world)->addEffect(effect); !placed.ok())
+    return placed.status();
+  return world;
+}
+
 struct GpuCase {
   std::string family;  // "standard" or "spawn"
   std::uint32_t n = 0;
 };
+
+// ---- gpu/draw/… --------------------------------------------------------------------------------
+
+// n still billboards filling a 16 x 9 x 4 m box: translucent soft circles 4–8 cm across.
+std::string billboardField(std::uint32_t n) {
+  const std::string count = std::to_string(n);
+  return R"({"format": "mote.effect/1", "materials": [{"name": "dot", "texture": "builtin:soft_circle"}],
+  "emitters": [{"name": "field", "material": "dot", "max_particles": )" +
+         count + R"(, "spawn": {"rate": 0, "bursts": [{"time": 0, "count": )" + count + R"(}]},
+  "shape": {"kind": "box", "size": [16, 9, 4]}, "position": [0, 4.5, 0],
+  "init": {"lifetime": 1000, "size": [0.04, 0.08], "color": [1, 0.6, 0.3, 0.35]}}]})";
+}
+
+// A camera that frames the box [lo, hi] as `mote render` frames an effect (from the front, a
+// little above).
+render::Camera frameBox(const glm::vec3& lo, const glm::vec3& hi, float aspect) {
+  const glm::vec3 centre = (lo + hi) * 0.5f;
+  const float radius = std::max(0.5f, glm::length(hi - lo) * 0.5f);
+  const float fovY = 0.7f;
+  const float distance = radius / std::sin(fovY * 0.5f) / std::min(1.0f, aspect) * 0.8f;
+  render::Camera camera =
+      render::Camera::perspective(fovY, aspect, std::max(0.01f, distance * 0.01f),
+                                  distance + radius * 4.0f + 10.0f)
+          .value();
+  (void)camera.lookAt(centre + glm::normalize(glm::vec3(0.0f, 0.18f, 1.0f)) * distance, centre,
+                      {0.0f, 1.0f, 0.0f});
+  return camera;
+}
+
+// The area of the convex polygon `p` (screen pixels) inside [0, w] x [0, h]
+// (Sutherland–Hodgman against each edge, then the shoelace formula).
+double clippedArea(std::vector<glm::vec2> p, float w, float h) {
+  const auto clip = [&](auto inside, auto cross) {
+    std::vector<glm::vec2> out;
+    for (std::size_t k = 0; k < p.size(); ++k) {
+      const glm::vec2 a = p[k];
+      const glm::vec2 b = p[(k + 1) % p.size()];
+      if (inside(a)) out.push_back(a);
+      if (inside(a) != inside(b)) out.push_back(cross(a, b));
+    }
+    p = std::move(out);
+  };
+  const auto atX = [](float x) {
+    return [x](glm::vec2 a, glm::vec2 b) { return a + (b - a) * ((x - a.x) / (b.x - a.x)); };
+  };
+  const auto atY = [](float y) {
+    return [y](glm::vec2 a, glm::vec2 b) { return a + (b - a) * ((y - a.y) / (b.y - a.y)); };
+  };
+  clip([](glm::vec2 a) { return a.x >= 0.0f; }, atX(0.0f));
+  clip([w](glm::vec2 a) { return a.x <= w; }, atX(w));
+  clip([](glm::vec2 a) { return a.y >= 0.0f; }, atY(0.0f));
+  clip([h](glm::vec2 a) { return a.y <= h; }, atY(h));
+  double area = 0.0;
+  for (std::size_t k = 0; k < p.size(); ++k) {
+    const glm::vec2 a = p[k];
+    const glm::vec2 b = p[(k + 1) % p.size()];
+    area += static_cast<double>(a.x) * static_cast<double>(b.y) -
+            static_cast<double>(b.x) * static_cast<double>(a.y);
+  }
+  return std::fabs(area) * 0.5;
+}
+
+// The frame's overdraw: the screen area of every billboard the renderer draws (corners from the
+// software renderer's own per-particle functions), clipped to the viewport, over its area.
+double overdrawOf(const ParticleWorld& world, const render::Camera& camera, render::Viewport vp) {
+  Result<render::RenderPacketBuilder> builder = render::RenderPacketBuilder::create(4096);
+  if (!builder.ok()) return 0.0;
+  builder->build(world);
+  const glm::mat4 viewProjection = camera.projectionMatrix() * camera.viewMatrix();
+  const render::BillboardView view =
+      render::BillboardView::fromCamera(camera, glm::vec3(0.0f, 1.0f, 0.0f), 0.0f);
+  const auto w = static_cast<float>(vp.width);
+  const auto h = static_cast<float>(vp.height);
+  double covered = 0.0;
+  std::vector<glm::vec2> quad(4);
+  for (const render::RenderPacket& p : builder->packets()) {
+    if (!p.position.present() || p.mode > bytecode::RenderMode::VelocityAligned) continue;
+    const render::BillboardMode mode = render::packetBillboardMode(p);
+    for (std::uint32_t i = 0; i < p.count; ++i) {
+      const std::array<float, 4> color = render::particlePremultipliedColor(p, i);
+      if (p.blend != bytecode::BlendMode::Additive && !(color[3] > 0.0f)) continue;
+      const render::BillboardInput in = render::particleBillboardInput(p, i);
+      render::BillboardView own = view;
+      own.stretchScaleSeconds =
+          render::particleStretchSeconds(camera, p.description->render.stretchScaleSeconds, in);
+      const std::array<glm::vec3, 4> corners = render::billboardCorners(own, mode, in);
+      bool visible = true;
+      for (std::size_t c = 0; c < 4; ++c) {
+        const glm::vec4 k = viewProjection * glm::vec4(corners[c], 1.0f);
+        visible = visible && k.w > camera.nearZ * 0.5f;
+        quad[c] = {(k.x / k.w * 0.5f + 0.5f) * w, (0.5f - k.y / k.w * 0.5f) * h};
+      }
+      if (visible) covered += clippedArea(quad, w, h);
+    }
+  }
+  return covered / (static_cast<double>(w) * static_cast<double>(h));
+}
+
+// One draw case: an effect simulated on the GPU for `ticks`, then drawn from its pool in each
+// transparency mode at `viewport`; the median GPU frame of at least `repetitions` frames and
+// `minSeconds`, against the software renderer's frame on one core.
+struct DrawCase {
+  std::string name;
+  std::string json;  // empty: the case is skipped with `missing`
+  std::string missing;
+  std::uint32_t ticks = 1;
+  render::Viewport viewport;
+  std::uint64_t particles = 0;  // for the budget and --particles
+};
+
+void runDrawCases(gpu::Context& context, double minSeconds, int repetitions,
+                  std::uint64_t maxParticles, std::vector<GpuBenchResult>& out) {
+  std::vector<DrawCase> cases;
+  {
+    DrawCase bonfire{"bonfire-720p", "", "", 120, {1280, 720}, 200};
+    std::ifstream file("examples/bonfire.json");
+    if (file) {
+      std::stringstream text;
+      text << file.rdbuf();
+      bonfire.json = text.str();
+    } else {
+      bonfire.missing = "examples/bonfire.json not found (run from the repository root)";
+    }
+    cases.push_back(bonfire);
+  }
+  for (const std::uint32_t n : {100000u, 1000000u, 10000000u})
+    cases.push_back(
+        {fmt::format("billboards-{}-1080p", n), billboardField(n), "", 1, {1920, 1080}, n});
+  constexpr double kFrameBudgetSeconds = 2.0;
+  std::map<std::string, double> secondsPerParticle;  // mode → the last billboard case's
+  const std::array<std::pair<render::Transparency, const char*>, 3> modes{
+      std::pair{render::Transparency::Emitter, "emitter"},
+      std::pair{render::Transparency::Sorted, "sorted"},
+      std::pair{render::Transparency::Oit, "oit"}};
+  for (const DrawCase& c : cases) {
+    const auto row = [&](const char* mode) {
+      GpuBenchResult r;
+      r.name = fmt::format("gpu/draw/{}/{}", c.name, mode);
+      r.mode = gpu::modeName(context.selfTest().mode);
+      r.device = context.device().name;
+      r.particles = c.particles;
+      return r;
+    };
+    const auto skipAll = [&](const std::string& why) {
+      for (const auto& [transparency, mode] : modes) {
+        GpuBenchResult r = row(mode);
+        r.skipped = why;
+        out.push_back(std::move(r));
+      }
+    };
+    if (c.json.empty()) {
+      skipAll(c.missing);
+      continue;
+    }
+    if (c.particles > maxParticles) {
+      skipAll(fmt::format("more particles than --particles {}", maxParticles));
+      continue;
+    }
+    if (const auto last = secondsPerParticle.find("emitter"); last != secondsPerParticle.end()) {
+      const double predicted = last->second * static_cast<double>(c.particles);
+      if (predicted > kFrameBudgetSeconds) {
+        skipAll(fmt::format("a frame would take about {:.0f} s on this device", predicted));
+        continue;
+      }
+    }
+    const std::optional<bytecode::CompiledEffect> effect = compileBenchEffect(c.json);
+    if (!effect) {
+      skipAll("the effect does not compile");
+      continue;
+    }
+    Result<std::unique_ptr<gpu::ParticleWorld>> world = placedWorld(context, *effect);
+    if (!world.ok()) {
+      skipAll(world.status().message());
+      continue;
+    }
+    gpu::ParticleWorld& w = **world;
+    bool ticked = true;
+    for (std::uint32_t t = 0; t < c.ticks && ticked; ++t)
+      ticked = w.tick(kDt).ok();
+    if (!ticked || !w.readParticles().ok()) {
+      skipAll("the simulation failed: " + w.readStats().status().toString());
+      continue;
+    }
+    // Frame every live particle's box.
+    glm::vec3 lo(INFINITY), hi(-INFINITY);
+    std::vector<EmitterHandle> handles(64);
+    const std::uint32_t emitters = w.host().emitters(handles);
+    std::uint64_t live = 0;
+    for (std::uint32_t e = 0; e < std::min<std::uint32_t>(emitters, 64); ++e) {
+      const Result<EmitterView> v = w.host().view(handles[e]);
+      if (!v.ok() || !v->bounds.known) continue;
+      live += v->live;
+      for (int k = 0; k < 3; ++k) {
+        lo[k] = std::min(lo[k], v->bounds.min[static_cast<std::size_t>(k)]);
+        hi[k] = std::max(hi[k], v->bounds.max[static_cast<std::size_t>(k)]);
+      }
+    }
+    if (live == 0) {
+      skipAll("no live particles to draw");
+      continue;
+    }
+    const float aspect =
+        static_cast<float>(c.viewport.width) / static_cast<float>(c.viewport.height);
+    const render::Camera camera = frameBox(lo, hi, aspect);
+    const double overdraw = overdrawOf(w.host(), camera, c.viewport);
+    for (const auto& [transparency, mode] : modes) {
+      GpuBenchResult r = row(mode);
+      r.particles = live;
+      r.overdraw = overdraw;
+      gpu::RendererDesc desc;
+      desc.viewport = c.viewport;
+      desc.ground = true;
+      desc.transparency = transparency;
+      Result<std::unique_ptr<gpu::Renderer>> renderer = gpu::Renderer::create(context, desc);
+      if (!renderer.ok()) {
+        r.skipped = renderer.status().message();
+        out.push_back(std::move(r));
+        continue;
+      }
+      render::Image image;
+      bool inPlace = true;
+      const double seconds = medianOfTicks(minSeconds, repetitions, [&]() -> std::optional<double> {
+        if (!(*renderer)->render(w, camera, image).ok()) return std::nullopt;
+        inPlace = inPlace && (*renderer)->drewInPlace();
+        return (*renderer)->lastFrameGpuSeconds();
+      });
+      if (seconds <= 0.0 || !inPlace) {
+        r.skipped = seconds <= 0.0 ? "the frame failed or wrote no timestamps"
+                                   : "not drawn in place (an emitter this path does not draw)";
+        out.push_back(std::move(r));
+        continue;
+      }
+      r.nsPerParticle = seconds * 1e9 / static_cast<double>(live);
+      // The billboard cases' cost a particle predicts the next (larger) one's.
+      if (c.name.starts_with("billboards"))
+        secondsPerParticle[mode] = seconds / static_cast<double>(live);
+      // The software renderer on one core, the same particles and camera.
+      render::RendererOptions options;
+      options.viewport = c.viewport;
+      options.ground = true;
+      options.transparency = transparency;
+      if (Result<render::ParticleRenderer> software = render::ParticleRenderer::create(options);
+          software.ok()) {
+        const double cpu = medianOfTicks(minSeconds, repetitions, [&]() -> std::optional<double> {
+          const auto t0 = std::chrono::steady_clock::now();
+          if (!software->render(w.host(), camera, image).ok()) return std::nullopt;
+          return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        });
+        r.baselineNsPerParticle = cpu > 0.0 ? cpu * 1e9 / static_cast<double>(live) : 0.0;
+      }
+      out.push_back(std::move(r));
+    }
+  }
+}
 
 }  // namespace
 
@@ -124,12 +402,7 @@ std::vector<GpuBenchResult> runGpuBenches(double minSeconds, int repetitions,
         fmt::print(stderr, "mote bench --gpu: cannot compile the {} effect\n", c.family);
         return {};
       }
-      Result<std::unique_ptr<gpu::ParticleWorld>> world =
-          gpu::ParticleWorld::create(context, gpu::worldDescFor(*effect));
-      if (world.ok()) {
-        if (const Result<EffectHandle> placed = (*world)->addEffect(*effect); !placed.ok())
-          world = placed.status();
-      }
+      Result<std::unique_ptr<gpu::ParticleWorld>> world = placedWorld(context, *effect);
       if (!world.ok()) {
         r.skipped = world.status().message();
         out.push_back(std::move(r));
@@ -163,6 +436,7 @@ std::vector<GpuBenchResult> runGpuBenches(double minSeconds, int repetitions,
       r.baselineNsPerParticle = cpu > 0.0 ? cpu * 1e9 / c.n : 0.0;
       out.push_back(std::move(r));
     }
+    if (fast) runDrawCases(context, minSeconds, repetitions, maxParticles, out);
   }
   return out;
 }
@@ -191,6 +465,7 @@ int printGpuBenches(const std::vector<GpuBenchResult>& results, bool json) {
       }
       fmt::print(", \"ns_per_particle\": {:.4f}, \"bytes_per_particle\": {:.0f}", r.nsPerParticle,
                  r.bytesPerParticle);
+      if (r.overdraw > 0.0) fmt::print(", \"overdraw\": {:.3f}", r.overdraw);
       if (r.baselineNsPerParticle > 0.0) {
         fmt::print(", \"baseline_ns_per_particle\": {:.4f}, \"ratio\": {:.4f}",
                    r.baselineNsPerParticle, r.nsPerParticle / r.baselineNsPerParticle);
@@ -198,6 +473,12 @@ int printGpuBenches(const std::vector<GpuBenchResult>& results, bool json) {
       fmt::print("}}");
     } else if (!r.skipped.empty()) {
       fmt::print("  {:<28} skipped: {}\n", r.name, r.skipped);
+    } else if (r.overdraw > 0.0) {
+      fmt::print(
+          "  {:<44} {:10.4f} ns/particle  overdraw {:6.2f}  (software renderer, one core {:.3f}: "
+          "{:.1f}x)\n",
+          r.name, r.nsPerParticle, r.overdraw, r.baselineNsPerParticle,
+          r.nsPerParticle > 0.0 ? r.baselineNsPerParticle / r.nsPerParticle : 0.0);
     } else {
       fmt::print(
           "  {:<28} {:10.4f} ns/particle  {:4.0f} B/particle  (one CPU core {:.3f}: {:.1f}x)\n",

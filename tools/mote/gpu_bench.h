@@ -2,7 +2,9 @@
 // `mote bench --gpu`: the GPU world's figures (docs/performance.md, "The GPU world"): rows
 // gpu/standard/N (N = 10^5, 10^6, 10^7: every particle updated each tick) and gpu/spawn/N (N born
 // and freed each tick), in exact mode and, as gpu/…-fast/N, in fast mode, each against the same
-// effect on one CPU core. Timed by the GPU's timestamps around the frame.
+// effect on one CPU core; and gpu/draw/CASE/MODE — the GPU renderer drawing a GPU world's pool in
+// place (bonfire at 1280x720; 10^5, 10^6 and 10^7 billboards at 1920x1080) in each transparency
+// mode, against the software renderer on one core. Timed by the GPU's timestamps around the frame.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +24,9 @@ struct GpuBenchResult {
   /// the simulation order's entry read and the alive list's written.
   double bytesPerParticle = 0.0;
   std::string skipped;  ///< why the case did not run (a pool past the device's limits)
+  /// gpu/draw/… rows: the frame's overdraw (the drawn quads' screen area over the viewport's,
+  /// measured on the host from the particles read back); 0 for the other rows.
+  double overdraw = 0.0;
 };
 
 /// Every case, the median frame of at least `repetitions` ticks and `minSeconds` each; a case past

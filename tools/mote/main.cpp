@@ -221,7 +221,8 @@ int main(int argc, char** argv) {
   bool benchGpu = false;
   bench->add_flag("--gpu", benchGpu,
                   "Measure the GPU world instead (gpu/standard/N, gpu/spawn/N, exact and fast "
-                  "mode) by the GPU's timestamps, beside the same effect on one CPU core");
+                  "mode; gpu/draw/CASE/MODE, its pool drawn in place) by the GPU's timestamps, "
+                  "beside the same work on one CPU core");
 
   std::vector<std::string> validateFiles;
   bool validateWerror = false;

@@ -391,38 +391,40 @@ int runRender(const RenderCommandOptions& o) {
   Clock clock{sim, placed, o};
   if (Status s = clock.advance(o.time); !s.ok()) return fail(s.message());
   const float aspect = static_cast<float>(width) / static_cast<float>(height);
+  std::uint32_t inPlace = 0;  // frames the GPU renderer drew from the GPU world's own buffers
+  // One frame: --gpu without --debug draws the GPU world's pool where it lives (no readback);
+  // the other paths draw the particles (read back from a GPU world).
+  const auto draw = [&](const render::Camera& view, render::Image& image) -> Status {
+#if MOTE_HAVE_GPU
+    if (gpuRenderer != nullptr && !o.debug && sim.gpuWorld() != nullptr) {
+      MOTE_RETURN_IF_ERROR(gpuRenderer->render(*sim.gpuWorld(), view, image));
+      inPlace += gpuRenderer->drewInPlace() ? 1 : 0;
+      return {};
+    }
+#endif
+    Result<const ParticleWorld*> world = sim.world();
+    if (!world.ok()) return world.status();
+#if MOTE_HAVE_GPU
+    if (gpuRenderer != nullptr)
+      return o.debug ? gpuRenderer->render(**world, view, image, overlay)
+                     : gpuRenderer->render(**world, view, image);
+#endif
+    if (!o.debug) return renderer->render(**world, view, image);
+    MOTE_RETURN_IF_ERROR(renderer->prepare(**world, view));
+    packets->build(**world, pool.get());
+    if (Status s = render::drawDebugOverlay(*renderer, **world, packets->packets(), overlay);
+        !s.ok())
+      return Status(s.code(), "--debug: " + s.message());
+    return renderer->rasterize(image);
+  };
   for (std::uint32_t f = 0; f < o.frames; ++f) {
     if (f > 0) {
       if (Status s = clock.advance(1.0 / o.fps); !s.ok()) return fail(s.message());
     }
     Result<render::Camera> camera = makeCamera(o, *framing, aspect, f);
     if (!camera.ok()) return fail(camera.status().message());
-    Result<const ParticleWorld*> world = sim.world();
-    if (!world.ok()) return fail(world.status().message());
-#if MOTE_HAVE_GPU
-    if (o.debug && gpuRenderer != nullptr) {
-      if (Status s = gpuRenderer->render(**world, camera.value(), frames[f], overlay); !s.ok())
-        return fail(o.input + ": " + s.message());
-    } else if (o.debug) {
-#else
-    if (o.debug) {
-#endif
-      if (Status s = renderer->prepare(**world, camera.value()); !s.ok()) return fail(s.message());
-      packets->build(**world, pool.get());
-      if (Status s = render::drawDebugOverlay(*renderer, **world, packets->packets(), overlay);
-          !s.ok())
-        return fail("--debug: " + s.message());
-      if (Status s = renderer->rasterize(frames[f]); !s.ok()) return fail(s.message());
-    } else {
-#if MOTE_HAVE_GPU
-      const Status s = gpuRenderer != nullptr
-                           ? gpuRenderer->render(**world, camera.value(), frames[f])
-                           : renderer->render(**world, camera.value(), frames[f]);
-#else
-      const Status s = renderer->render(**world, camera.value(), frames[f]);
-#endif
-      if (!s.ok()) return fail(o.input + ": " + s.message());
-    }
+    if (Status s = draw(camera.value(), frames[f]); !s.ok())
+      return fail(o.input + ": " + s.message());
     if (tty) {
       const std::uint32_t filled = (f + 1) * 30 / o.frames;
       fmt::print(stderr, "\rrendering [{}{}] {}/{}", std::string(filled, '#'),
@@ -465,8 +467,11 @@ int runRender(const RenderCommandOptions& o) {
   }
   if (!written.ok()) return fail(written.message());
   if (o.gpu) {
-    fmt::print("{}: {} frame{} of {}x{}, drawn on the GPU\n", out, o.frames,
-               o.frames == 1 ? "" : "s", width, height);
+    fmt::print("{}: {} frame{} of {}x{}, drawn on the GPU{}\n", out, o.frames,
+               o.frames == 1 ? "" : "s", width, height,
+               inPlace == o.frames ? " from its own buffers"
+               : inPlace > 0       ? fmt::format(" ({} from its own buffers)", inPlace)
+                                   : "");
     return 0;
   }
   const render::RenderStats& last = renderer->stats();

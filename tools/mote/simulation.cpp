@@ -55,6 +55,7 @@ class GpuSimulation final : public Simulation {
   }
   double simulateSeconds() const override { return seconds_; }
   gpu::Context* gpuContext() noexcept override { return context_.get(); }
+  gpu::ParticleWorld* gpuWorld() noexcept override { return world_.get(); }
 
  private:
   std::unique_ptr<gpu::Context> context_;  // outlives the world (declared first)

@@ -13,7 +13,8 @@
 
 namespace mote::gpu {
 class Context;
-}
+class ParticleWorld;
+}  // namespace mote::gpu
 
 namespace mote::cli {
 
@@ -34,6 +35,8 @@ class Simulation {
   /// The Vulkan context a GPU simulation runs on (for the GPU renderer to draw on the same
   /// device); null for the CPU world.
   virtual gpu::Context* gpuContext() noexcept { return nullptr; }
+  /// The GPU world itself (for the GPU renderer to draw its pool in place); null for the CPU world.
+  virtual gpu::ParticleWorld* gpuWorld() noexcept { return nullptr; }
 };
 
 struct PlaceOptions {

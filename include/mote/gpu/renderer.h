@@ -11,8 +11,9 @@
 // software renderer draws them (drawPackets(), render()), in each of its transparency modes — mesh
 // particles as the software renderer's own triangle layer makes their triangles, drawn first and
 // depth-tested, hiding the particles behind them — and SpriteBatcher frames (renderSprites()) as
-// the software sprite layer draws them. What is not built yet: drawing the GPU world's alive list
-// where it lives, and a swapchain.
+// the software sprite layer draws them — and a GPU world's pool where it lives (render() of a
+// gpu::ParticleWorld: an alive list made into instances, sorted and drawn indirectly on the GPU).
+// What is not built yet: a swapchain.
 //
 // Ownership: the renderer owns its Vulkan objects and must not outlive its Context. Thread
 // safety: as Context (one thread at a time). Allocation: create() and addTexture() allocate;
@@ -41,6 +42,8 @@
 #include <vector>
 
 namespace mote::gpu {
+
+class ParticleWorld;  // <mote/gpu/world.h>
 
 /// One particle as the GPU renderer draws it.
 struct SpriteInstance {
@@ -174,14 +177,37 @@ class Renderer {
   /// Every emitter of `world` drawn with drawPackets() and resolved into `out` (made
   /// viewport-sized) by render::FrameResolver — the software renderer's bloom, tone map and sRGB
   /// (RendererDesc::post). drawPackets()'s errors.
-  Status render(const ParticleWorld& world, const render::Camera& camera, render::Image& out);
+  Status render(const mote::ParticleWorld& world, const render::Camera& camera, render::Image& out);
   /// render() with the debug overlay of `world` over the frame (<mote/render/debug_overlay.h>:
   /// emitter axes, bounds, velocity rays, colliders), as the software renderer draws `mote render
   /// --debug`: its lines made into triangles by the software renderer's triangle layer, drawn with
   /// the mesh triangles — z-tested against the ground and meshes, under the particles, as there.
   /// render()'s errors and the overlay's (render::drawDebugOverlay).
-  Status render(const ParticleWorld& world, const render::Camera& camera, render::Image& out,
+  Status render(const mote::ParticleWorld& world, const render::Camera& camera, render::Image& out,
                 const render::DebugOverlayOptions& overlay);
+
+  /// A GPU world's particles drawn where they live (docs/gpu.md, "Drawing the pool in place"),
+  /// as render() draws the same particles read back — without reading them back: one submission
+  /// runs a compute pass over the alive list the world's last frame left, which makes each live
+  /// particle's instance from its record (the software renderer's per-particle decisions, ported)
+  /// and its key, a bitonic sort of the keys on the GPU (emitter order: the emitters by sort
+  /// order, each emitter's particles by its draw key, then id; sorted: view depth, emitter, id;
+  /// OIT: emitter, then id for translucent particles — one order on every run, whatever order the
+  /// world's atomics left the list in), and one indirect draw whose instance count the world's
+  /// frame wrote (WorldBuffers::drawArgsOffset). Only the emitters' settings go up (O(emitters)
+  /// words) and only the frame comes back. Lit sprites' corner colours are made in the vertex
+  /// stage. A frame with an emitter this path does not draw yet — linked chains, beams, mesh
+  /// particles — is drawn by render() from the particles read back (world.readParticles());
+  /// drewInPlace() says which path the last frame took. `world` must be on this renderer's Context,
+  /// and its last tick completed (tick(), or a recordTick() the host has submitted and waited for).
+  /// Errors: InvalidArgument for a world on another context or an invalid camera; a texture's load
+  /// errors naming its path; the world's and the device's errors. Allocates: the sort and instance
+  /// buffers grown to the world's pool (4 words a sort entry, the pool's capacity rounded up to a
+  /// power of two; 36 words an instance), a texture's first sight.
+  Status render(ParticleWorld& world, const render::Camera& camera, render::Image& out);
+  /// Whether the last render() of a GPU world drew its pool in place (false: it drew the
+  /// particles read back, or no GPU world has been drawn).
+  bool drewInPlace() const noexcept;
 
   /// SpriteBatcher frames (laige's frame protocol, <mote/render/sprite_batcher.h>) drawn as
   /// render::SpriteRenderer::renderSprites draws them: setAtlas() and setAtlasImage() bind atlases
@@ -198,6 +224,11 @@ class Renderer {
                        std::uint32_t rows = 1);
   Status renderSprites(const render::SpriteBatcher& batcher, const render::SpriteView& view,
                        render::Image& out);
+
+  /// The last frame's time on the GPU's clock, from its first command to the end of its render
+  /// pass (uploads before the submission and the readback after it not included; for a GPU
+  /// world's pool, its instance, sort and draw passes); 0 where the queue writes no timestamps.
+  double lastFrameGpuSeconds() const noexcept;
 
   /// The frame's colour format: "R32G32B32A32_SFLOAT" where the device blends it, else
   /// "R16G16B16A16_SFLOAT".

@@ -120,6 +120,9 @@ class ParticleWorld {
   Mode mode() const noexcept;
 
   struct Impl;
+  /// mote_gpu's own access (the GPU renderer draws the pool through it).
+  Impl& impl() noexcept { return *impl_; }
+  const Impl& impl() const noexcept { return *impl_; }
 
  private:
   explicit ParticleWorld(std::unique_ptr<Impl> impl);

@@ -15,7 +15,7 @@ layout(std430, binding = 0) readonly buffer FrameWords { uint frame[]; };
 // rotation (16); colour (premultiplied linear; alpha 0 for additive), cell (u, v origin and size),
 // texture, mode, Stretched's stretch seconds, flags (1: cutout, 2: one-sided, 4: a ribbon segment,
 // its world corners in the first 12 words, textured affinely; 8: additive under OIT; 16: hidden
-// behind mesh triangles) (at 16); the next flipbook cell's origin, its weight, the cutoff, the soft
+// behind mesh triangles; 32: a lit sprite whose corner colours this stage makes) (at 16); the next flipbook cell's origin, its weight, the cutoff, the soft
 // inverse distance, the view depth, the lit corner colours' index (~0: none), the OIT depth weight
 // (0: blended) (at 28).
 layout(std430, binding = 1) readonly buffer InstanceWords { uint instances[]; };
@@ -29,6 +29,10 @@ layout(location = 5) flat out uvec4 outStyle;  // flags, soft inverse, view dept
 // The coverage (1, or a sub-pixel quad's area) and the OIT depth weight (0: blended).
 layout(location = 6) flat out vec2 outWeights;
 layout(location = 7) noperspective out vec2 outAffine;  // (s, t) screen-linearly: ribbons'
+// A lit sprite lit here (flag 32): its corners' colours (billboard order).
+layout(location = 8) flat out vec4 outLit[4];
+
+#include "sprite_lighting.glsl"
 
 const uint kInstanceWords = 36u;
 const uint kCornerOf[6] = uint[6](0u, 1u, 2u, 0u, 2u, 3u);
@@ -80,9 +84,11 @@ void main() {
   const uint height = frame[42];
   uvec4 clip = uvec4(0u);
   uvec4 sx, sy;  // the corners on the screen, as facing_quads.cpp's projectCorner puts them
+  vec3 corners[4];
   for (uint c = 0u; c < 4u; ++c) {
     const uvec3 world = ribbon ? uvec3(word(at + 3u * c), word(at + 3u * c + 1u), word(at + 3u * c + 2u))
                                : billboardCorner(basis, p.position, c);
+    corners[c] = uintBitsToFloat(world);
     const uvec4 k = clipOf(world);
     drawn = drawn && xLt(minW, k.w) && bFinite(k.x) && bFinite(k.y);
     if (c == corner) clip = k;
@@ -124,6 +130,13 @@ void main() {
     outAffine = vec2(0.5);
     next.z = 0.0;  // the software renderer samples the cell's centre of the first frame alone
     weight = min(area, 1.0);
+  }
+  outLit = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
+  if ((flags & 32u) != 0u && drawn) {
+    const vec3 centre = uintBitsToFloat(p.position);
+    const vec3 eye = uintBitsToFloat(view.eye);
+    const vec3 forward = uintBitsToFloat(view.forward);
+    litCorners(corners, centre, view.orthographic ? -forward : eye - centre, forward, color, outLit);
   }
   outColor = color;
   outCell = uintBitsToFloat(uvec4(word(at + 20u), word(at + 21u), word(at + 22u), word(at + 23u)));

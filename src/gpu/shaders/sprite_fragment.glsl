@@ -28,6 +28,7 @@ layout(location = 5) flat in uvec4 inStyle;  // flags, soft inverse, view depth,
 // The coverage (1, or a sub-pixel quad's area) and the OIT depth weight (0: blended).
 layout(location = 6) flat in vec2 inWeights;
 layout(location = 7) noperspective in vec2 inAffine;  // (s, t) screen-linearly: ribbons'
+layout(location = 8) flat in vec4 inLit[4];  // a sprite lit in the vertex stage (flag 32)
 layout(location = 0) out vec4 outColor;
 #if MOTE_OIT
 // Weighted blended OIT's planes: the accumulated (rgb·w, a·w), blended by adding, and (additive
@@ -59,7 +60,11 @@ void main() {
   vec4 tex = bilinear(t, inCell.x + su, inCell.y + tv);
   if (inNext.z > 0.0) tex += (bilinear(t, inNext.x + su, inNext.y + tv) - tex) * inNext.z;
   vec4 color = inColor;
-  if (inStyle.w != ~0u) {  // lit: the corners' colours at (s, t)
+  if ((inStyle.x & 32u) != 0u) {  // lit in the vertex stage: its corners' colours at (s, t)
+    const vec4 bottom = inLit[0] + (inLit[1] - inLit[0]) * s;
+    const vec4 top = inLit[3] + (inLit[2] - inLit[3]) * s;
+    color = bottom + (top - bottom) * q;
+  } else if (inStyle.w != ~0u) {  // lit: the corners' colours at (s, t)
     const uint c = inStyle.w * 4u;
     const vec4 bottom = corners[c] + (corners[c + 1u] - corners[c]) * s;
     const vec4 top = corners[c + 3u] + (corners[c + 2u] - corners[c + 3u]) * s;
