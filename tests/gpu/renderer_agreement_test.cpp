@@ -513,6 +513,46 @@ TEST_F(GpuPoolDrawing, TheCrossingEmittersMatchEachTransparencyModesGolden) {
   }
 }
 
+// Records whose emitter was restarted or removed since the world's last frame are still in its
+// alive list, with a stale generation: drawn in place they show nothing, as the particles read
+// back show nothing — the frame is the empty world's, bit for bit. A world without effects draws
+// the empty frame too.
+TEST_F(GpuPoolDrawing, RestartedRemovedAndEmptyWorldsDrawNothingOfTheOldParticles) {
+  // kEffect's bursts: no prewarm, so a restart alone spawns nothing until the next tick.
+  const bytecode::CompiledEffect effect = test::compileJson(kEffect);
+  gpu::WorldDesc worldDesc = gpu::worldDescFor(effect);
+  worldDesc.host.maxEffects = 2;
+  worldDesc.host.maxEmitters *= 2;
+  worldDesc.host.maxParticles *= 2;
+  auto world = gpu::ParticleWorld::create(*context(), worldDesc).takeValue();
+  const EffectHandle a = world->addEffect(effect).value();
+  const EffectHandle b = world->addEffect(effect).value();
+  for (int t = 0; t < 30; ++t)
+    ASSERT_TRUE(world->tick(1.0f / 60.0f).ok());
+  gpu::RendererDesc desc;
+  desc.viewport = {96, 64};
+  desc.ground = true;
+  auto renderer = gpu::Renderer::create(*context(), desc).takeValue();
+  render::Camera camera = render::Camera::perspective(0.8f, 1.5f, 0.1f, 100.0f).value();
+  ASSERT_TRUE(camera.lookAt({0.0f, 0.0f, 6.0f}, {0.0f, 0.0f, 0.0f}, {0.0f, 1.0f, 0.0f}).ok());
+  auto empty = ParticleWorld::create({}).takeValue();
+  render::Image drawn, none;
+  ASSERT_TRUE(renderer->render(*empty, camera, none).ok());
+  ASSERT_TRUE(renderer->render(*world, camera, drawn).ok());
+  ASSERT_TRUE(renderer->drewInPlace());
+  EXPECT_FALSE(drawn == none) << "two effects draw something";
+  ASSERT_TRUE(world->restart(a).ok());
+  ASSERT_TRUE(world->removeEffect(b).ok());
+  ASSERT_TRUE(renderer->render(*world, camera, drawn).ok());
+  EXPECT_TRUE(renderer->drewInPlace());
+  EXPECT_TRUE(drawn == none) << "a restarted or removed emitter's old particles were drawn";
+  auto bare = gpu::ParticleWorld::create(*context(), worldDesc).takeValue();
+  ASSERT_TRUE(bare->tick(1.0f / 60.0f).ok());
+  ASSERT_TRUE(renderer->render(*bare, camera, drawn).ok());
+  EXPECT_TRUE(renderer->drewInPlace());
+  EXPECT_TRUE(drawn == none);
+}
+
 // A world on another Context cannot be drawn by this renderer: the error says so, nothing drawn.
 TEST_F(GpuPoolDrawing, AWorldOnAnotherContextIsRefused) {
   Result<std::unique_ptr<gpu::Context>> other = gpu::Context::create();
