@@ -28,6 +28,8 @@ using namespace draw;  // draw_layout.h's numbers
 namespace {
 
 constexpr std::uint32_t kNone = ~0u;
+constexpr std::uint32_t kSortTile = 512;   // draw_sort.comp's shared-memory tile
+constexpr std::uint32_t kSortGroup = 256;  // and its workgroup
 
 std::uint32_t bitsOf(float f) {
   return std::bit_cast<std::uint32_t>(f);
@@ -158,7 +160,7 @@ Status Renderer::Impl::bindPool(const ParticleWorld& world) {
     Result<Kernel*> made = c.kernel(*context, "draw_pool", drawPoolShader(), 6, 12, 0);
     if (!made.ok()) return made.status();
     poolKernel = made.value();
-    Result<Kernel*> sort = c.kernel(*context, "draw_sort", drawSortShader(), 1, 16, 0);
+    Result<Kernel*> sort = c.kernel(*context, "draw_sort", drawSortShader(), 1, 20, 0);
     if (!sort.ok()) return sort.status();
     sortKernel = sort.value();
   }
@@ -244,12 +246,20 @@ Status Renderer::Impl::renderPool(Renderer& owner, ParticleWorld& world,
     const std::uint32_t keyGroups = groups(entries);
     const std::uint32_t keysPush[] = {0, entries, keyGroups * frame::kGroup};
     poolKernel->record(cmd, poolSet, keysPush, keyGroups);
-    const std::uint32_t sortGroups = groups(entries / 2);
-    for (std::uint32_t k = 2; k <= entries; k *= 2) {
-      for (std::uint32_t j = k / 2; j > 0; j /= 2) {
-        const std::uint32_t step[] = {entries, k, j, sortGroups * frame::kGroup};
-        sortKernel->record(cmd, sortSet, step, sortGroups);
+    // The bitonic sort (draw_sort.comp): tiles sorted in shared memory, then for each larger
+    // block size its steps past the tile over the whole length and its last ones in the tiles.
+    const std::uint32_t tile = std::min(entries, kSortTile);
+    const std::uint32_t tiles = std::min(entries / tile, maxGroups);
+    const std::uint32_t stepGroups = std::min(entries / 2 / kSortGroup + 1, maxGroups);
+    const std::uint32_t sortLocal[] = {entries, 0, 0, 0, 1};
+    sortKernel->record(cmd, sortSet, sortLocal, tiles);
+    for (std::uint32_t k = 2 * tile; k <= entries; k *= 2) {
+      for (std::uint32_t j = k / 2; j >= tile; j /= 2) {
+        const std::uint32_t step[] = {entries, k, j, stepGroups * kSortGroup, 0};
+        sortKernel->record(cmd, sortSet, step, stepGroups);
       }
+      const std::uint32_t merge[] = {entries, k, 0, 0, 1};
+      sortKernel->record(cmd, sortSet, merge, tiles);
     }
     const std::uint32_t instanceGroups = groups(w.capacity);
     const std::uint32_t instancesPush[] = {1, w.capacity, instanceGroups * frame::kGroup};
