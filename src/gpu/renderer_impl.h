@@ -161,6 +161,7 @@ struct Renderer::Impl {
   std::array<VkBuffer, 6> poolBound{};
   VkBuffer sortBound = VK_NULL_HANDLE;
   bool inPlace = false;
+  std::string readBackReason;  // why the last GPU world's frame was drawn from a readback
   Status renderPool(Renderer& owner, ParticleWorld& world, const render::Camera& camera,
                     render::Image& out);
   // The frame's rows into poolWords; false where a row needs the particles read back (`why`).

@@ -52,6 +52,10 @@ bool Renderer::drewInPlace() const noexcept {
   return impl_->inPlace;
 }
 
+std::string_view Renderer::readBackReason() const noexcept {
+  return impl_->readBackReason;
+}
+
 // Each row's block, as drawPacketFrame() decides per packet; false where a live row draws in a way
 // this path does not (ribbons, beams, meshes).
 Result<bool> Renderer::Impl::poolRows(Renderer& owner, const ParticleWorld& world) {
@@ -75,8 +79,13 @@ Result<bool> Renderer::Impl::poolRows(Renderer& owner, const ParticleWorld& worl
       m = &materials[static_cast<std::size_t>(e.material)];
     const bytecode::BlendMode blend = m != nullptr ? m->blend : bytecode::BlendMode::Alpha;
     if (mode == bytecode::RenderMode::LinkedChain || mode == bytecode::RenderMode::Beam ||
-        mode == bytecode::RenderMode::Mesh)
+        mode == bytecode::RenderMode::Mesh) {
+      readBackReason = fmt::format("emitter '{}' draws {}", e.name,
+                                   mode == bytecode::RenderMode::Mesh   ? "mesh particles"
+                                   : mode == bytecode::RenderMode::Beam ? "beams"
+                                                                        : "linked chains");
       return false;
+    }
     // render::litSprites: lit in the vertex stage (sprite_lighting.glsl).
     const bool lit = m != nullptr && m->lit && blend != bytecode::BlendMode::Additive;
     const std::uint32_t words = r.words;
@@ -182,6 +191,7 @@ Status Renderer::Impl::bindPool(const ParticleWorld& world) {
 Status Renderer::Impl::renderPool(Renderer& owner, ParticleWorld& world,
                                   const render::Camera& camera, render::Image& out) {
   inPlace = false;
+  readBackReason.clear();
   MOTE_RETURN_IF_ERROR(camera.validate());
   ParticleWorld::Impl& w = world.impl();
   if (w.context != context)

@@ -445,6 +445,9 @@ TEST_F(GpuPoolDrawing, EveryExamplesPoolDrawsInPlaceAsItsParticlesReadBackDraw) 
       Status s = renderer.render(*world, camera, pool);
       ASSERT_TRUE(s.ok()) << s.toString();
       EXPECT_EQ(renderer.drewInPlace(), drawsInPlace(effect));
+      // Where it reads back, it says which emitter made it ("emitter 'bolt' draws beams").
+      EXPECT_EQ(renderer.readBackReason().find("emitter '") == 0, !drawsInPlace(effect))
+          << renderer.readBackReason();
       inPlace += renderer.drewInPlace() ? 1 : 0;
       ASSERT_TRUE(renderer.render(*world, camera, again).ok());
       EXPECT_TRUE(std::equal(pool.pixels().begin(), pool.pixels().end(), again.pixels().begin()))

@@ -392,6 +392,7 @@ int runRender(const RenderCommandOptions& o) {
   if (Status s = clock.advance(o.time); !s.ok()) return fail(s.message());
   const float aspect = static_cast<float>(width) / static_cast<float>(height);
   std::uint32_t inPlace = 0;  // frames the GPU renderer drew from the GPU world's own buffers
+  std::string readBack;       // why the others were drawn from the particles read back
   // One frame: --gpu without --debug draws the GPU world's pool where it lives (no readback);
   // the other paths draw the particles (read back from a GPU world).
   const auto draw = [&](const render::Camera& view, render::Image& image) -> Status {
@@ -399,6 +400,7 @@ int runRender(const RenderCommandOptions& o) {
     if (gpuRenderer != nullptr && !o.debug && sim.gpuWorld() != nullptr) {
       MOTE_RETURN_IF_ERROR(gpuRenderer->render(*sim.gpuWorld(), view, image));
       inPlace += gpuRenderer->drewInPlace() ? 1 : 0;
+      if (!gpuRenderer->drewInPlace()) readBack = gpuRenderer->readBackReason();
       return {};
     }
 #endif
@@ -471,6 +473,7 @@ int runRender(const RenderCommandOptions& o) {
                o.frames == 1 ? "" : "s", width, height,
                inPlace == o.frames ? " from its own buffers"
                : inPlace > 0       ? fmt::format(" ({} from its own buffers)", inPlace)
+               : !readBack.empty() ? fmt::format(" from the particles read back ({})", readBack)
                                    : "");
     return 0;
   }

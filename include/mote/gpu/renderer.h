@@ -39,6 +39,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mote::gpu {
@@ -208,6 +209,9 @@ class Renderer {
   /// Whether the last render() of a GPU world drew its pool in place (false: it drew the
   /// particles read back, or no GPU world has been drawn).
   bool drewInPlace() const noexcept;
+  /// Why the last render() of a GPU world drew the particles read back ("emitter 'trail' draws
+  /// linked chains"); empty when it drew in place or failed. Valid until the next call.
+  std::string_view readBackReason() const noexcept;
 
   /// SpriteBatcher frames (laige's frame protocol, <mote/render/sprite_batcher.h>) drawn as
   /// render::SpriteRenderer::renderSprites draws them: setAtlas() and setAtlasImage() bind atlases
