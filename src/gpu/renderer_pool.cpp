@@ -207,12 +207,13 @@ Status Renderer::Impl::renderPool(Renderer& owner, ParticleWorld& world,
   }
   const glm::mat4 viewProjection = camera.projectionMatrix() * camera.viewMatrix();
   std::uint32_t* h = poolWords.data();
-  for (int col = 0; col < 4; ++col)
-    for (int k = 0; k < 4; ++k)
-      h[kDrawViewProjection + 4 * col + k] = bitsOf(viewProjection[col][k]);
-  for (int c = 0; c < 3; ++c) {
-    h[kDrawEye + c] = bitsOf(camera.position[c]);
-    h[kDrawForward + c] = bitsOf(camera.forward[c]);
+  for (glm::length_t col = 0; col < 4; ++col)
+    for (glm::length_t k = 0; k < 4; ++k)
+      h[kDrawViewProjection + static_cast<std::uint32_t>(4 * col + k)] =
+          bitsOf(viewProjection[col][k]);
+  for (glm::length_t c = 0; c < 3; ++c) {
+    h[kDrawEye + static_cast<std::uint32_t>(c)] = bitsOf(camera.position[c]);
+    h[kDrawForward + static_cast<std::uint32_t>(c)] = bitsOf(camera.forward[c]);
   }
   h[kDrawPerspective] = camera.projection == render::Projection::Perspective ? 1u : 0u;
   h[kDrawHalfHeight] = bitsOf(camera.halfHeightExtent());
