@@ -502,6 +502,14 @@ Status Context::Impl::prime(Kernel& kernel, std::uint32_t bindings, std::uint32_
                 std::max<std::uint32_t>(desc.submitTimeoutMs, kCompileTimeoutMs));
 }
 
+void Context::Impl::tracePipeline(std::string_view what,
+                                  std::chrono::steady_clock::time_point since) const {
+  if (!trace) return;
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
+  fmt::print(stderr, "mote gpu: built {} in {:.1f} ms\n", what, ms);
+}
+
 Result<Kernel*> Context::Impl::kernel(Context& context, const char* name,
                                       std::span<const std::uint32_t> spirv, std::uint32_t bindings,
                                       std::uint32_t pushBytes, std::uint32_t flags,
@@ -509,9 +517,11 @@ Result<Kernel*> Context::Impl::kernel(Context& context, const char* name,
   for (const CachedKernel& k : kernels)
     if (k.spirv == spirv.data() && k.flags == flags && k.variant == variant) return k.kernel.get();
   const std::uint32_t spec[] = {flags, variant};
+  const auto started = std::chrono::steady_clock::now();
   Result<Kernel> made = Kernel::create(context, name, spirv, bindings, pushBytes, spec);
   if (!made.ok()) return std::move(made).status();
   MOTE_RETURN_IF_ERROR(prime(*made, bindings, pushBytes));
+  tracePipeline(fmt::format("the kernel '{}' (variant {})", name, variant), started);
   kernels.push_back(
       {spirv.data(), flags, variant, std::make_unique<Kernel>(std::move(made).takeValue())});
   return kernels.back().kernel.get();
@@ -535,6 +545,7 @@ Result<std::unique_ptr<Context>> Context::create(const ContextDesc& desc) {
   auto impl = std::make_unique<Impl>();
   impl->desc = desc;
   impl->validation = desc.validation || envFlag("MOTE_GPU_VALIDATION");
+  impl->trace = envFlag("MOTE_GPU_TRACE");
   MOTE_RETURN_IF_ERROR(createInstance(*impl));
   Result<std::vector<VkPhysicalDevice>> pds = physicalDevices(impl->instance);
   if (!pds.ok()) return std::move(pds).status();
@@ -579,6 +590,7 @@ Result<std::unique_ptr<Context>> Context::wrap(const HostVulkan& host, const Con
   impl->desc = desc;
   impl->wrapped = true;
   impl->validation = desc.validation || envFlag("MOTE_GPU_VALIDATION");
+  impl->trace = envFlag("MOTE_GPU_TRACE");
   impl->instance = host.instance;
   volkLoadInstance(host.instance);
   if (impl->validation) MOTE_RETURN_IF_ERROR(createMessenger(*impl, messengerInfo(*impl)));

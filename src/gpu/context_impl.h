@@ -8,12 +8,14 @@
 #include <mote/gpu/context.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mote::gpu {
@@ -33,6 +35,7 @@ struct Context::Impl {
   VkFence fence = VK_NULL_HANDLE;
   VkPhysicalDeviceMemoryProperties memory{};
   bool validation = false;
+  bool trace = false;    // MOTE_GPU_TRACE: each pipeline's build time to stderr
   bool wrapped = false;  // the instance and device are the host's (Context::wrap)
   SelfTest selfTest;
 
@@ -57,6 +60,9 @@ struct Context::Impl {
   /// How long a pipeline's first (compiling) dispatch may take.
   static constexpr std::uint32_t kCompileTimeoutMs = 600000;
   Status prime(Kernel& kernel, std::uint32_t bindings, std::uint32_t pushBytes);
+  /// With `trace` on, says on stderr how long `what` took to build since `since`: drivers compile
+  /// at creation (NVIDIA) or at the first dispatch (lavapipe), and a slow one is found so.
+  void tracePipeline(std::string_view what, std::chrono::steady_clock::time_point since) const;
 
   ~Impl();
 

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -403,8 +404,16 @@ Status Renderer::Impl::createPipeline(VkShaderModule vertex, VkShaderModule frag
   info.layout = layout;
   info.renderPass = pass;
   info.subpass = stage == Stage::Sprites ? 1 : 0;
-  return vkStatus(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &out),
-                  "vkCreateGraphicsPipelines (the GPU renderer)");
+  const auto started = std::chrono::steady_clock::now();
+  const Status made =
+      vkStatus(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &out),
+               "vkCreateGraphicsPipelines (the GPU renderer)");
+  context->impl().tracePipeline(stage == Stage::Sprites  ? "the renderer's sprite pipeline"
+                                : stage == Stage::Ground ? "the renderer's ground pipeline"
+                                : writesDepth            ? "the renderer's opaque triangle pipeline"
+                                              : "the renderer's blended triangle pipeline",
+                                started);
+  return made;
 }
 
 Status Renderer::Impl::ensure(Buffer& buffer, std::size_t words, const char* name) {
