@@ -499,6 +499,11 @@ Status ParticleWorld::restart(EffectHandle effect) {
   return {};
 }
 
+std::uint32_t clockSteps(double seconds) noexcept {
+  if (!(seconds > 0.0)) return 0;
+  return static_cast<std::uint32_t>(std::ceil(seconds / kSeekStep - 1e-9));
+}
+
 Status ParticleWorld::seek(EffectHandle effect, float time) {
   if (!std::isfinite(time) || time < 0.0f || time > 3600.0f) {
     return invalidArgument("seek: the time must be finite and in [0, 3600] s (got " +
@@ -507,7 +512,7 @@ Status ParticleWorld::seek(EffectHandle effect, float time) {
   Impl& w = *impl_;
   if (Status s = restart(effect); !s.ok()) return s;
   EffectSlot& e = *w.effectSlot(effect);
-  const auto steps = static_cast<std::uint32_t>(std::ceil(static_cast<double>(time) / kSeekStep));
+  const std::uint32_t steps = clockSteps(static_cast<double>(time));
   for (std::uint32_t k = 0; k < steps; ++k) {
     w.stepRows.clear();
     for (const std::uint32_t row : e.rows)

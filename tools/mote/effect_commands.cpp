@@ -22,11 +22,18 @@ namespace {
 using authoring::EffectLoadResult;
 using authoring::Severity;
 
+// One diagnostic line on stderr, and in `sink` when one is given (mote-view's error panel).
+void say(std::vector<std::string>* sink, std::string line) {
+  fmt::print(stderr, "{}\n", line);
+  if (sink != nullptr) sink->push_back(std::move(line));
+}
+
 // Prints the diagnostics; true when the file passes.
-bool report(const EffectLoadResult& result, bool warningsAreErrors) {
+bool report(const EffectLoadResult& result, bool warningsAreErrors,
+            std::vector<std::string>* sink = nullptr) {
   bool pass = result.ok();
   for (const authoring::Diagnostic& d : result.diagnostics) {
-    fmt::print(stderr, "{}\n", authoring::formatDiagnostic(d));
+    say(sink, authoring::formatDiagnostic(d));
     if (d.severity == Severity::Warning && warningsAreErrors) pass = false;
   }
   return pass;
@@ -123,13 +130,14 @@ namespace {
 // Imports an NWN model, printing its diagnostics; false on an error. Chunk models are looked up
 // next to the model (importMdlFile's default ImportOptions::modelDirectory).
 bool importMdlEffect(const std::string& input, const MdlOptions& mdl, authoring::EffectDesc& effect,
-                     nwn::ImportResult* summary = nullptr) {
+                     nwn::ImportResult* summary = nullptr,
+                     std::vector<std::string>* sink = nullptr) {
   nwn::ImportOptions options;
   options.animation = mdl.animation;
   options.textureDirectory = mdl.textureDirectory;
   nwn::ImportResult imported = nwn::importMdlFile(input, options);
   for (const authoring::Diagnostic& d : imported.diagnostics)
-    fmt::print(stderr, "{}\n", nwn::formatMdlDiagnostic(d));
+    say(sink, nwn::formatMdlDiagnostic(d));
   if (!imported.ok()) return false;
   effect = std::move(imported.effect);
   if (summary != nullptr) *summary = std::move(imported);
@@ -191,11 +199,12 @@ int runImportMdl(const std::string& input, const std::string& output, const MdlO
 
 // Compiles `effect` (read from `input`), printing the compiler's diagnostics against that file.
 static bool compileReported(const authoring::EffectDesc& effect, const std::string& input,
-                            bytecode::CompiledEffect& out) {
+                            bytecode::CompiledEffect& out,
+                            std::vector<std::string>* sink = nullptr) {
   compiler::CompileResult compiled = compiler::compileEffect(effect);
   for (authoring::Diagnostic& d : compiled.diagnostics) {
     d.file = input;
-    fmt::print(stderr, "{}\n", authoring::formatDiagnostic(d));
+    say(sink, authoring::formatDiagnostic(d));
   }
   if (!compiled.ok()) return false;
   out = std::move(compiled.effect);
@@ -217,31 +226,32 @@ void collectColliders(const authoring::EffectDesc& effect, std::vector<authoring
 }  // namespace
 
 bool loadCompiledEffect(const std::string& input, bytecode::CompiledEffect& out,
-                        const MdlOptions& mdl, std::vector<authoring::Collider>* colliders) {
+                        const MdlOptions& mdl, std::vector<authoring::Collider>* colliders,
+                        std::vector<std::string>* messages) {
   if (isMdlPath(input)) {
     authoring::EffectDesc effect;
-    if (!importMdlEffect(input, mdl, effect)) return false;
+    if (!importMdlEffect(input, mdl, effect, nullptr, messages)) return false;
     collectColliders(effect, colliders);
-    return compileReported(effect, input, out);
+    return compileReported(effect, input, out, messages);
   }
   if (endsWith(input, ".motefx")) {
     Result<std::vector<std::uint8_t>> bytes = readFile(input, bytecode::kMaxMotefxBytes);
     if (!bytes.ok()) {
-      fmt::print(stderr, "error: {}\n", bytes.status().message());
+      say(messages, fmt::format("error: {}", bytes.status().message()));
       return false;
     }
     Result<bytecode::CompiledEffect> loaded = bytecode::loadMotefx(*bytes);
     if (!loaded.ok()) {
-      fmt::print(stderr, "{}: error: {}\n", input, loaded.status().message());
+      say(messages, fmt::format("{}: error: {}", input, loaded.status().message()));
       return false;
     }
     out = std::move(loaded).takeValue();
     return true;
   }
   const EffectLoadResult effect = authoring::loadEffectFile(input);
-  if (!report(effect, false)) return false;
+  if (!report(effect, false, messages)) return false;
   collectColliders(effect.effect, colliders);
-  return compileReported(effect.effect, input, out);
+  return compileReported(effect.effect, input, out, messages);
 }
 
 int runCompile(const std::string& input, const std::string& output) {

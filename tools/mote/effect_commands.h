@@ -48,10 +48,11 @@ bool isMdlPath(const std::string& path);
 /// Loads a .motefx, compiles an effect .json, or imports and compiles an NWN .mdl; prints
 /// diagnostics on stderr (.mdl ones as "file:line: warning: …"). False on failure. `colliders`,
 /// when given, receives the authored effect's collision shapes (none from a .motefx, whose
-/// bytecode inlines them).
+/// bytecode inlines them). `messages`, when given, receives each diagnostic line printed too.
 bool loadCompiledEffect(const std::string& input, bytecode::CompiledEffect& out,
                         const MdlOptions& mdl = {},
-                        std::vector<authoring::Collider>* colliders = nullptr);
+                        std::vector<authoring::Collider>* colliders = nullptr,
+                        std::vector<std::string>* messages = nullptr);
 
 /// `mote import-mdl MODEL.mdl -o effect.json [--animation A] [--texture-dir DIR]`, or with
 /// `listAnimations` the model's animations on stdout. Warnings go to stderr as

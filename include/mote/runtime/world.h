@@ -209,7 +209,9 @@ class ParticleWorld {
   /// Restarts the effect: particles cleared, emitter clocks and random ids reset, prewarm run —
   /// the same state addEffect made. NotFound for a stale handle.
   Status restart(EffectHandle effect);
-  /// Restarts, then runs the effect forward `seconds` (≥ 0, finite) in fixed 1/60 s steps.
+  /// Restarts, then runs the effect forward `seconds` (≥ 0, finite, ≤ 3600) in
+  /// `clockSteps(seconds)` equal steps — the clock `mote render` and `mote-view` reach effect
+  /// time with too.
   Status seek(EffectHandle effect, float seconds);
 
   /// Advances every effect by dt seconds (0 ≤ dt ≤ 1 and finite; outside is clamped, NaN is 0):
@@ -242,5 +244,11 @@ class ParticleWorld {
   explicit ParticleWorld(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+/// The one clock every tool reaches an effect time with (docs/runtime.md, "Prewarm, restart and
+/// seek"): `seconds` from the start is ⌈60·seconds⌉ equal steps of at most 1/60 s (a step's worth
+/// of float noise, 1e-9 of a step, does not add one). 0 for seconds ≤ 0 or NaN. O(1), no
+/// allocation.
+std::uint32_t clockSteps(double seconds) noexcept;
 
 }  // namespace mote

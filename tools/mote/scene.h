@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// What `mote render` and `mote-view` share (docs/viewer.md, "One clock"): the render options made
+// into renderer settings, the effect's clock and its path, its framing and the default cameras —
+// so the frame mote-view shows at effect time T is the frame `mote render --time T` writes.
+// Single-threaded use; each call allocates what it returns.
+#pragma once
+
+#include "framing.h"
+#include "render_command.h"
+#include "simulation.h"
+
+#include <mote/authoring/effect.h>
+#include <mote/core/status.h>
+#include <mote/render/camera.h>
+#include <mote/render/debug_overlay.h>
+#include <mote/render/particle_renderer.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace mote::cli {
+
+/// The options' picture: its size and the renderer settings (viewport, background, ground, tone
+/// map and bloom, transparency, lights, the host's mesh loader, the effect's folder for textures;
+/// `jobs` is the caller's). The error names the option ("--size must be WxH …").
+struct SceneSettings {
+  std::uint32_t width = 0;
+  std::uint32_t height = 0;
+  render::RendererOptions renderer;
+};
+Result<SceneSettings> sceneSettings(const RenderCommandOptions& o);
+
+/// The effect's transform `t` seconds into the clip: at the origin, or on the --circle path
+/// (starting at (r, 0, 0), counter-clockwise seen from above, turned to face along the motion).
+Transform transformAt(const RenderCommandOptions& o, double t);
+
+/// The clip's clock: advances the world by `seconds` in `clockSteps(seconds)` equal steps (the
+/// runtime's one clock, as ParticleWorld::seek), moving the effect along its path before each.
+struct Clock {
+  Simulation& sim;
+  EffectHandle effect;
+  const RenderCommandOptions& options;
+  double now = 0.0;
+
+  Status advance(double seconds);
+  /// Restarts the effect and advances it to `time`: the frame at effect time `time`.
+  Status seek(double time);
+};
+
+/// Where the effect is over the frames `mote render` would draw (options.time, frames, fps): the
+/// weighted extent of the particles' positions (framing.h). Leaves the effect advanced: restart it.
+Result<Framing> measure(Simulation& sim, EffectHandle effect, const RenderCommandOptions& o,
+                        std::size_t emitterCount);
+
+/// The camera of frame `frame` for `o.camera` (orbit, front, top, iso) framing `framing`.
+Result<render::Camera> makeCamera(const RenderCommandOptions& o, const Framing& framing,
+                                  float aspect, std::uint32_t frame);
+
+/// The effect's authored colliders as the debug overlay draws them.
+std::vector<render::DebugCollider> debugColliders(const std::vector<authoring::Collider>& authored);
+
+}  // namespace mote::cli
