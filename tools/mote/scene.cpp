@@ -248,29 +248,44 @@ Result<Framing> measure(Simulation& sim, EffectHandle effect, const RenderComman
   return frameSamples(samples, radii);
 }
 
+glm::vec3 cameraDirection(std::string_view preset) {
+  if (preset == "top") return {0.0f, 1.0f, 0.02f};
+  if (preset == "iso") return {1.0f, 1.0f, 1.0f};
+  return {0.0f, 0.18f, 1.0f};  // front: slightly above
+}
+
+float cameraDistance(const RenderCommandOptions& o, const Framing& framing, float aspect) {
+  const float fit = framing.radius / std::sin(kCameraFovY * 0.5f) / std::min(1.0f, aspect);
+  return o.distance > 0.0 ? static_cast<float>(o.distance) : fit * 0.95f;
+}
+
+Result<render::Camera> lookingAt(glm::vec3 eye, glm::vec3 target, float distance,
+                                 const Framing& framing, float aspect) {
+  const float farZ = distance + framing.radius * 4.0f + 10.0f;
+  const float nearZ = std::max(0.01f, distance * 0.01f);
+  Result<render::Camera> camera = render::Camera::perspective(kCameraFovY, aspect, nearZ, farZ);
+  if (!camera.ok()) return camera;
+  if (Status s = camera->lookAt(eye, target, glm::vec3(0.0f, 1.0f, 0.0f)); !s.ok()) return s;
+  return camera;
+}
+
 Result<render::Camera> makeCamera(const RenderCommandOptions& o, const Framing& framing,
                                   float aspect, std::uint32_t frame) {
-  const float fovY = 0.7f;  // ~40 degrees
-  const float fit = framing.radius / std::sin(fovY * 0.5f) / std::min(1.0f, aspect);
-  const float distance = o.distance > 0.0 ? static_cast<float>(o.distance) : fit * 0.95f;
+  const float distance = cameraDistance(o, framing, aspect);
   const float farZ = distance + framing.radius * 4.0f + 10.0f;
   const float nearZ = std::max(0.01f, distance * 0.01f);
   if (o.camera == "iso") {
     return render::Camera::isometric(framing.center, distance, framing.radius * 1.05f, aspect,
                                      nearZ, farZ);
   }
-  Result<render::Camera> camera = render::Camera::perspective(fovY, aspect, nearZ, farZ);
-  if (!camera.ok()) return camera;
-  glm::vec3 direction(0.0f, 0.18f, 1.0f);  // front: slightly above
-  if (o.camera == "top") direction = glm::vec3(0.0f, 1.0f, 0.02f);
+  glm::vec3 direction = cameraDirection("front");
+  if (o.camera == "top") direction = cameraDirection("top");
   if (o.camera == "orbit") {
     const float angle = 6.2831853f * static_cast<float>(frame) / static_cast<float>(o.frames);
     direction = glm::vec3(std::sin(angle), 0.3f, std::cos(angle));
   }
   const glm::vec3 eye = framing.center + glm::normalize(direction) * distance;
-  if (Status s = camera->lookAt(eye, framing.center, glm::vec3(0.0f, 1.0f, 0.0f)); !s.ok())
-    return s;
-  return camera;
+  return lookingAt(eye, framing.center, distance, framing, aspect);
 }
 
 }  // namespace mote::cli

@@ -15,8 +15,11 @@
 #include <mote/render/debug_overlay.h>
 #include <mote/render/particle_renderer.h>
 
+#include <glm/vec3.hpp>
+
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 namespace mote::cli {
@@ -52,6 +55,19 @@ struct Clock {
 /// weighted extent of the particles' positions (framing.h). Leaves the effect advanced: restart it.
 Result<Framing> measure(Simulation& sim, EffectHandle effect, const RenderCommandOptions& o,
                         std::size_t emitterCount);
+
+/// The default cameras' vertical field of view (radians, ~40°).
+inline constexpr float kCameraFovY = 0.7f;
+/// The direction from the framed centre towards the eye of a preset: front (slightly above), top,
+/// iso (the diagonal); not normalised.
+glm::vec3 cameraDirection(std::string_view preset);
+/// How far the default camera stands from the framed centre (`--distance`, else what fits the
+/// framing's sphere in the picture).
+float cameraDistance(const RenderCommandOptions& o, const Framing& framing, float aspect);
+/// A perspective camera at `eye` looking at `target`, `distance` away, its clip planes sized for
+/// `framing` — what every perspective default camera is.
+Result<render::Camera> lookingAt(glm::vec3 eye, glm::vec3 target, float distance,
+                                 const Framing& framing, float aspect);
 
 /// The camera of frame `frame` for `o.camera` (orbit, front, top, iso) framing `framing`.
 Result<render::Camera> makeCamera(const RenderCommandOptions& o, const Framing& framing,

@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: MIT
+// mote-view FILE: the interactive viewer (docs/viewer.md). An SDL2 window shows the software
+// renderer's frame in a streaming texture, Dear ImGui's panels over it; the effect file's folder
+// is watched and a saved change is reloaded in place, keeping the camera and the effect time.
+#include "effect_commands.h"
+#include "imgui_sdl_draw.h"
+#include "scene_state.h"
+
+#include <mote/render/image.h>
+#include <mote/runtime/world.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+#include <glm/geometric.hpp>
+#include <glm/trigonometric.hpp>
+
+#include <SDL.h>
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <imgui.h>
+#include <imgui_impl_sdl.h>
+#include <memory>
+#include <string>
+#include <sys/inotify.h>
+#include <unistd.h>
+#include <vector>
+
+namespace mote::view {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kPanelWidth = 340;  // the panels' column, left of the scene
+
+double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// The camera the mouse moves: an orbit about a target. Until the user moves it, the view is
+// `mote render`'s default camera exactly.
+struct Orbit {
+  glm::vec3 target{0.0f};
+  float yaw = 0.0f;    // about +Y; 0 looks from +Z
+  float pitch = 0.0f;  // above the horizon
+  float distance = 1.0f;
+  bool moved = false;  // false: the scene's default camera
+
+  void preset(const SceneState& scene, std::string_view name) {
+    const glm::vec3 d = glm::normalize(cli::cameraDirection(name));
+    target = scene.framing().center;
+    yaw = std::atan2(d.x, d.z);
+    pitch = std::asin(std::clamp(d.y, -1.0f, 1.0f));
+    distance = cli::cameraDistance(scene.options(), scene.framing(), scene.aspect());
+  }
+
+  Result<render::Camera> camera(const SceneState& scene) const {
+    if (!moved) return scene.defaultCamera();
+    const glm::vec3 d(std::cos(pitch) * std::sin(yaw), std::sin(pitch),
+                      std::cos(pitch) * std::cos(yaw));
+    return cli::lookingAt(target + d * distance, target, distance, scene.framing(), scene.aspect());
+  }
+};
+
+// inotify on the effect file's folder: editors save by writing a new file and renaming it over
+// the old, so the folder is watched, and a close-after-write or a rename onto the name counts.
+class FolderWatch {
+ public:
+  explicit FolderWatch(const std::string& file) {
+    const std::filesystem::path path(file);
+    name_ = path.filename().string();
+    fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (fd_ < 0) return;
+    const std::string folder = path.has_parent_path() ? path.parent_path().string() : ".";
+    if (inotify_add_watch(fd_, folder.c_str(), IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE) < 0) {
+      close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~FolderWatch() {
+    if (fd_ >= 0) close(fd_);
+  }
+  FolderWatch(const FolderWatch&) = delete;
+  FolderWatch& operator=(const FolderWatch&) = delete;
+
+  bool watching() const noexcept { return fd_ >= 0; }
+
+  /// True when the file changed since the last call (reads every pending event; never blocks).
+  bool changed() {
+    if (fd_ < 0) return false;
+    bool hit = false;
+    alignas(inotify_event) std::array<char, 4096> buffer;
+    for (;;) {
+      const ssize_t n = read(fd_, buffer.data(), buffer.size());
+      if (n <= 0) break;
+      for (ssize_t at = 0; at < n;) {
+        const auto* e = reinterpret_cast<const inotify_event*>(buffer.data() + at);
+        if (e->len > 0 && name_ == e->name) hit = true;
+        at += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
+      }
+    }
+    return hit;
+  }
+
+ private:
+  int fd_ = -1;
+  std::string name_;
+};
+
+struct ViewOptions {
+  cli::RenderCommandOptions scene;
+  std::string screenshot;  // --screenshot: the scene at --time, written as PNG
+  bool quit = false;       // --quit: exit after the screenshot
+  double quitAfter = 0.0;  // --quit-after: end an interactive run after this much wall time
+  std::string windowShot;  // --window-screenshot: the whole window, UI included, at the end
+  double length = 10.0;    // the timeline's length, s
+  bool paused = false;
+};
+
+// The scripted path: the frame at --time written as `mote render --frames 1` writes it.
+int screenshotOnly(const ViewOptions& v) {
+  std::vector<std::string> messages;
+  cli::RenderCommandOptions o = v.scene;
+  o.frames = 1;  // framed as `mote render --time T --frames 1` frames it
+  std::unique_ptr<SceneState> scene = SceneState::load(o, messages);
+  if (scene == nullptr) return 1;
+  Result<render::Camera> camera = scene->defaultCamera();
+  render::Image image;
+  Status drawn = camera.ok() ? scene->draw(*camera, image) : camera.status();
+  if (drawn.ok()) drawn = render::writePng(image, v.screenshot);
+  if (!drawn.ok()) {
+    fmt::print(stderr, "mote-view: {}\n", drawn.message());
+    return 1;
+  }
+  fmt::print("{}: the scene at {:.3f} s, {}x{}\n", v.screenshot, scene->time(), image.width(),
+             image.height());
+  return 0;
+}
+
+// What the window shows now, UI included, as PNG.
+Status writeWindow(SDL_Renderer* renderer, const std::string& path) {
+  int width = 0;
+  int height = 0;
+  if (SDL_GetRendererOutputSize(renderer, &width, &height) != 0)
+    return Status(StatusCode::Internal, SDL_GetError());
+  Result<render::Image> image =
+      render::Image::create(static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(height));
+  if (!image.ok()) return image.status();
+  if (SDL_RenderReadPixels(renderer, nullptr, SDL_PIXELFORMAT_ABGR8888, image->pixels().data(),
+                           static_cast<int>(image->stride())) != 0)
+    return Status(StatusCode::Internal, SDL_GetError());
+  return render::writePng(*image, path);
+}
+
+// The window's SDL objects, released in order.
+struct Window {
+  SDL_Window* window = nullptr;
+  SDL_Renderer* renderer = nullptr;
+  SDL_Texture* texture = nullptr;
+  ~Window() {
+    if (texture != nullptr) SDL_DestroyTexture(texture);
+    if (renderer != nullptr) SDL_DestroyRenderer(renderer);
+    if (window != nullptr) SDL_DestroyWindow(window);
+    SDL_Quit();
+  }
+};
+
+class Viewer {
+ public:
+  Viewer(ViewOptions options, std::unique_ptr<SceneState> scene)
+      : v_(std::move(options)), scene_(std::move(scene)), watch_(v_.scene.input) {
+    paused_ = v_.paused;
+    orbit_.preset(*scene_, v_.scene.camera == "top" ? "top" : "front");
+  }
+
+  int run();
+
+ private:
+  void reload();
+  void handle(const SDL_Event& e);
+  void panels();
+  Status step(double wallSeconds);
+
+  ViewOptions v_;
+  std::unique_ptr<SceneState> scene_;
+  FolderWatch watch_;
+  Orbit orbit_;
+  render::Image image_;
+  std::vector<std::string> errors_;  // the last failed reload's diagnostics
+  std::vector<float> liveHistory_ = std::vector<float>(240, 0.0f);
+  std::size_t historyAt_ = 0;
+  bool paused_ = false;
+  bool loop_ = true;
+  bool quitting_ = false;
+  float speed_ = 1.0f;
+  float viewHeight_ = 360.0f;  // the scene's pixels, for panning
+  float sceneWidth_ = 640.0f;
+  double tickMs_ = 0.0;
+  double drawMs_ = 0.0;
+  std::string note_;  // a one-line message (screenshot written, …)
+};
+
+void Viewer::reload() {
+  std::vector<std::string> messages;
+  cli::RenderCommandOptions o = v_.scene;
+  std::unique_ptr<SceneState> next = SceneState::load(o, messages);
+  if (next == nullptr) {
+    errors_ = std::move(messages);  // the running effect stays
+    return;
+  }
+  const double time = scene_->time();
+  if (Status s = next->seek(time); !s.ok()) {
+    errors_ = {s.message()};
+    return;
+  }
+  scene_ = std::move(next);
+  errors_.clear();
+  fmt::print(stderr, "reloaded {}\n", v_.scene.input);
+}
+
+Status Viewer::step(double wallSeconds) {
+  if (paused_) return {};
+  double dt = std::min(wallSeconds, 0.1) * static_cast<double>(speed_);
+  if (scene_->time() + dt > v_.length) {
+    if (!loop_) {
+      paused_ = true;
+      dt = std::max(0.0, v_.length - scene_->time());
+    } else {
+      return scene_->seek(0.0);
+    }
+  }
+  return scene_->advance(dt);
+}
+
+void Viewer::handle(const SDL_Event& e) {
+  ImGuiIO& io = ImGui::GetIO();
+  if (e.type == SDL_QUIT) quitting_ = true;
+  if (e.type == SDL_KEYDOWN && !io.WantCaptureKeyboard) {
+    switch (e.key.keysym.sym) {
+      case SDLK_SPACE:
+        paused_ = !paused_;
+        break;
+      case SDLK_PERIOD:
+        paused_ = true;
+        if (Status s = scene_->advance(1.0 / 60.0); !s.ok()) errors_ = {s.message()};
+        break;
+      case SDLK_r:
+        if (Status s = scene_->seek(0.0); !s.ok()) errors_ = {s.message()};
+        break;
+      case SDLK_f:
+        orbit_.moved = false;
+        break;
+      case SDLK_1:
+        orbit_.preset(*scene_, "front"), orbit_.moved = true;
+        break;
+      case SDLK_2:
+        orbit_.preset(*scene_, "top"), orbit_.moved = true;
+        break;
+      case SDLK_3:
+        orbit_.preset(*scene_, "iso"), orbit_.moved = true;
+        break;
+      case SDLK_ESCAPE:
+        quitting_ = true;
+        break;
+      default:
+        break;
+    }
+  }
+  if (io.WantCaptureMouse) return;
+  if (e.type == SDL_MOUSEMOTION && e.motion.state != 0) {
+    orbit_.moved = true;
+    const auto dx = static_cast<float>(e.motion.xrel);
+    const auto dy = static_cast<float>(e.motion.yrel);
+    if ((e.motion.state & SDL_BUTTON_LMASK) != 0) {
+      orbit_.yaw -= dx * 0.01f;
+      orbit_.pitch = std::clamp(orbit_.pitch + dy * 0.01f, -1.5f, 1.5f);
+    } else {
+      // Pan in the view plane, a pixel a pixel at the target's distance.
+      const float scale = orbit_.distance * 2.0f * std::tan(cli::kCameraFovY * 0.5f) / viewHeight_;
+      const glm::vec3 right(std::cos(orbit_.yaw), 0.0f, -std::sin(orbit_.yaw));
+      orbit_.target += (-dx * right + dy * glm::vec3(0.0f, 1.0f, 0.0f)) * scale;
+    }
+  }
+  if (e.type == SDL_MOUSEWHEEL) {
+    orbit_.moved = true;
+    orbit_.distance *= std::pow(0.9f, static_cast<float>(e.wheel.y));
+    orbit_.distance = std::clamp(orbit_.distance, 0.05f, 1.0e4f);
+  }
+}
+
+void Viewer::panels() {
+  // The panel column left of the scene.
+  ImGui::SetNextWindowPos(ImVec2(0, 0));
+  ImGui::SetNextWindowSize(ImVec2(static_cast<float>(kPanelWidth), viewHeight_));
+  ImGui::Begin("Mote", nullptr,
+               ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+  ImGui::TextUnformatted(v_.scene.input.c_str());
+  if (ImGui::Button(paused_ ? "Play" : "Pause")) paused_ = !paused_;
+  ImGui::SameLine();
+  if (ImGui::Button("Step")) {
+    paused_ = true;
+    if (Status s = scene_->advance(1.0 / 60.0); !s.ok()) errors_ = {s.message()};
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Restart")) {
+    if (Status s = scene_->seek(0.0); !s.ok()) errors_ = {s.message()};
+  }
+  ImGui::SameLine();
+  ImGui::Checkbox("Loop", &loop_);
+  auto time = static_cast<float>(scene_->time());
+  if (ImGui::SliderFloat("time (s)", &time, 0.0f, static_cast<float>(v_.length), "%.3f")) {
+    if (Status s = scene_->seek(time); !s.ok()) errors_ = {s.message()};
+  }
+  ImGui::SliderFloat("speed", &speed_, 0.1f, 4.0f, "%.1fx");
+  ImGui::Separator();
+  if (ImGui::Button("Front")) orbit_.preset(*scene_, "front"), orbit_.moved = true;
+  ImGui::SameLine();
+  if (ImGui::Button("Top")) orbit_.preset(*scene_, "top"), orbit_.moved = true;
+  ImGui::SameLine();
+  if (ImGui::Button("Iso")) orbit_.preset(*scene_, "iso"), orbit_.moved = true;
+  ImGui::SameLine();
+  if (ImGui::Button("Frame (F)")) orbit_.moved = false;
+  ImGui::Separator();
+  ImGui::Text("tick %.2f ms   draw %.2f ms", tickMs_, drawMs_);
+  Result<const ParticleWorld*> world = scene_->world();
+  std::uint32_t live = 0;
+  if (world.ok() &&
+      ImGui::BeginTable("emitters", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("emitter");
+    ImGui::TableSetupColumn("live");
+    ImGui::TableSetupColumn("cap");
+    ImGui::TableSetupColumn("spawned");
+    ImGui::TableSetupColumn("dropped");
+    ImGui::TableHeadersRow();
+    const auto& emitters = scene_->effect().emitters;
+    for (std::uint32_t i = 0; i < emitters.size(); ++i) {
+      const Result<EmitterStats> st =
+          (*world)->emitterStats((*world)->emitter(scene_->placed(), i));
+      if (!st.ok()) continue;
+      live += st->live;
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(emitters[i].name.c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%u", st->live);
+      ImGui::TableNextColumn();
+      ImGui::Text("%u", st->capacity);
+      ImGui::TableNextColumn();
+      ImGui::Text("%llu", static_cast<unsigned long long>(st->spawned));
+      ImGui::TableNextColumn();
+      ImGui::Text("%llu", static_cast<unsigned long long>(st->dropped));
+    }
+    ImGui::EndTable();
+  }
+  liveHistory_[historyAt_] = static_cast<float>(live);
+  historyAt_ = (historyAt_ + 1) % liveHistory_.size();
+  ImGui::PlotLines("live", liveHistory_.data(), static_cast<int>(liveHistory_.size()),
+                   static_cast<int>(historyAt_), nullptr, 0.0f, FLT_MAX, ImVec2(0, 48));
+  if (!watch_.watching()) ImGui::TextUnformatted("(the folder is not watched: no hot reload)");
+  if (!note_.empty()) ImGui::TextUnformatted(note_.c_str());
+  ImGui::End();
+  if (!errors_.empty()) {
+    ImGui::SetNextWindowPos(ImVec2(static_cast<float>(kPanelWidth) + 8.0f, 8.0f),
+                            ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(std::min(520.0f, sceneWidth_ - 16.0f), 0.0f),
+                             ImGuiCond_FirstUseEver);
+    ImGui::Begin("Errors (the running effect is kept)");
+    for (const std::string& line : errors_)
+      ImGui::TextWrapped("%s", line.c_str());
+    ImGui::End();
+  }
+}
+
+int Viewer::run() {
+  Window w;
+  render::Image probe;
+  Result<render::Camera> first = orbit_.camera(*scene_);
+  if (!first.ok() || !scene_->draw(*first, probe).ok()) {
+    fmt::print(stderr, "mote-view: cannot draw the first frame\n");
+    return 1;
+  }
+  const int sw = static_cast<int>(probe.width());
+  const int sh = static_cast<int>(probe.height());
+  viewHeight_ = static_cast<float>(sh);
+  sceneWidth_ = static_cast<float>(sw);
+  w.window = SDL_CreateWindow(("mote-view — " + v_.scene.input).c_str(), SDL_WINDOWPOS_CENTERED,
+                              SDL_WINDOWPOS_CENTERED, kPanelWidth + sw, sh, 0);
+  if (w.window == nullptr) {
+    fmt::print(stderr, "mote-view: no window: {}\n", SDL_GetError());
+    return 1;
+  }
+  w.renderer = SDL_CreateRenderer(w.window, -1, SDL_RENDERER_SOFTWARE);
+  if (w.renderer == nullptr) {
+    fmt::print(stderr, "mote-view: no renderer: {}\n", SDL_GetError());
+    return 1;
+  }
+  w.texture =
+      SDL_CreateTexture(w.renderer, SDL_PIXELFORMAT_ABGR8888, SDL_TEXTUREACCESS_STREAMING, sw, sh);
+  if (w.texture == nullptr) {
+    fmt::print(stderr, "mote-view: no texture: {}\n", SDL_GetError());
+    return 1;
+  }
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini left in the user's folder
+  ImGui::StyleColorsDark();
+  ImGui_ImplSDL2_InitForSDLRenderer(w.window);
+  ImguiSdlDraw ui;
+  if (!ui.init(w.renderer)) {
+    fmt::print(stderr, "mote-view: no font texture: {}\n", SDL_GetError());
+    return 1;
+  }
+
+  if (watch_.watching()) fmt::print(stderr, "watching {} for changes\n", v_.scene.input);
+  const Clock::time_point started = Clock::now();
+  Clock::time_point last = started;
+  int status = 0;
+  while (!quitting_) {
+    SDL_Event e;
+    while (SDL_PollEvent(&e) != 0) {
+      ImGui_ImplSDL2_ProcessEvent(&e);
+      handle(e);
+    }
+    if (watch_.changed()) reload();
+    const double wall = secondsSince(last);
+    last = Clock::now();
+    const Clock::time_point t0 = Clock::now();
+    if (Status s = step(wall); !s.ok()) errors_ = {s.message()};
+    tickMs_ = secondsSince(t0) * 1e3;
+    const Clock::time_point t1 = Clock::now();
+    Result<render::Camera> camera = orbit_.camera(*scene_);
+    if (camera.ok()) {
+      if (Status s = scene_->draw(*camera, image_); !s.ok()) errors_ = {s.message()};
+    }
+    drawMs_ = secondsSince(t1) * 1e3;
+    if (!image_.empty() && static_cast<int>(image_.width()) == sw &&
+        static_cast<int>(image_.height()) == sh)
+      SDL_UpdateTexture(w.texture, nullptr, image_.pixels().data(),
+                        static_cast<int>(image_.stride()));
+    ImGui_ImplSDL2_NewFrame();
+    ImGui::NewFrame();
+    panels();
+    ImGui::Render();
+    SDL_RenderClear(w.renderer);
+    const SDL_Rect sceneRect{kPanelWidth, 0, sw, sh};
+    SDL_RenderCopy(w.renderer, w.texture, nullptr, &sceneRect);
+    ui.draw(ImGui::GetDrawData());
+    if (v_.quitAfter > 0.0 && secondsSince(started) >= v_.quitAfter) quitting_ = true;
+    if (quitting_ && !v_.windowShot.empty()) {
+      if (Status s = writeWindow(w.renderer, v_.windowShot); !s.ok()) {
+        fmt::print(stderr, "mote-view: {}\n", s.message());
+        status = 1;
+      }
+    }
+    SDL_RenderPresent(w.renderer);
+    SDL_Delay(1);
+  }
+  ImGui_ImplSDL2_Shutdown();
+  ImGui::DestroyContext();
+  return status;
+}
+
+}  // namespace
+}  // namespace mote::view
+
+int main(int argc, char** argv) {
+  using mote::view::ViewOptions;
+  CLI::App app{"mote-view: play, inspect and hot-reload a Mote effect (docs/viewer.md)"};
+  ViewOptions v;
+  mote::cli::RenderCommandOptions& o = v.scene;
+  o.size = "960x540";
+  app.add_option("file", o.input, "The effect: .json, .motefx or NWN .mdl")->required();
+  app.add_option("--size", o.size, "The scene's size, WxH (the window's at start)");
+  app.add_option("--time", o.time, "Effect time to start at, s")->check(CLI::Range(0.0, 3600.0));
+  app.add_option("--length", v.length, "The timeline's length, s")->check(CLI::Range(0.1, 3600.0));
+  app.add_option("--camera", o.camera, "front, top, iso or orbit: the default camera");
+  app.add_option("--transparency", o.transparency, "emitter, sorted or oit");
+  app.add_option("--background", o.background, "Background colour, hex");
+  app.add_flag(
+      "--no-ground", [&](std::int64_t) { o.ground = false; }, "No ground plane");
+  app.add_option("--circle", o.circle, "Move the effect on a circle of this radius, m")
+      ->check(CLI::Range(0.0, 1000.0));
+  app.add_option("--seed", o.seed, "The effect's seed");
+  app.add_option("--threads", o.threads, "Worker threads (0: the machine's)");
+  app.add_option("--animation", o.animation, ".mdl input: the animation that drives the effect");
+  app.add_option("--texture-dir", o.textureDirectory, ".mdl input: where NWN textures are found");
+  app.add_option("--screenshot", v.screenshot,
+                 "Write the scene at --time as PNG (as mote render --frames 1 writes it)");
+  app.add_flag("--quit", v.quit, "With --screenshot: exit after writing it, no window");
+  app.add_option("--quit-after", v.quitAfter, "End an interactive run after this many seconds")
+      ->check(CLI::Range(0.0, 86400.0));
+  app.add_flag("--paused", v.paused, "Start paused");
+  app.add_option("--window-screenshot", v.windowShot,
+                 "With --quit-after: the whole window, UI included, as PNG at the end");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 1;
+  }
+  if (!v.screenshot.empty()) {
+    const int written = mote::view::screenshotOnly(v);
+    if (written != 0 || v.quit) return written;
+  } else if (v.quit) {
+    fmt::print(stderr, "mote-view: --quit needs --screenshot\n");
+    return 1;
+  }
+  std::vector<std::string> messages;
+  std::unique_ptr<mote::view::SceneState> scene = mote::view::SceneState::load(o, messages);
+  if (scene == nullptr) return 1;
+  if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+    fmt::print(stderr, "mote-view: SDL cannot start its video: {}\n", SDL_GetError());
+    return 1;
+  }
+  mote::view::Viewer viewer(std::move(v), std::move(scene));
+  return viewer.run();
+}

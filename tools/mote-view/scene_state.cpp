@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+#include "scene_state.h"
+
+#include "effect_commands.h"
+
+#include <fmt/core.h>
+
+#include <utility>
+
+namespace mote::view {
+
+std::unique_ptr<SceneState> SceneState::load(const cli::RenderCommandOptions& options,
+                                             std::vector<std::string>& messages) {
+  messages.clear();
+  const auto fail = [&](const std::string& message) -> std::unique_ptr<SceneState> {
+    fmt::print(stderr, "{}\n", message);
+    messages.push_back(message);
+    return nullptr;
+  };
+  std::unique_ptr<SceneState> s(new SceneState());
+  s->options_ = options;
+  Result<cli::SceneSettings> settings = cli::sceneSettings(options);
+  if (!settings.ok()) return fail(settings.status().message());
+  s->settings_ = std::move(settings).takeValue();
+  if (!cli::loadCompiledEffect(options.input, s->effect_,
+                               {options.animation, options.textureDirectory}, nullptr, &messages))
+    return nullptr;
+  Result<std::unique_ptr<ThreadPool>> pool = ThreadPool::create(options.threads);
+  if (!pool.ok()) return fail(pool.status().message());
+  s->pool_ = std::move(pool).takeValue();
+  cli::PlaceOptions place;
+  place.jobs = s->pool_.get();
+  place.seed = options.seed;
+  place.transform = cli::transformAt(options, 0.0);
+  Result<std::unique_ptr<cli::Simulation>> made = cli::placeEffect(s->effect_, place, s->placed_);
+  if (!made.ok()) return fail(options.input + ": " + made.status().message());
+  s->sim_ = std::move(made).takeValue();
+  s->clock_.emplace(cli::Clock{*s->sim_, s->placed_, s->options_});
+  const Result<cli::Framing> framing =
+      cli::measure(*s->sim_, s->placed_, s->options_, s->effect_.emitters.size());
+  if (!framing.ok()) return fail(options.input + ": " + framing.status().message());
+  s->framing_ = *framing;
+  render::RendererOptions ro = s->settings_.renderer;
+  ro.jobs = s->pool_.get();
+  Result<render::ParticleRenderer> renderer = render::ParticleRenderer::create(ro);
+  if (!renderer.ok()) return fail(options.input + ": " + renderer.status().message());
+  s->renderer_.emplace(std::move(renderer).takeValue());
+  if (Status r = s->seek(options.time); !r.ok()) return fail(options.input + ": " + r.message());
+  return s;
+}
+
+Status SceneState::seek(double time) {
+  return clock_->seek(time);
+}
+
+Status SceneState::advance(double seconds) {
+  return clock_->advance(seconds);
+}
+
+float SceneState::aspect() const noexcept {
+  return static_cast<float>(settings_.width) / static_cast<float>(settings_.height);
+}
+
+Result<render::Camera> SceneState::defaultCamera() const {
+  return cli::makeCamera(options_, framing_, aspect(), 0);
+}
+
+Status SceneState::draw(const render::Camera& camera, render::Image& image) {
+  Result<const ParticleWorld*> world = sim_->world();
+  if (!world.ok()) return world.status();
+  return renderer_->render(**world, camera, image);
+}
+
+}  // namespace mote::view

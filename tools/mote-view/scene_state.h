@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+// mote-view's model (docs/viewer.md): one effect loaded, placed in a world of its own and drawn
+// by the software renderer, at an effect time reached by the clock `mote render` uses — so the
+// frame it shows at time T is the frame `mote render --time T` writes. No SDL here: the window
+// (main.cpp) drives it, and the scripted screenshot uses it alone. Single-threaded; loading
+// allocates, a steady frame allocates nothing in the runtime (the renderer's own buffers grow
+// once).
+#pragma once
+
+#include "render_command.h"
+#include "scene.h"
+
+#include <mote/bytecode/compiled_effect.h>
+#include <mote/core/job_system.h>
+#include <mote/render/image.h>
+#include <mote/render/particle_renderer.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mote::view {
+
+/// An effect loaded and placed, with its framing and renderer.
+class SceneState {
+ public:
+  /// Loads `options.input` (.json, .motefx, .mdl), places it and measures its framing over the
+  /// clip `mote render` would draw (options.time, frames, fps), then rewinds it to options.time.
+  /// On failure, the diagnostics (also printed on stderr) come back in `messages`.
+  static std::unique_ptr<SceneState> load(const cli::RenderCommandOptions& options,
+                                          std::vector<std::string>& messages);
+
+  /// The frame at effect time `time` (restart, then the one clock's steps).
+  Status seek(double time);
+  /// Advances the effect time by `seconds` (≥ 0).
+  Status advance(double seconds);
+  double time() const noexcept { return clock_->now; }
+
+  /// Draws the world at its current time into `image` with `camera` (sized to the options' size).
+  Status draw(const render::Camera& camera, render::Image& image);
+  /// `mote render`'s camera for frame 0 of its clip.
+  Result<render::Camera> defaultCamera() const;
+
+  const cli::RenderCommandOptions& options() const noexcept { return options_; }
+  const cli::Framing& framing() const noexcept { return framing_; }
+  const bytecode::CompiledEffect& effect() const noexcept { return effect_; }
+  Result<const ParticleWorld*> world() { return sim_->world(); }
+  EffectHandle placed() const noexcept { return placed_; }
+  float aspect() const noexcept;
+
+ private:
+  SceneState() = default;
+
+  cli::RenderCommandOptions options_;
+  bytecode::CompiledEffect effect_;
+  std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<cli::Simulation> sim_;
+  EffectHandle placed_;
+  std::optional<cli::Clock> clock_;
+  cli::Framing framing_;
+  cli::SceneSettings settings_;
+  std::optional<render::ParticleRenderer> renderer_;
+};
+
+}  // namespace mote::view
