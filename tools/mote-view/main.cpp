@@ -129,6 +129,7 @@ int screenshotOnly(const ViewOptions& v) {
   Result<render::Camera> camera = scene->defaultCamera();
   render::Image image;
   Status drawn = camera.ok() ? scene->draw(*camera, image) : camera.status();
+  if (drawn.ok()) drawn = cli::makeParentFolder(v.screenshot);
   if (drawn.ok()) drawn = render::writePng(image, v.screenshot);
   if (!drawn.ok()) {
     fmt::print(stderr, "mote-view: {}\n", drawn.message());
@@ -151,6 +152,7 @@ Status writeWindow(SDL_Renderer* renderer, const std::string& path) {
   if (SDL_RenderReadPixels(renderer, nullptr, SDL_PIXELFORMAT_ABGR8888, image->pixels().data(),
                            static_cast<int>(image->stride())) != 0)
     return Status(StatusCode::Internal, SDL_GetError());
+  MOTE_RETURN_IF_ERROR(cli::makeParentFolder(path));
   return render::writePng(*image, path);
 }
 
@@ -311,7 +313,7 @@ void Viewer::panels() {
   ImGui::Checkbox("Loop", &loop_);
   auto time = static_cast<float>(scene_->time());
   if (ImGui::SliderFloat("time (s)", &time, 0.0f, static_cast<float>(v_.length), "%.3f")) {
-    if (Status s = scene_->seek(time); !s.ok()) errors_ = {s.message()};
+    if (Status s = scene_->seek(static_cast<double>(time)); !s.ok()) errors_ = {s.message()};
   }
   ImGui::SliderFloat("speed", &speed_, 0.1f, 4.0f, "%.1fx");
   ImGui::Separator();

@@ -146,6 +146,15 @@ bool importMdlEffect(const std::string& input, const MdlOptions& mdl, authoring:
 
 }  // namespace
 
+Status makeParentFolder(const std::string& path) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (parent.empty()) return {};
+  std::error_code ec;
+  std::filesystem::create_directories(parent, ec);
+  if (ec) return ioError("cannot create " + parent.string() + ": " + ec.message());
+  return {};
+}
+
 int runImportMdl(const std::string& input, const std::string& output, const MdlOptions& mdl,
                  bool listAnimations) {
   if (listAnimations) {
@@ -174,13 +183,9 @@ int runImportMdl(const std::string& input, const std::string& output, const MdlO
   if (!importMdlEffect(input, mdl, effect, &summary)) return 1;
   const std::string& animation = summary.animation;
   const std::size_t warnings = summary.diagnostics.size();
-  if (const auto parent = std::filesystem::path(output).parent_path(); !parent.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(parent, ec);
-    if (ec) {
-      fmt::print(stderr, "error: cannot create {}: {}\n", parent.string(), ec.message());
-      return 1;
-    }
+  if (const Status made = makeParentFolder(output); !made.ok()) {
+    fmt::print(stderr, "error: {}\n", made.message());
+    return 1;
   }
   const Status written = authoring::saveEffectFile(effect, output);
   if (!written.ok()) {

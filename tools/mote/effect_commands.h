@@ -2,6 +2,8 @@
 // The effect-file subcommands of the mote tool.
 #pragma once
 
+#include <mote/core/status.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -32,6 +34,10 @@ struct CompiledEffect;
 }
 
 namespace mote::cli {
+
+/// Creates the folder an output file is written into (and its parents), if any is missing.
+/// IoError "cannot create DIR: why".
+Status makeParentFolder(const std::string& path);
 
 /// True when `s` ends with `suffix`.
 bool endsWith(const std::string& s, std::string_view suffix);

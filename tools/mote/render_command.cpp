@@ -193,11 +193,7 @@ int runRender(const RenderCommandOptions& o) {
   }
   if (tty) fmt::print(stderr, "\n");
 
-  if (const auto parent = std::filesystem::path(out).parent_path(); !parent.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(parent, ec);
-    if (ec) return fail("cannot create " + parent.string() + ": " + ec.message());
-  }
+  if (const Status folder = makeParentFolder(out); !folder.ok()) return fail(folder.message());
   Status written;
   switch (kind) {
     case Kind::Gif: {
