@@ -4,6 +4,7 @@
 // is watched and a saved change is reloaded in place, keeping the camera and the effect time.
 #include "effect_commands.h"
 #include "imgui_sdl_draw.h"
+#include "inspect.h"
 #include "scene_state.h"
 
 #include <mote/render/image.h>
@@ -19,10 +20,13 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <imgui.h>
 #include <imgui_impl_sdl.h>
 #include <memory>
+#include <optional>
 #include <string>
 #include <sys/inotify.h>
 #include <unistd.h>
@@ -54,6 +58,12 @@ struct Orbit {
     yaw = std::atan2(d.x, d.z);
     pitch = std::asin(std::clamp(d.y, -1.0f, 1.0f));
     distance = cli::cameraDistance(scene.options(), scene.framing(), scene.aspect());
+  }
+
+  /// A preset the user chose: the orbit leaves the default camera.
+  void jump(const SceneState& scene, std::string_view name) {
+    preset(scene, name);
+    moved = true;
   }
 
   Result<render::Camera> camera(const SceneState& scene) const {
@@ -115,6 +125,7 @@ struct ViewOptions {
   bool quit = false;       // --quit: exit after the screenshot
   double quitAfter = 0.0;  // --quit-after: end an interactive run after this much wall time
   std::string windowShot;  // --window-screenshot: the whole window, UI included, at the end
+  std::string pick;        // --pick X,Y: click the scene pixel (X, Y) on the first frame
   double length = 10.0;    // the timeline's length, s
   bool paused = false;
 };
@@ -171,10 +182,20 @@ struct Window {
 
 class Viewer {
  public:
-  Viewer(ViewOptions options, std::unique_ptr<SceneState> scene)
-      : v_(std::move(options)), scene_(std::move(scene)), watch_(v_.scene.input) {
+  Viewer(ViewOptions options, std::unique_ptr<SceneState> scene, std::vector<std::string> warnings)
+      : v_(std::move(options)),
+        scene_(std::move(scene)),
+        watch_(v_.scene.input),
+        warnings_(std::move(warnings)) {
     paused_ = v_.paused;
     orbit_.preset(*scene_, v_.scene.camera == "top" ? "top" : "front");
+    ground_ = v_.scene.ground;
+    transparency_ = v_.scene.transparency == "sorted" ? 1 : v_.scene.transparency == "oit" ? 2 : 0;
+    const std::string& hex = v_.scene.background;
+    const unsigned long rgb =
+        std::strtoul(hex.c_str() + (!hex.empty() && hex[0] == '#' ? 1 : 0), nullptr, 16);
+    for (std::size_t c = 0; c < 3; ++c)
+      background_[c] = static_cast<float>((rgb >> (16 - 8 * c)) & 0xFFu) / 255.0f;
   }
 
   int run();
@@ -183,7 +204,13 @@ class Viewer {
   void reload();
   void handle(const SDL_Event& e);
   void panels();
+  void stylePanel();
+  void particlePanel();
   Status step(double wallSeconds);
+  void markPicked();
+  void pickAt(glm::vec2 scenePixel);
+  void capture(bool gif);
+  void restyle();
 
   ViewOptions v_;
   std::unique_ptr<SceneState> scene_;
@@ -201,13 +228,25 @@ class Viewer {
   float sceneWidth_ = 640.0f;
   double tickMs_ = 0.0;
   double drawMs_ = 0.0;
-  std::string note_;  // a one-line message (screenshot written, …)
+  std::string note_;                      // a one-line message (screenshot written, …)
+  std::vector<std::string> warnings_;     // the loaded effect's warnings (NWN importer, compiler)
+  std::optional<render::Camera> camera_;  // the frame's camera
+  std::optional<PickedParticle> picked_;
+  std::optional<ParticleReadout> readout_;
+  int downX_ = 0;  // where the left button went down, to tell a click from a drag
+  int downY_ = 0;
+  bool dragged_ = false;
+  bool ground_ = true;
+  int transparency_ = 0;               // emitter, sorted, oit
+  std::array<float, 3> background_{};  // sRGB
 };
 
 void Viewer::reload() {
+  const Clock::time_point started = Clock::now();
   std::vector<std::string> messages;
-  cli::RenderCommandOptions o = v_.scene;
-  std::unique_ptr<SceneState> next = SceneState::load(o, messages);
+  // The running scene's options (its look as changed in the panel), its framing kept.
+  const cli::Framing framing = scene_->framing();
+  std::unique_ptr<SceneState> next = SceneState::load(scene_->options(), messages, &framing);
   if (next == nullptr) {
     errors_ = std::move(messages);  // the running effect stays
     return;
@@ -219,7 +258,9 @@ void Viewer::reload() {
   }
   scene_ = std::move(next);
   errors_.clear();
-  fmt::print(stderr, "reloaded {}\n", v_.scene.input);
+  warnings_ = std::move(messages);
+  picked_.reset();
+  fmt::print(stderr, "reloaded {} in {:.0f} ms\n", v_.scene.input, secondsSince(started) * 1e3);
 }
 
 Status Viewer::step(double wallSeconds) {
@@ -255,13 +296,19 @@ void Viewer::handle(const SDL_Event& e) {
         orbit_.moved = false;
         break;
       case SDLK_1:
-        orbit_.preset(*scene_, "front"), orbit_.moved = true;
+        orbit_.jump(*scene_, "front");
         break;
       case SDLK_2:
-        orbit_.preset(*scene_, "top"), orbit_.moved = true;
+        orbit_.jump(*scene_, "top");
         break;
       case SDLK_3:
-        orbit_.preset(*scene_, "iso"), orbit_.moved = true;
+        orbit_.jump(*scene_, "iso");
+        break;
+      case SDLK_p:
+        capture(false);
+        break;
+      case SDLK_g:
+        capture(true);
         break;
       case SDLK_ESCAPE:
         quitting_ = true;
@@ -271,7 +318,23 @@ void Viewer::handle(const SDL_Event& e) {
     }
   }
   if (io.WantCaptureMouse) return;
+  if (e.type == SDL_MOUSEBUTTONDOWN && e.button.button == SDL_BUTTON_LEFT) {
+    downX_ = e.button.x;
+    downY_ = e.button.y;
+    dragged_ = false;
+  }
+  if (e.type == SDL_MOUSEBUTTONUP && e.button.button == SDL_BUTTON_LEFT && !dragged_ && camera_) {
+    // A click (no drag): pick the particle under it, or none.
+    Result<const ParticleWorld*> world = scene_->world();
+    if (world.ok()) {
+      const glm::vec2 at(static_cast<float>(e.button.x - kPanelWidth),
+                         static_cast<float>(e.button.y));
+      pickAt(at);
+    }
+  }
   if (e.type == SDL_MOUSEMOTION && e.motion.state != 0) {
+    if (std::abs(e.motion.x - downX_) + std::abs(e.motion.y - downY_) > 3) dragged_ = true;
+    if (!dragged_ && (e.motion.state & SDL_BUTTON_LMASK) != 0) return;
     orbit_.moved = true;
     const auto dx = static_cast<float>(e.motion.xrel);
     const auto dy = static_cast<float>(e.motion.yrel);
@@ -290,6 +353,109 @@ void Viewer::handle(const SDL_Event& e) {
     orbit_.distance *= std::pow(0.9f, static_cast<float>(e.wheel.y));
     orbit_.distance = std::clamp(orbit_.distance, 0.05f, 1.0e4f);
   }
+}
+
+void Viewer::stylePanel() {
+  bool changed = ImGui::Checkbox("ground", &ground_);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(90.0f);
+  changed |= ImGui::Combo("order", &transparency_, "emitter\0sorted\0oit\0");
+  changed |= ImGui::ColorEdit3("background", background_.data(), ImGuiColorEditFlags_NoInputs);
+  if (changed) restyle();
+}
+
+void Viewer::restyle() {
+  cli::RenderCommandOptions o = scene_->options();
+  o.ground = ground_;
+  o.transparency = transparency_ == 1 ? "sorted" : transparency_ == 2 ? "oit" : "emitter";
+  const auto byte = [](float c) {
+    return static_cast<unsigned>(std::lround(std::clamp(c, 0.0f, 1.0f) * 255.0f));
+  };
+  o.background = fmt::format("{:02x}{:02x}{:02x}", byte(background_[0]), byte(background_[1]),
+                             byte(background_[2]));
+  if (Status s = scene_->restyle(o); !s.ok()) errors_ = {s.message()};
+}
+
+void Viewer::particlePanel() {
+  if (!picked_) return;
+  ImGui::SetNextWindowPos(ImVec2(sceneWidth_ + static_cast<float>(kPanelWidth) - 300.0f, 8.0f),
+                          ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(292.0f, 0.0f), ImGuiCond_FirstUseEver);
+  bool open = true;
+  ImGui::Begin("Particle", &open);
+  if (!readout_) {
+    ImGui::TextUnformatted("it died");
+  } else {
+    for (const std::string& line : readout_->lines)
+      ImGui::TextUnformatted(line.c_str());
+  }
+  ImGui::End();
+  if (!open) picked_.reset();
+}
+
+// Picks the particle nearest the scene pixel (within 12 px), or none; says which on stderr.
+void Viewer::pickAt(glm::vec2 scenePixel) {
+  Result<const ParticleWorld*> world = scene_->world();
+  if (!world.ok() || !camera_) return;
+  picked_ = pickParticle(**world, scene_->placed(),
+                         static_cast<std::uint32_t>(scene_->effect().emitters.size()), *camera_,
+                         scenePixel, glm::uvec2(image_.width(), image_.height()), 12.0f);
+  markPicked();
+  if (!readout_) {
+    fmt::print(stderr, "picked nothing at {:.0f},{:.0f}\n", scenePixel.x, scenePixel.y);
+    return;
+  }
+  fmt::print(stderr, "picked {}\n", readout_->lines.front());
+  for (std::size_t i = 1; i < readout_->lines.size(); ++i)
+    fmt::print(stderr, "  {}\n", readout_->lines[i]);
+}
+
+// The picked particle read now, and a ring drawn round it in the scene.
+void Viewer::markPicked() {
+  readout_.reset();
+  if (!picked_ || !camera_) return;
+  Result<const ParticleWorld*> world = scene_->world();
+  if (!world.ok()) return;
+  readout_ = readParticle(**world, scene_->placed(), *picked_, *camera_,
+                          glm::uvec2(image_.width(), image_.height()));
+  if (!readout_ || !readout_->onScreen) return;
+  const render::Rgba8 yellow{255, 220, 40, 255};
+  for (int a = 0; a < 64; ++a) {
+    const float t = 6.2831853f * static_cast<float>(a) / 64.0f;
+    const long x = std::lround(readout_->pixel.x + 7.0f * std::cos(t));
+    const long y = std::lround(readout_->pixel.y + 7.0f * std::sin(t));
+    if (x >= 0 && y >= 0 && x < static_cast<long>(image_.width()) &&
+        y < static_cast<long>(image_.height()))
+      image_.setPixel(static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), yellow);
+  }
+}
+
+// P: the scene as PNG; G: 3 s from now as a GIF at 20 frames a second (the effect is advanced
+// through them and paused after). Into out/ under the working directory.
+void Viewer::capture(bool gif) {
+  if (!camera_) return;
+  const std::string stem = std::filesystem::path(v_.scene.input).stem().string();
+  const long ms = std::lround(scene_->time() * 1000.0);
+  const std::string path = fmt::format("out/{}-{}ms.{}", stem, ms, gif ? "gif" : "png");
+  Status s = cli::makeParentFolder(path);
+  if (s.ok() && !gif) {
+    render::Image shot;
+    s = scene_->draw(*camera_, shot);
+    if (s.ok()) s = render::writePng(shot, path);
+  } else if (s.ok()) {
+    paused_ = true;
+    constexpr std::uint32_t kFrames = 60;
+    std::vector<render::Image> frames(kFrames);
+    for (std::uint32_t f = 0; f < kFrames && s.ok(); ++f) {
+      if (f > 0) s = scene_->advance(1.0 / 20.0);
+      if (s.ok()) s = scene_->draw(*camera_, frames[f]);
+    }
+    render::GifOptions options;
+    options.delayCentiseconds = 5;
+    if (s.ok()) s = render::writeGif(frames, path, options);
+  }
+  note_ = s.ok() ? "wrote " + path : s.message();
+  fmt::print(stderr, "{}\n", note_);
 }
 
 void Viewer::panels() {
@@ -317,11 +483,11 @@ void Viewer::panels() {
   }
   ImGui::SliderFloat("speed", &speed_, 0.1f, 4.0f, "%.1fx");
   ImGui::Separator();
-  if (ImGui::Button("Front")) orbit_.preset(*scene_, "front"), orbit_.moved = true;
+  if (ImGui::Button("Front")) orbit_.jump(*scene_, "front");
   ImGui::SameLine();
-  if (ImGui::Button("Top")) orbit_.preset(*scene_, "top"), orbit_.moved = true;
+  if (ImGui::Button("Top")) orbit_.jump(*scene_, "top");
   ImGui::SameLine();
-  if (ImGui::Button("Iso")) orbit_.preset(*scene_, "iso"), orbit_.moved = true;
+  if (ImGui::Button("Iso")) orbit_.jump(*scene_, "iso");
   ImGui::SameLine();
   if (ImGui::Button("Frame (F)")) orbit_.moved = false;
   ImGui::Separator();
@@ -360,9 +526,19 @@ void Viewer::panels() {
   historyAt_ = (historyAt_ + 1) % liveHistory_.size();
   ImGui::PlotLines("live", liveHistory_.data(), static_cast<int>(liveHistory_.size()),
                    static_cast<int>(historyAt_), nullptr, 0.0f, FLT_MAX, ImVec2(0, 48));
+  stylePanel();
+  if (ImGui::Button("Screenshot (P)")) capture(false);
+  ImGui::SameLine();
+  if (ImGui::Button("Record 3 s GIF (G)")) capture(true);
   if (!watch_.watching()) ImGui::TextUnformatted("(the folder is not watched: no hot reload)");
-  if (!note_.empty()) ImGui::TextUnformatted(note_.c_str());
+  if (!note_.empty()) ImGui::TextWrapped("%s", note_.c_str());
+  if (!warnings_.empty() &&
+      ImGui::CollapsingHeader(fmt::format("{} warning(s)###warnings", warnings_.size()).c_str())) {
+    for (const std::string& line : warnings_)
+      ImGui::TextWrapped("%s", line.c_str());
+  }
   ImGui::End();
+  particlePanel();
   if (!errors_.empty()) {
     ImGui::SetNextWindowPos(ImVec2(static_cast<float>(kPanelWidth) + 8.0f, 8.0f),
                             ImGuiCond_FirstUseEver);
@@ -434,7 +610,16 @@ int Viewer::run() {
     const Clock::time_point t1 = Clock::now();
     Result<render::Camera> camera = orbit_.camera(*scene_);
     if (camera.ok()) {
+      camera_ = *camera;
       if (Status s = scene_->draw(*camera, image_); !s.ok()) errors_ = {s.message()};
+      if (!v_.pick.empty()) {
+        float x = 0.0f;
+        float y = 0.0f;
+        char tail = 0;
+        if (std::sscanf(v_.pick.c_str(), "%f,%f%c", &x, &y, &tail) == 2) pickAt({x, y});
+        v_.pick.clear();
+      }
+      markPicked();
     }
     drawMs_ = secondsSince(t1) * 1e3;
     if (!image_.empty() && static_cast<int>(image_.width()) == sw &&
@@ -494,6 +679,14 @@ int main(int argc, char** argv) {
   app.add_option("--quit-after", v.quitAfter, "End an interactive run after this many seconds")
       ->check(CLI::Range(0.0, 86400.0));
   app.add_flag("--paused", v.paused, "Start paused");
+  app.add_option("--pick", v.pick, "X,Y: pick the particle nearest that scene pixel at the start")
+      ->check([](const std::string& text) {
+        float x = 0.0f;
+        float y = 0.0f;
+        char tail = 0;
+        return std::sscanf(text.c_str(), "%f,%f%c", &x, &y, &tail) == 2 ? std::string()
+                                                                        : "must be X,Y";
+      });
   app.add_option("--window-screenshot", v.windowShot,
                  "With --quit-after: the whole window, UI included, as PNG at the end");
   try {
@@ -516,6 +709,6 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "mote-view: SDL cannot start its video: {}\n", SDL_GetError());
     return 1;
   }
-  mote::view::Viewer viewer(std::move(v), std::move(scene));
+  mote::view::Viewer viewer(std::move(v), std::move(scene), std::move(messages));
   return viewer.run();
 }

@@ -10,7 +10,8 @@
 namespace mote::view {
 
 std::unique_ptr<SceneState> SceneState::load(const cli::RenderCommandOptions& options,
-                                             std::vector<std::string>& messages) {
+                                             std::vector<std::string>& messages,
+                                             const cli::Framing* framing) {
   messages.clear();
   const auto fail = [&](const std::string& message) -> std::unique_ptr<SceneState> {
     fmt::print(stderr, "{}\n", message);
@@ -36,10 +37,14 @@ std::unique_ptr<SceneState> SceneState::load(const cli::RenderCommandOptions& op
   if (!made.ok()) return fail(options.input + ": " + made.status().message());
   s->sim_ = std::move(made).takeValue();
   s->clock_.emplace(cli::Clock{*s->sim_, s->placed_, s->options_});
-  const Result<cli::Framing> framing =
-      cli::measure(*s->sim_, s->placed_, s->options_, s->effect_.emitters.size());
-  if (!framing.ok()) return fail(options.input + ": " + framing.status().message());
-  s->framing_ = *framing;
+  if (framing != nullptr) {
+    s->framing_ = *framing;
+  } else {
+    const Result<cli::Framing> measured =
+        cli::measure(*s->sim_, s->placed_, s->options_, s->effect_.emitters.size());
+    if (!measured.ok()) return fail(options.input + ": " + measured.status().message());
+    s->framing_ = *measured;
+  }
   render::RendererOptions ro = s->settings_.renderer;
   ro.jobs = s->pool_.get();
   Result<render::ParticleRenderer> renderer = render::ParticleRenderer::create(ro);
@@ -47,6 +52,23 @@ std::unique_ptr<SceneState> SceneState::load(const cli::RenderCommandOptions& op
   s->renderer_.emplace(std::move(renderer).takeValue());
   if (Status r = s->seek(options.time); !r.ok()) return fail(options.input + ": " + r.message());
   return s;
+}
+
+Status SceneState::restyle(const cli::RenderCommandOptions& options) {
+  cli::RenderCommandOptions next = options;
+  next.input = options_.input;
+  next.size = options_.size;
+  next.time = options_.time;
+  Result<cli::SceneSettings> settings = cli::sceneSettings(next);
+  if (!settings.ok()) return settings.status();
+  render::RendererOptions ro = settings->renderer;
+  ro.jobs = pool_.get();
+  Result<render::ParticleRenderer> renderer = render::ParticleRenderer::create(ro);
+  if (!renderer.ok()) return renderer.status();
+  renderer_.emplace(std::move(renderer).takeValue());
+  settings_ = std::move(settings).takeValue();
+  options_ = std::move(next);
+  return {};
 }
 
 Status SceneState::seek(double time) {

@@ -27,9 +27,13 @@ class SceneState {
  public:
   /// Loads `options.input` (.json, .motefx, .mdl), places it and measures its framing over the
   /// clip `mote render` would draw (options.time, frames, fps), then rewinds it to options.time.
-  /// On failure, the diagnostics (also printed on stderr) come back in `messages`.
+  /// The diagnostics (also printed on stderr) come back in `messages`: warnings on success,
+  /// the errors on failure (null comes back).
+  /// `framing`, when given, is kept instead of measured (a reload keeps the view, and measuring
+  /// simulates the whole clip).
   static std::unique_ptr<SceneState> load(const cli::RenderCommandOptions& options,
-                                          std::vector<std::string>& messages);
+                                          std::vector<std::string>& messages,
+                                          const cli::Framing* framing = nullptr);
 
   /// The frame at effect time `time` (restart, then the one clock's steps).
   Status seek(double time);
@@ -39,6 +43,9 @@ class SceneState {
 
   /// Draws the world at its current time into `image` with `camera` (sized to the options' size).
   Status draw(const render::Camera& camera, render::Image& image);
+  /// Draws with other renderer options (ground, background, transparency…: `options` but its
+  /// input, size and time); the effect and its time are kept. The error names the option.
+  Status restyle(const cli::RenderCommandOptions& options);
   /// `mote render`'s camera for frame 0 of its clip.
   Result<render::Camera> defaultCamera() const;
 
