@@ -244,9 +244,8 @@ class Viewer {
 void Viewer::reload() {
   const Clock::time_point started = Clock::now();
   std::vector<std::string> messages;
-  // The running scene's options (its look as changed in the panel), its framing kept.
-  const cli::Framing framing = scene_->framing();
-  std::unique_ptr<SceneState> next = SceneState::load(scene_->options(), messages, &framing);
+  // The running scene's options (its look as changed in the panel), framing and renderer kept.
+  std::unique_ptr<SceneState> next = SceneState::load(scene_->options(), messages, scene_.get());
   if (next == nullptr) {
     errors_ = std::move(messages);  // the running effect stays
     return;
@@ -256,6 +255,7 @@ void Viewer::reload() {
     errors_ = {s.message()};
     return;
   }
+  next->adoptRenderer(*scene_);
   scene_ = std::move(next);
   errors_.clear();
   warnings_ = std::move(messages);

@@ -11,7 +11,7 @@ namespace mote::view {
 
 std::unique_ptr<SceneState> SceneState::load(const cli::RenderCommandOptions& options,
                                              std::vector<std::string>& messages,
-                                             const cli::Framing* framing) {
+                                             SceneState* previous) {
   messages.clear();
   const auto fail = [&](const std::string& message) -> std::unique_ptr<SceneState> {
     fmt::print(stderr, "{}\n", message);
@@ -37,21 +37,32 @@ std::unique_ptr<SceneState> SceneState::load(const cli::RenderCommandOptions& op
   if (!made.ok()) return fail(options.input + ": " + made.status().message());
   s->sim_ = std::move(made).takeValue();
   s->clock_.emplace(cli::Clock{*s->sim_, s->placed_, s->options_});
-  if (framing != nullptr) {
-    s->framing_ = *framing;
+  if (previous != nullptr) {
+    s->framing_ = previous->framing_;
   } else {
     const Result<cli::Framing> measured =
         cli::measure(*s->sim_, s->placed_, s->options_, s->effect_.emitters.size());
     if (!measured.ok()) return fail(options.input + ": " + measured.status().message());
     s->framing_ = *measured;
   }
+  if (Status r = s->seek(options.time); !r.ok()) return fail(options.input + ": " + r.message());
+  if (previous != nullptr) return s;  // the renderer comes with adoptRenderer()
   render::RendererOptions ro = s->settings_.renderer;
   ro.jobs = s->pool_.get();
   Result<render::ParticleRenderer> renderer = render::ParticleRenderer::create(ro);
   if (!renderer.ok()) return fail(options.input + ": " + renderer.status().message());
   s->renderer_.emplace(std::move(renderer).takeValue());
-  if (Status r = s->seek(options.time); !r.ok()) return fail(options.input + ": " + r.message());
   return s;
+}
+
+void SceneState::adoptRenderer(SceneState& previous) {
+  renderer_ = std::move(previous.renderer_);
+  previous.renderer_.reset();
+  settings_ = previous.settings_;
+  // The renderer's jobs are the previous scene's workers: they come over with it (its world
+  // goes with the previous scene, and never runs on them again).
+  drawPool_ =
+      previous.drawPool_ != nullptr ? std::move(previous.drawPool_) : std::move(previous.pool_);
 }
 
 Status SceneState::restyle(const cli::RenderCommandOptions& options) {
@@ -62,7 +73,7 @@ Status SceneState::restyle(const cli::RenderCommandOptions& options) {
   Result<cli::SceneSettings> settings = cli::sceneSettings(next);
   if (!settings.ok()) return settings.status();
   render::RendererOptions ro = settings->renderer;
-  ro.jobs = pool_.get();
+  ro.jobs = drawPool_ != nullptr ? drawPool_.get() : pool_.get();
   Result<render::ParticleRenderer> renderer = render::ParticleRenderer::create(ro);
   if (!renderer.ok()) return renderer.status();
   renderer_.emplace(std::move(renderer).takeValue());

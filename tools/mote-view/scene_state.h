@@ -29,14 +29,19 @@ class SceneState {
   /// clip `mote render` would draw (options.time, frames, fps), then rewinds it to options.time.
   /// The diagnostics (also printed on stderr) come back in `messages`: warnings on success,
   /// the errors on failure (null comes back).
-  /// `framing`, when given, is kept instead of measured (a reload keeps the view, and measuring
-  /// simulates the whole clip).
+  /// A reload passes the running scene as `previous`: its framing is kept instead of measured
+  /// (measuring simulates the whole clip), and no renderer is made — adoptRenderer() takes over
+  /// the previous one once the reload has succeeded.
   static std::unique_ptr<SceneState> load(const cli::RenderCommandOptions& options,
                                           std::vector<std::string>& messages,
-                                          const cli::Framing* framing = nullptr);
+                                          SceneState* previous = nullptr);
 
   /// The frame at effect time `time` (restart, then the one clock's steps).
   Status seek(double time);
+  /// Takes over `previous`'s renderer, its look and its workers (creating a renderer costs ~0.3
+  /// s; its texture cache is by name, so the reloaded effect draws the same files); `previous`
+  /// can no longer draw.
+  void adoptRenderer(SceneState& previous);
   /// Advances the effect time by `seconds` (≥ 0).
   Status advance(double seconds);
   double time() const noexcept { return clock_->now; }
@@ -61,7 +66,8 @@ class SceneState {
 
   cli::RenderCommandOptions options_;
   bytecode::CompiledEffect effect_;
-  std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<ThreadPool> pool_;      // the simulation's workers
+  std::unique_ptr<ThreadPool> drawPool_;  // an adopted renderer's, when not pool_
   std::unique_ptr<cli::Simulation> sim_;
   EffectHandle placed_;
   std::optional<cli::Clock> clock_;
