@@ -1,30 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "inspect.h"
 
+#include "scene.h"
+
 #include <mote/bytecode/compiled_effect.h>
 
 #include <fmt/core.h>
-#include <glm/gtc/quaternion.hpp>
 #include <glm/mat4x4.hpp>
 
 #include <cmath>
 
 namespace mote::view {
 namespace {
-
-// Particle k's position in world space (local and emitter-attached layouts are emitter space).
-glm::vec3 worldPosition(const EmitterView& v, std::uint32_t k) {
-  const auto p = static_cast<std::size_t>(v.emitter->channels.position);
-  glm::vec3 pos(v.streams[p][k], v.streams[p + 1][k], v.streams[p + 2][k]);
-  if (bytecode::movesWithEmitter(v.emitter->space)) {
-    const glm::quat q(v.transform.rotation[3], v.transform.rotation[0], v.transform.rotation[1],
-                      v.transform.rotation[2]);
-    const glm::vec3 origin(v.transform.position[0], v.transform.position[1],
-                           v.transform.position[2]);
-    pos = origin + q * pos;
-  }
-  return pos;
-}
 
 // The pixel `pos` projects to (origin top left, as the renderer's images); nullopt behind the eye.
 std::optional<glm::vec2> project(const glm::mat4& viewProjection, glm::vec3 pos,
@@ -49,7 +36,7 @@ std::optional<PickedParticle> pickParticle(const ParticleWorld& world, EffectHan
     const Result<EmitterView> v = world.view(world.emitter(effect, e));
     if (!v.ok() || v->live == 0 || v->emitter->channels.position < 0 || v->ids == nullptr) continue;
     for (std::uint32_t k = 0; k < v->live; ++k) {
-      const std::optional<glm::vec2> at = project(vp, worldPosition(*v, k), viewport);
+      const std::optional<glm::vec2> at = project(vp, cli::particleWorldPosition(*v, k), viewport);
       if (!at) continue;
       const float d = std::hypot(at->x - pixel.x, at->y - pixel.y);
       if (d <= bestDistance) {
@@ -72,8 +59,8 @@ std::optional<ParticleReadout> readParticle(const ParticleWorld& world, EffectHa
   if (k == v->live) return std::nullopt;
   ParticleReadout out;
   if (v->emitter->channels.position >= 0) {
-    const std::optional<glm::vec2> at =
-        project(camera.projectionMatrix() * camera.viewMatrix(), worldPosition(*v, k), viewport);
+    const std::optional<glm::vec2> at = project(camera.projectionMatrix() * camera.viewMatrix(),
+                                                cli::particleWorldPosition(*v, k), viewport);
     out.onScreen = at.has_value();
     if (at) out.pixel = *at;
   }

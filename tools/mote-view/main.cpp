@@ -125,8 +125,8 @@ struct ViewOptions {
   bool quit = false;       // --quit: exit after the screenshot
   double quitAfter = 0.0;  // --quit-after: end an interactive run after this much wall time
   std::string windowShot;  // --window-screenshot: the whole window, UI included, at the end
-  std::string pick;        // --pick X,Y: click the scene pixel (X, Y) on the first frame
-  double length = 10.0;    // the timeline's length, s
+  std::optional<glm::vec2> pickAt;  // --pick X,Y: click the scene pixel (X, Y) on the first frame
+  double length = 10.0;             // the timeline's length, s
   bool paused = false;
 };
 
@@ -191,11 +191,7 @@ class Viewer {
     orbit_.preset(*scene_, v_.scene.camera == "top" ? "top" : "front");
     ground_ = v_.scene.ground;
     transparency_ = v_.scene.transparency == "sorted" ? 1 : v_.scene.transparency == "oit" ? 2 : 0;
-    const std::string& hex = v_.scene.background;
-    const unsigned long rgb =
-        std::strtoul(hex.c_str() + (!hex.empty() && hex[0] == '#' ? 1 : 0), nullptr, 16);
-    for (std::size_t c = 0; c < 3; ++c)
-      background_[c] = static_cast<float>((rgb >> (16 - 8 * c)) & 0xFFu) / 255.0f;
+    cli::parseHexColor(v_.scene.background, background_);  // checked by the scene's load
   }
 
   int run();
@@ -244,15 +240,13 @@ class Viewer {
 void Viewer::reload() {
   const Clock::time_point started = Clock::now();
   std::vector<std::string> messages;
-  // The running scene's options (its look as changed in the panel), framing and renderer kept.
-  std::unique_ptr<SceneState> next = SceneState::load(scene_->options(), messages, scene_.get());
+  // The running scene's options (its look as changed in the panel) at its time; its framing
+  // and renderer kept.
+  cli::RenderCommandOptions o = scene_->options();
+  o.time = scene_->time();
+  std::unique_ptr<SceneState> next = SceneState::load(o, messages, scene_.get());
   if (next == nullptr) {
     errors_ = std::move(messages);  // the running effect stays
-    return;
-  }
-  const double time = scene_->time();
-  if (Status s = next->seek(time); !s.ok()) {
-    errors_ = {s.message()};
     return;
   }
   next->adoptRenderer(*scene_);
@@ -612,12 +606,9 @@ int Viewer::run() {
     if (camera.ok()) {
       camera_ = *camera;
       if (Status s = scene_->draw(*camera, image_); !s.ok()) errors_ = {s.message()};
-      if (!v_.pick.empty()) {
-        float x = 0.0f;
-        float y = 0.0f;
-        char tail = 0;
-        if (std::sscanf(v_.pick.c_str(), "%f,%f%c", &x, &y, &tail) == 2) pickAt({x, y});
-        v_.pick.clear();
+      if (v_.pickAt) {
+        pickAt(*v_.pickAt);
+        v_.pickAt.reset();
       }
       markPicked();
     }
@@ -679,14 +670,8 @@ int main(int argc, char** argv) {
   app.add_option("--quit-after", v.quitAfter, "End an interactive run after this many seconds")
       ->check(CLI::Range(0.0, 86400.0));
   app.add_flag("--paused", v.paused, "Start paused");
-  app.add_option("--pick", v.pick, "X,Y: pick the particle nearest that scene pixel at the start")
-      ->check([](const std::string& text) {
-        float x = 0.0f;
-        float y = 0.0f;
-        char tail = 0;
-        return std::sscanf(text.c_str(), "%f,%f%c", &x, &y, &tail) == 2 ? std::string()
-                                                                        : "must be X,Y";
-      });
+  std::string pick;
+  app.add_option("--pick", pick, "X,Y: pick the particle nearest that scene pixel at the start");
   app.add_option("--window-screenshot", v.windowShot,
                  "With --quit-after: the whole window, UI included, as PNG at the end");
   try {
@@ -694,6 +679,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 1;
+  }
+  if (!pick.empty()) {
+    glm::vec2 at(0.0f);
+    char tail = 0;
+    if (std::sscanf(pick.c_str(), "%f,%f%c", &at.x, &at.y, &tail) != 2) {
+      fmt::print(stderr, "mote-view: --pick must be X,Y (got '{}')\n", pick);
+      return 1;
+    }
+    v.pickAt = at;
   }
   if (!v.screenshot.empty()) {
     const int written = mote::view::screenshotOnly(v);

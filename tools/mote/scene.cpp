@@ -17,6 +17,31 @@
 #include <string>
 
 namespace mote::cli {
+
+bool parseHexColor(const std::string& text, std::array<float, 3>& srgb) {
+  std::string hex = text;
+  if (!hex.empty() && hex.front() == '#') hex.erase(0, 1);
+  if (hex.size() != 6 || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+    return false;
+  const unsigned long value = std::stoul(hex, nullptr, 16);
+  for (std::size_t c = 0; c < 3; ++c)
+    srgb[c] = static_cast<float>((value >> (16 - 8 * c)) & 0xFFu) / 255.0f;
+  return true;
+}
+
+glm::vec3 particleWorldPosition(const EmitterView& view, std::uint32_t k) {
+  const auto p = static_cast<std::size_t>(view.emitter->channels.position);
+  glm::vec3 pos(view.streams[p][k], view.streams[p + 1][k], view.streams[p + 2][k]);
+  if (bytecode::movesWithEmitter(view.emitter->space)) {
+    const glm::quat q(view.transform.rotation[3], view.transform.rotation[0],
+                      view.transform.rotation[1], view.transform.rotation[2]);
+    const glm::vec3 origin(view.transform.position[0], view.transform.position[1],
+                           view.transform.position[2]);
+    pos = origin + q * pos;
+  }
+  return pos;
+}
+
 namespace {
 
 bool parseSize(const std::string& text, std::uint32_t& w, std::uint32_t& h) {
@@ -31,15 +56,9 @@ bool parseSize(const std::string& text, std::uint32_t& w, std::uint32_t& h) {
 }
 
 bool parseColor(const std::string& text, std::array<float, 3>& linear) {
-  std::string hex = text;
-  if (!hex.empty() && hex.front() == '#') hex.erase(0, 1);
-  if (hex.size() != 6 || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
-    return false;
-  const unsigned long value = std::stoul(hex, nullptr, 16);
-  for (std::size_t c = 0; c < 3; ++c) {
-    const float s = static_cast<float>((value >> (16 - 8 * c)) & 0xFFu) / 255.0f;
-    linear[static_cast<std::size_t>(c)] = render::srgbToLinear(s);
-  }
+  if (!parseHexColor(text, linear)) return false;
+  for (float& c : linear)
+    c = render::srgbToLinear(c);
   return true;
 }
 
@@ -216,16 +235,9 @@ Result<Framing> measure(Simulation& sim, EffectHandle effect, const RenderComman
       const Result<EmitterView> v = world.view(world.emitter(effect, i));
       if (!v.ok() || v->live == 0 || v->emitter->channels.position < 0) continue;
       const bytecode::ParticleChannels& channels = v->emitter->channels;
-      const auto p = static_cast<std::size_t>(channels.position);
-      const bool local = bytecode::movesWithEmitter(v->emitter->space);
-      const glm::quat q(v->transform.rotation[3], v->transform.rotation[0],
-                        v->transform.rotation[1], v->transform.rotation[2]);
-      const glm::vec3 origin(v->transform.position[0], v->transform.position[1],
-                             v->transform.position[2]);
       const std::uint32_t stride = std::max(1u, v->live / 256);
       for (std::uint32_t k = 0; k < v->live; k += stride) {
-        glm::vec3 pos(v->streams[p][k], v->streams[p + 1][k], v->streams[p + 2][k]);
-        if (local) pos = origin + q * pos;
+        const glm::vec3 pos = particleWorldPosition(*v, k);
         float weight = 0.01f;  // no size channel: the renderer's default 0.1 m square
         float radius = 0.05f;
         if (channels.size >= 0) {

@@ -17,12 +17,21 @@
 
 #include <glm/vec3.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
 namespace mote::cli {
+
+/// "rrggbb" or "#rrggbb" → sRGB components in [0, 1]; false when it is not six hex digits.
+bool parseHexColor(const std::string& text, std::array<float, 3>& srgb);
+
+/// Particle k (< view.live, the layout has a position) in world space: local and
+/// emitter-attached layouts hold it in emitter space.
+glm::vec3 particleWorldPosition(const EmitterView& view, std::uint32_t k);
 
 /// The options' picture: its size and the renderer settings (viewport, background, ground, tone
 /// map and bloom, transparency, lights, the host's mesh loader, the effect's folder for textures;
