@@ -148,6 +148,92 @@ void BM_Spawn(benchmark::State& state) {
 }
 BENCHMARK(BM_Spawn)->Name("spawn/100000");
 
+// rollnw's particle cases (jd28/rollnw benchmarks/particles.cpp), named after them so
+// bench/compare/rollnw.sh runs the two side by side; items are real live particles. rollnw restores
+// its fixture before every timed tick; here the effect restarts, untimed: the tick cases every
+// kRestartUpdates ticks (their particles live 4 s, so none dies in between), churn and burst before
+// every timed tick.
+struct PeerWorld {
+  explicit PeerWorld(const std::string& json) {
+    w = mote::ParticleWorld::create(mote::worldDescFor(compile(json), nullptr)).takeValue();
+    effect = w->addEffect(compile(json)).value();
+  }
+  // Restarts the effect and ticks it `ticks` times.
+  void restart(int ticks) {
+    if (!w->restart(effect).ok()) std::abort();
+    for (int i = 0; i < ticks; ++i)
+      w->tick(kBenchDt);
+  }
+  std::unique_ptr<mote::ParticleWorld> w;
+  mote::EffectHandle effect;
+};
+
+void peerTicks(benchmark::State& state, const std::string& json) {
+  PeerWorld p(json);
+  p.restart(1);  // the burst
+  const auto live = static_cast<std::int64_t>(p.w->stats().live);
+  std::uint32_t ticks = 0;
+  for (auto _ : state) {
+    if (++ticks == mote::bench::kRestartUpdates) {
+      state.PauseTiming();
+      p.restart(1);
+      ticks = 0;
+      state.ResumeTiming();
+    }
+    p.w->tick(kBenchDt);
+  }
+  state.SetItemsProcessed(state.iterations() * live);
+  state.counters["live_particles"] = static_cast<double>(live);
+}
+
+void BM_PeerSingle(benchmark::State& state) {
+  peerTicks(state, mote::bench::peerSingleEffect(static_cast<std::uint32_t>(state.range(0))));
+}
+BENCHMARK(BM_PeerSingle)->Name("particles_tick_single_emitter")->Arg(1024)->Arg(4096);
+
+void BM_PeerMixed(benchmark::State& state) {
+  peerTicks(state, mote::bench::peerMixedEffect(static_cast<std::uint32_t>(state.range(0))));
+}
+BENCHMARK(BM_PeerMixed)->Name("particles_tick_mixed_emitters")->Arg(1024)->Arg(10240);
+
+// About half of the particles die in the timed tick (the live count before it is the items).
+void BM_PeerChurn(benchmark::State& state) {
+  PeerWorld p(mote::bench::peerChurnEffect(static_cast<std::uint32_t>(state.range(0))));
+  std::int64_t live = 0;
+  std::int64_t died = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    p.restart(2);
+    live += static_cast<std::int64_t>(p.w->stats().live);
+    state.ResumeTiming();
+    p.w->tick(kBenchDt);
+    died += static_cast<std::int64_t>(p.w->stats().died);
+  }
+  state.SetItemsProcessed(live);
+  const double n = static_cast<double>(std::max<std::int64_t>(state.iterations(), 1));
+  state.counters["live_particles"] = static_cast<double>(live) / n;
+  state.counters["died"] = static_cast<double>(died) / n;
+}
+BENCHMARK(BM_PeerChurn)->Name("particles_tick_high_churn")->Arg(1024)->Arg(4096);
+
+// The timed tick spawns the burst and updates it once (the items: particles spawned).
+void BM_PeerBurst(benchmark::State& state) {
+  PeerWorld p(mote::bench::peerBurstEffect(static_cast<std::uint32_t>(state.range(0))));
+  std::int64_t spawned = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    p.restart(0);
+    state.ResumeTiming();
+    p.w->tick(kBenchDt);
+    spawned += static_cast<std::int64_t>(p.w->stats().spawned);
+  }
+  state.SetItemsProcessed(spawned);
+  state.counters["spawned_particles"] =
+      static_cast<double>(spawned) /
+      static_cast<double>(std::max<std::int64_t>(state.iterations(), 1));
+}
+BENCHMARK(BM_PeerBurst)->Name("particles_burst_spawn")->Arg(1024)->Arg(4096);
+
 void BM_Threads(benchmark::State& state) {
   const auto threads = static_cast<std::uint32_t>(state.range(0));
   const auto n = static_cast<std::uint32_t>(state.range(1));

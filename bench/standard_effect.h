@@ -66,6 +66,60 @@ inline std::string spawnEffect(std::uint32_t n) {
            "color": [1, 0.5, 0.2, 1]}}]})";
 }
 
+/// rollnw's benchmark emitter (jd28/rollnw benchmarks/particles.cpp, make_benchmark_emitter):
+/// `count` particles in one burst at 0 s, speed 2 m/s, size 1 m, lifetime `lifetime` (rollnw: 4 s),
+/// with the JSON members `extra` added. bench/compare runs the two side by side.
+inline std::string peerEmitter(std::string_view name, std::uint32_t count,
+                               std::string_view lifetime, std::string_view extra) {
+  const std::string n = std::to_string(count);
+  return R"({"name": ")" + std::string(name) + R"(", "max_particles": )" + n +
+         R"(, "spawn": {"rate": 0, "bursts": [{"time": 0, "count": )" + n + R"(}]},
+  "init": {"lifetime": )" +
+         std::string(lifetime) + R"(, "velocity": {"kind": "sphere", "speed": 2}, "size": 1})" +
+         (extra.empty() ? "" : ", " + std::string(extra)) + "}";
+}
+
+/// rollnw's size curve over life (size_x from 1 to 1.5).
+inline constexpr std::string_view kPeerSizeCurve =
+    R"("update": [{"type": "size_over_life", "x": {"keys": [[0, 1], [1, 1.5]]}}])";
+
+/// particles_tick_single_emitter: one emitter of `n` with the size curve.
+inline std::string peerSingleEffect(std::uint32_t n) {
+  return R"({"format": "mote.effect/1", "emitters": [)" +
+         peerEmitter("single", n, "4", kPeerSizeCurve) + "]}";
+}
+
+/// particles_tick_mixed_emitters: `n` particles over five emitters — the size curve, point gravity
+/// and a Bezier flight toward (0, 0, 4), a linked chain on that flight, and mesh particles.
+inline std::string peerMixedEffect(std::uint32_t n) {
+  const std::uint32_t share = n / 5;
+  const std::string gravity =
+      R"("update": [{"type": "target", "mode": "gravity", "position": [0, 0, 4], "gravity": 4}])";
+  const std::string bezier =
+      R"("update": [{"type": "target", "mode": "bezier", "position": [0, 0, 4]}])";
+  return R"({"format": "mote.effect/1", "emitters": [)" +
+         peerEmitter("basic", share + n % 5, "4", kPeerSizeCurve) + ", " +
+         peerEmitter("gravity", share, "4", gravity) + ", " +
+         peerEmitter("bezier", share, "4", bezier) + ", " +
+         peerEmitter("chain", share, "4", bezier + R"(, "render": {"mode": "linked_chain"})") +
+         ", " +
+         peerEmitter("mesh", share, "4", R"("render": {"mode": "mesh", "mesh": "builtin:shard"})") +
+         "]}";
+}
+
+/// particles_tick_high_churn: `n` particles of which about half die in the third tick (rollnw kills
+/// every other one): born together in the first tick, aged 2/60 s after the second, their lifetimes
+/// uniform in [0.035, 0.065] s, so those below 3/60 s die in the third.
+inline std::string peerChurnEffect(std::uint32_t n) {
+  return R"({"format": "mote.effect/1", "emitters": [)" +
+         peerEmitter("churn", n, "[0.035, 0.065]", kPeerSizeCurve) + "]}";
+}
+
+/// particles_burst_spawn: a burst of `n` spawned and ticked once.
+inline std::string peerBurstEffect(std::uint32_t n) {
+  return R"({"format": "mote.effect/1", "emitters": [)" + peerEmitter("burst", n, "4", "") + "]}";
+}
+
 /// The standard effect's update written by hand over SoA arrays (what the VM is measured against).
 struct NativeStandard {
   explicit NativeStandard(std::size_t n)

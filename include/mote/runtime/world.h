@@ -30,7 +30,9 @@ struct WorldAccess;  // the runtime's and the GPU backend's way in (src/runtime/
 
 /// The order ParticleWorld::stateHash visits each emitter's particles in.
 enum class HashOrder {
-  Storage,  ///< slot order: where the CPU pool holds them after kill compaction
+  /// Slot order: where the pool holds them. Kill compaction keeps the CPU's pool in spawn order, so
+  /// there this is the id order too (until an emitter's u32 ids wrap).
+  Storage,
   /// Ascending particle id (equal ids, once an emitter's u32 ids wrap, in slot order): the same
   /// for any backend's slot allocation. The GPU allocates slots with atomics, so its hash is in
   /// this order (`mote hash --order id`).
