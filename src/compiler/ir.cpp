@@ -151,14 +151,13 @@ Value Builder::curve(const std::vector<std::pair<float, Lanes>>& keys,
 // -------------------------------------------------------------------------------------------------
 // Passes
 
-namespace {
-
-// The literal lanes an operand reads (its swizzle applied), when its node is a literal.
 std::optional<Lanes> literalLanes(const std::vector<Node>& nodes, const Operand& o) {
   if (o.type != OperandType::Value || !nodes[o.node].isConstant) return std::nullopt;
   const Lanes& c = nodes[o.node].constant;
   return Lanes{c[o.swizzle[0]], c[o.swizzle[1]], c[o.swizzle[2]], c[o.swizzle[3]]};
 }
+
+namespace {
 
 // Pure lane-wise arithmetic with the reference executor's exact float semantics.
 std::optional<float> foldLane(Opcode op, float a, float b, float c) {

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -104,6 +105,9 @@ class Builder {
   std::vector<Node> nodes_;
   std::uint32_t draws_ = 0;
 };
+
+/// The lanes a Value operand reads (its swizzle applied) when its node is a literal; else none.
+std::optional<Lanes> literalLanes(const std::vector<Node>& nodes, const Operand& o);
 
 /// Folds nodes whose operands are all literals (pure arithmetic, with the reference executor's
 /// float semantics), then marks nodes that no store or kill needs as dead.

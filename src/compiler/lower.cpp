@@ -53,6 +53,8 @@ bool EmitterCompiler::compile(CompiledEmitter& out) {
   lowerInit();
   lowerUpdate();
   if (failed_) return false;
+  optimize(init_.nodes());  // the values INIT stores, folded to literals where they are
+  foldSpawnConstants();
   optimize(init_.nodes());
   optimize(update_.nodes());
   bytecode::Program& p = out.program;

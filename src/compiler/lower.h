@@ -9,6 +9,7 @@
 #include <mote/authoring/effect.h>
 #include <mote/bytecode/compiled_effect.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -40,6 +41,25 @@ class Layout {
   }
   std::uint32_t words() const { return words_; }
   const std::vector<bytecode::FieldSlot>& slots() const { return slots_; }
+  /// Drops the fields named in `names`, closing up the rest in order; returns each old word's new
+  /// offset (UINT32_MAX for a dropped word).
+  std::vector<std::uint32_t> remove(const std::vector<std::string>& names) {
+    std::vector<std::uint32_t> moved(words_, UINT32_MAX);
+    std::vector<bytecode::FieldSlot> kept;
+    offsets_.clear();
+    std::uint32_t words = 0;
+    for (const bytecode::FieldSlot& slot : slots_) {
+      if (std::find(names.begin(), names.end(), slot.name) != names.end()) continue;
+      for (std::uint32_t i = 0; i < slot.width; ++i)
+        moved[slot.offset + i] = words + i;
+      offsets_[slot.name] = words;
+      kept.push_back(bytecode::FieldSlot{slot.name, words, slot.width});
+      words += slot.width;
+    }
+    slots_ = std::move(kept);
+    words_ = words;
+    return moved;
+  }
 
  private:
   std::map<std::string, std::uint32_t> offsets_;
@@ -139,6 +159,9 @@ class EmitterCompiler {
                        bool random);
   void initField(Builder& b, const authoring::FieldInit& f);
   void frameInit(Builder& b);
+
+  // --- lower_fold.cpp: spawn-constant fields out of the layout
+  void foldSpawnConstants();
 
   // --- lower_update.cpp: UPDATE modules
   void scanNeeds();

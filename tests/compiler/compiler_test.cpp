@@ -58,6 +58,11 @@ struct Particle {
     EXPECT_GE(channel, 0);
     return words[static_cast<std::size_t>(channel) + lane];
   }
+  // A channel as its readers see it: `absent` where the compiler kept the field out of the layout
+  // (a spawn-constant field equal to what a missing channel reads as, docs/compiler.md).
+  float seen(std::int32_t channel, std::size_t lane, float absent) const {
+    return channel < 0 ? absent : words[static_cast<std::size_t>(channel) + lane];
+  }
   const CompiledEmitter& emitter;
   std::optional<bytecode::VerifiedProgram> program;
   std::vector<float> words;
@@ -127,13 +132,70 @@ TEST(Compiler, GravityAndDragGiveHandComputedMotion) {
   EXPECT_EQ(p.at(c.position, 0), 1.0f);
   EXPECT_EQ(p.at(c.position, 1), 2.0f);
   EXPECT_EQ(p.at(c.velocity, 1), 4.0f);
-  EXPECT_EQ(p.at(c.lifetime), 10.0f);
+  // A lifetime of 10 for every particle is a literal in the program, not a field.
+  EXPECT_EQ(c.lifetime, -1);
   EXPECT_FALSE(p.run(Section::Update));
   // gravity: vy = 4 + (-10)(0.25) = 1.5; drag: vy = 1.5 + 1.5·(-0.5·0.25) = 1.3125;
   // position: y = 2 + 1.3125·0.25 = 2.328125. All exact in binary.
   EXPECT_EQ(p.at(c.velocity, 1), 1.3125f);
   EXPECT_EQ(p.at(c.position, 1), 2.328125f);
   EXPECT_EQ(p.at(c.age), 0.25f);
+}
+
+// A field INIT sets to one literal and nothing else writes is not a stream (docs/compiler.md,
+// "Spawn-constant fields"): the compiler's own fields with any literal, channels only with the
+// value a missing channel reads as. What the program computes does not change.
+TEST(Compiler, SpawnConstantFieldsLeaveTheLayout) {
+  const auto names = [](const CompiledEmitter& e) {
+    std::vector<std::string> out;
+    for (const bytecode::FieldSlot& f : e.program.particleFields)
+      out.push_back(f.name);
+    return out;
+  };
+  const auto has = [&](const CompiledEmitter& e, std::string_view name) {
+    const std::vector<std::string> all = names(e);
+    return std::find(all.begin(), all.end(), name) != all.end();
+  };
+  // Lifetime 2, white, no roll, a size curve over a constant size: age, position, velocity and
+  // size are left.
+  const CompiledEffect folded =
+      compileText(R"({"format": "mote.effect/1", "emitters": [{"name": "a",
+      "spawn": {"rate": 1}, "particle_fields": [{"name": "heat"}],
+      "init": {"lifetime": 2, "size": 0.5, "fields": [{"field": "heat", "min": [3], "max": [3]}]},
+      "update": [{"type": "size_over_life", "x": {"keys": [[0, 1], [1, 3]]}}]}]})");
+  const CompiledEmitter& e = folded.emitters[0];
+  EXPECT_EQ(names(e),
+            (std::vector<std::string>{"age", "position", "velocity", "size", "field.heat"}));
+  EXPECT_EQ(e.channels.lifetime, -1);
+  EXPECT_EQ(e.channels.color, -1);
+  EXPECT_EQ(e.channels.rotation, -1);
+  EXPECT_EQ(e.program.particleWords, 10u);
+  // The program still ages, kills at 2 s and scales the constant size by the curve:
+  // at age 1 (t = 0.5) the size is 0.5 · 2 = 1.
+  Particle p(e);
+  p.set(Builtin::Dt, {1.0f, 0.0f, 0.0f, 0.0f});
+  EXPECT_FALSE(p.run(Section::Init));
+  EXPECT_FALSE(p.run(Section::Update));
+  EXPECT_EQ(p.at(e.channels.age), 1.0f);
+  EXPECT_EQ(p.at(e.channels.size, 0), 1.0f);
+  EXPECT_EQ(p.at(fieldOffset(e, "heat")), 3.0f);  // a host reads it by name: kept
+  EXPECT_FALSE(p.run(Section::Update));           // age 2: its last tick
+  EXPECT_TRUE(p.run(Section::Update));            // age 3: past its lifetime, dead
+
+  // What changes per particle or over its life, and channels not at their absent value, stay.
+  const CompiledEffect kept = compileText(R"({"format": "mote.effect/1", "emitters": [{"name": "a",
+      "spawn": {"rate": 1}, "init": {"lifetime": [1, 2], "color": [1, 0.5, 0.2, 1], "rotation": 30},
+      "update": [{"type": "size_over_life", "x": {"keys": [[0, 1], [1, 3]]}}]},
+      {"name": "b", "spawn": {"rate": 1}, "init": {"size": [0.1, 0.2]},
+      "update": [{"type": "color_over_life", "gradient": {"keys": [[0, [1, 1, 1, 1]], [1, [0, 0, 0, 0]]]}},
+                 {"type": "size_over_life", "x": {"keys": [[0, 1], [1, 3]]}}]}]})");
+  EXPECT_TRUE(has(kept.emitters[0], "lifetime"));
+  EXPECT_TRUE(has(kept.emitters[0], "color"));
+  EXPECT_TRUE(has(kept.emitters[0], "rotation"));
+  EXPECT_FALSE(has(kept.emitters[0], "size0"));
+  EXPECT_TRUE(has(kept.emitters[1], "color"));
+  EXPECT_TRUE(has(kept.emitters[1], "size0"));
+  EXPECT_FALSE(has(kept.emitters[1], "lifetime"));
 }
 
 TEST(Compiler, LifetimeKillsAndImmortalDoesNot) {
@@ -294,18 +356,25 @@ std::vector<float> trajectory(const CompiledEffect& fx) {
   p.run(Section::Init);
   std::vector<float> out;
   const auto& c = e.channels;
-  std::vector<std::pair<std::int32_t, std::size_t>> channels = {
-      {c.position, 3}, {c.velocity, 3}, {c.color, 4}, {c.size, 2}, {c.rotation, 1}, {c.age, 1}};
-  if (c.orientation >= 0) channels.push_back({c.orientation, 4});
+  // Each channel with what it reads as when the compiler kept it out of the layout.
+  struct Channel {
+    std::int32_t first;
+    std::size_t lanes;
+    float absent;
+  };
+  std::vector<Channel> channels = {{c.position, 3, 0.0f}, {c.velocity, 3, 0.0f}, {c.color, 4, 1.0f},
+                                   {c.size, 2, 0.0f},     {c.rotation, 1, 0.0f}, {c.age, 1, 0.0f}};
+  if (c.orientation >= 0) channels.push_back({c.orientation, 4, 0.0f});
   for (const bytecode::FieldSlot& f : e.program.particleFields)
-    if (f.name.starts_with("field.")) channels.push_back({static_cast<std::int32_t>(f.offset), 1});
+    if (f.name.starts_with("field."))
+      channels.push_back({static_cast<std::int32_t>(f.offset), 1, 0.0f});
   for (int tick = 0; tick < 40; ++tick) {
     p.set(Builtin::Time, {static_cast<float>(tick) / 30.0f, 0.0f, 0.0f, 0.0f});
     const bool killed = p.run(Section::Update);
     out.push_back(killed ? 1.0f : 0.0f);
-    for (const auto& [channel, lanes] : channels)
-      for (std::size_t l = 0; l < lanes; ++l)
-        out.push_back(p.at(channel, l));
+    for (const Channel& channel : channels)
+      for (std::size_t l = 0; l < channel.lanes; ++l)
+        out.push_back(p.seen(channel.first, l, channel.absent));
   }
   return out;
 }
