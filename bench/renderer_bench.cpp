@@ -6,10 +6,13 @@
 // triangle layer (triangles per second, one and two threads), the cost of lighting a particle, and
 // the three transparency modes on the bonfire and on 100,000 particles. docs/performance.md records
 // the figures.
+#include "standard_effect.h"
+
 #include <mote/authoring/effect_json.h>
 #include <mote/compiler/compiler.h>
 #include <mote/core/job_system.h>
 #include <mote/render/particle_renderer.h>
+#include <mote/render/render_packet.h>
 
 #include <benchmark/benchmark.h>
 
@@ -251,5 +254,46 @@ BENCHMARK(BM_Transparency)
     ->ArgNames({"scene", "mode"})
     ->ArgsProduct({{0, 1}, {0, 1, 2}})
     ->Unit(benchmark::kMillisecond);
+
+// rollnw's packet cases (jd28/rollnw benchmarks/particles.cpp, particles_render_packets_*), for
+// bench/compare/rollnw.sh: the packets of the world rollnw's tick cases hold (standard_effect.h),
+// a tick (untimed) before each build so no packet is a cached one; items are live particles.
+// rollnw's packets are runs of a stable sort of its particles by emitter and material; Mote's
+// world keeps each emitter's particles together, so a packet is one emitter's view and the
+// scans of its colour, frame and rotation channels for uniformity. Neither sorts by depth here.
+void peerPackets(benchmark::State& state, const std::string& json) {
+  const authoring::EffectLoadResult loaded = authoring::parseEffect(json);
+  const bytecode::CompiledEffect effect = compile(loaded);
+  auto world = ParticleWorld::create(worldDescFor(effect, nullptr)).takeValue();
+  if (!world->addEffect(effect).ok()) std::abort();
+  world->tick(bench::kBenchDt);  // the bursts
+  render::RenderPacketBuilder builder = render::RenderPacketBuilder::create(16).takeValue();
+  const auto live = static_cast<std::int64_t>(world->stats().live);
+  for (auto _ : state) {
+    state.PauseTiming();
+    world->tick(bench::kBenchDt);
+    state.ResumeTiming();
+    builder.build(*world);
+    benchmark::DoNotOptimize(builder.packets().data());
+  }
+  state.SetItemsProcessed(state.iterations() * live);
+  state.counters["live_particles"] = static_cast<double>(live);
+}
+
+void BM_PeerPacketsSingle(benchmark::State& state) {
+  peerPackets(state, bench::peerSingleEffect(static_cast<std::uint32_t>(state.range(0))));
+}
+BENCHMARK(BM_PeerPacketsSingle)
+    ->Name("particles_render_packets_single_emitter")
+    ->Arg(1024)
+    ->Arg(4096);
+
+void BM_PeerPacketsMixed(benchmark::State& state) {
+  peerPackets(state, bench::peerMixedEffect(static_cast<std::uint32_t>(state.range(0))));
+}
+BENCHMARK(BM_PeerPacketsMixed)
+    ->Name("particles_render_packets_mixed_emitters")
+    ->Arg(1024)
+    ->Arg(10240);
 
 }  // namespace

@@ -10,8 +10,8 @@
 #              system (lib/nw/render/particle_compile.cpp, particle_system.cpp) and its benchmark
 #              file are compiled, at -O3 -march=native, with its own glm, xsimd and Tracy headers
 #              (Tracy off), linked with Debian's Google Benchmark.
-# MOTE_BUILD   Mote's build folder holding bench/mote_bench_runtime (default build/release, built
-#              here with the release preset when missing).
+# MOTE_BUILD   Mote's build folder holding bench/mote_bench_runtime and mote_bench_renderer
+#              (default build/release, built here with the release preset when missing).
 # ROUNDS       alternating rounds, each side once a round (default 5); the median is reported.
 # MIN_TIME     Google Benchmark's --benchmark_min_time per case, in seconds (default 0.2).
 # COMPARE_OUT  where the binaries and JSON go (default out/compare).
@@ -51,22 +51,24 @@ echo "rollnw.sh: building rollnw's particle benchmark ($(git -C "$ROLLNW_SRC" re
 "$cxx" "$out/obj/main.o" "$out/obj/particle_compile.o" "$out/obj/particle_system.o" \
   -o "$out/rollnw_particles" -lbenchmark -lpthread
 
-mote=$mote_build/bench/mote_bench_runtime
-if [[ ! -x $mote ]]; then
-  echo "rollnw.sh: building Mote's runtime benchmark (release preset)"
-  (cd "$root" && cmake --preset release >/dev/null && cmake --build --preset release --target mote_bench_runtime)
-  mote=$root/build/release/bench/mote_bench_runtime
+if [[ ! -x $mote_build/bench/mote_bench_runtime || ! -x $mote_build/bench/mote_bench_renderer ]]; then
+  echo "rollnw.sh: building Mote's runtime and renderer benchmarks (release preset)"
+  (cd "$root" && cmake --preset release >/dev/null &&
+    cmake --build --preset release --target mote_bench_runtime mote_bench_renderer)
+  mote_build=$root/build/release
 fi
 
 "$out/rollnw_particles" --count > "$out/rollnw_counts.txt"
-rollnw_filter='BM_particles_(tick_single_emitter|tick_mixed_emitters|tick_high_churn|burst_spawn)/(1024|10240)$'
-mote_filter='^particles_(tick_single_emitter|tick_mixed_emitters|tick_high_churn|burst_spawn)/'
+rollnw_filter='BM_particles_.*/(1024|10240)$'
+mote_filter='^particles_'
 for ((round = 1; round <= rounds; ++round)); do
   echo "rollnw.sh: round $round of $rounds"
   "$out/rollnw_particles" --benchmark_filter="$rollnw_filter" --benchmark_min_time="$min_time" \
     --benchmark_format=json > "$out/rollnw_$round.json" 2>/dev/null
-  "$mote" --benchmark_filter="$mote_filter" --benchmark_min_time="$min_time" \
-    --benchmark_format=json > "$out/mote_$round.json" 2>/dev/null
+  "$mote_build/bench/mote_bench_runtime" --benchmark_filter="$mote_filter" \
+    --benchmark_min_time="$min_time" --benchmark_format=json > "$out/mote_$round.json" 2>/dev/null
+  "$mote_build/bench/mote_bench_renderer" --benchmark_filter="$mote_filter" \
+    --benchmark_min_time="$min_time" --benchmark_format=json > "$out/moter_$round.json" 2>/dev/null
 done
 
 python3 - "$out" "$rounds" <<'PY'
@@ -86,27 +88,31 @@ pairs = [
     ("particles_tick_high_churn/10240", "particles_tick_high_churn/4096"),
     ("particles_burst_spawn/1024", "particles_burst_spawn/1024"),
     ("particles_burst_spawn/10240", "particles_burst_spawn/4096"),
+    ("particles_render_packets_single_emitter/1024", "particles_render_packets_single_emitter/1024"),
+    ("particles_render_packets_single_emitter/10240", "particles_render_packets_single_emitter/4096"),
+    ("particles_render_packets_mixed_emitters/1024", "particles_render_packets_mixed_emitters/1024"),
+    ("particles_render_packets_mixed_emitters/10240", "particles_render_packets_mixed_emitters/10240"),
 ]
-def per_particle(prefix, name_of, live_of):
+def per_particle(prefixes, name_of, live_of):
     runs = {}
     for r in range(1, rounds + 1):
-        for b in json.load(open(f"{out}/{prefix}_{r}.json"))["benchmarks"]:
+        for b in (b for p in prefixes for b in json.load(open(f"{out}/{p}_{r}.json"))["benchmarks"]):
             name = name_of(b["name"])
             ns = b["real_time"] * {"ns": 1, "us": 1e3, "ms": 1e6}[b["time_unit"]]
             runs.setdefault(name, []).append(ns / live_of(name, b))
     return {k: statistics.median(v) for k, v in runs.items()}
-rollnw = per_particle("rollnw", lambda n: n.removeprefix("BM_"), lambda n, b: counts[n])
-mote = per_particle("mote", lambda n: n,
+rollnw = per_particle(["rollnw"], lambda n: n.removeprefix("BM_"), lambda n, b: counts[n])
+mote = per_particle(["mote", "moter"], lambda n: n,
                     lambda n, b: b.get("live_particles", b.get("spawned_particles")))
 cpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
 model = next((l.split(":", 1)[1].strip() for l in cpu.splitlines() if l.startswith("Model name")), "?")
 width = "AVX-512" if "avx512f" in cpu else "AVX2" if "avx2" in cpu else "SSE"
 print(f"\n{model} ({width}), one thread, median of {rounds} alternating rounds, ns per real particle")
-print(f"{'case':<36} {'particles':>9} {'rollnw':>8} {'Mote':>8} {'rollnw/Mote':>12}")
+print(f"{'case':<40} {'particles':>9} {'rollnw':>8} {'Mote':>8} {'rollnw/Mote':>12}")
 for theirs, ours in pairs:
     key = theirs
     if key not in rollnw or ours not in mote:
         continue
-    print(f"{ours.split('/')[0]:<36} {counts[key]:>9} {rollnw[key]:>8.2f} {mote[ours]:>8.2f} "
+    print(f"{ours.split('/')[0]:<40} {counts[key]:>9} {rollnw[key]:>8.2f} {mote[ours]:>8.2f} "
           f"{rollnw[key] / mote[ours]:>11.1f}x")
 PY

@@ -33,6 +33,10 @@ int main(int argc, char** argv) {
                   liveOf(make_mixed_emitters_template(n)));
       std::printf("particles_tick_high_churn/%u %zu\n", n, liveOf(make_high_churn_template(n)));
       std::printf("particles_burst_spawn/%u %zu\n", n, burstLive(make_burst_spawn_template(n)));
+      std::printf("particles_render_packets_single_emitter/%u %zu\n", n,
+                  liveOf(make_single_emitter_template(n)));
+      std::printf("particles_render_packets_mixed_emitters/%u %zu\n", n,
+                  liveOf(make_mixed_emitters_template(n)));
     }
     return 0;
   }
