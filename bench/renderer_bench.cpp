@@ -127,6 +127,36 @@ BENCHMARK(BM_Prep)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 
+// Render prep for one kind of geometry alone (bench/compare/rollnw.sh's peer measured ribbons and
+// mesh particles apart from quads): 10,000 particles as camera-facing quads, one linked chain
+// (a ribbon through all of them), beams of 2^3 segments, or 4-triangle shard meshes; one thread.
+// Items are particles; the counters say what each kind made.
+void BM_PrepKind(benchmark::State& state) {
+  static constexpr const char* kKinds[] = {
+      "", R"(, "render": {"mode": "linked_chain", "sort": "oldest_first"})",
+      R"(, "render": {"mode": "beam", "beam": {"target": [0, 3, 0], "subdivisions": 3,
+          "radius": 0.2, "width": 0.05}})",
+      R"(, "render": {"mode": "mesh", "mesh": "builtin:shard"})"};
+  constexpr std::uint32_t n = 10000;
+  std::string json = burst(n, 0.02f, "alpha");
+  json.insert(json.rfind("}]}"), kKinds[state.range(0)]);
+  Scene s = makeScene(compile(authoring::parseEffect(json)), 1, 1.0f / 60.0f, {0.0f, 0.0f, 0.0f});
+  for (auto _ : state) {
+    if (!s.renderer->prepare(*s.world, s.camera).ok()) std::abort();
+  }
+  state.counters["quads"] = s.renderer->stats().quads;
+  state.counters["triangles"] = s.renderer->stats().triangles;
+  state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_PrepKind)
+    ->Name("render/prep_kind")
+    ->ArgNames({"kind"})
+    ->Arg(0)  // quads
+    ->Arg(1)  // one linked chain
+    ->Arg(2)  // beams
+    ->Arg(3)  // shard meshes
+    ->Unit(benchmark::kMicrosecond);
+
 // 16 quads of 40 m, each covering the whole 1280x720 view: items are blended pixels.
 void BM_FillRate(benchmark::State& state) {
   Scene s = makeScene(compile(authoring::parseEffect(burst(16, 40.0f, "alpha"))),

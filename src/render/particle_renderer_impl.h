@@ -278,10 +278,12 @@ struct ParticleRenderer::Impl {
   // The same with the vertices' projections made already (a mesh's, once per vertex).
   void pushTriangle(const std::array<MeshClipVertex, 3>& v, const std::array<ProjectedVertex, 3>& p,
                     std::uint32_t style, bool depthWrite, bool cullBack);
-  // particle_renderer_ribbons.cpp: linked chains and beams.
+  // particle_renderer_ribbons.cpp: linked chains and beams. `style`: kNoStyle, or the one a
+  // strip of the same packet pushed (a packet's strips share it).
   void pushStrip(std::span<const glm::vec3> points,
                  std::span<const std::array<glm::vec3, 4>> segments,
-                 const std::array<float, 4>& color, Blend blend, std::uint32_t texture);
+                 const std::array<float, 4>& color, Blend blend, std::uint32_t texture,
+                 std::uint32_t& style);
   void emitChain(const RenderPacket& p, Blend blend, std::uint32_t texture);
   void emitBeams(const RenderPacket& p, Blend blend, std::uint32_t texture);
 };

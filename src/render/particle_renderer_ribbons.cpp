@@ -89,12 +89,12 @@ void beamBolt(const BeamPath& path, std::uint32_t id, std::span<glm::vec3> bolt)
   }
 }
 
-// The quads ribbonQuads made through `points`, in path order.
+// The quads ribbonQuads made through `points`, in path order; `style` is pushed with the first
+// quad drawn unless a strip of the packet pushed it.
 void ParticleRenderer::Impl::pushStrip(std::span<const glm::vec3> points,
                                        std::span<const std::array<glm::vec3, 4>> segments,
                                        const std::array<float, 4>& color, Blend blend,
-                                       std::uint32_t texture) {
-  std::uint32_t style = kNoStyle;  // pushed with the first quad drawn
+                                       std::uint32_t texture, std::uint32_t& style) {
   for (std::size_t i = 0; i < segments.size(); ++i) {
     ScreenQuad quad;
     if (!project(segments[i], quad)) continue;
@@ -120,16 +120,18 @@ void ParticleRenderer::Impl::pushStrip(std::span<const glm::vec3> points,
   }
 }
 
-// linked_chain: one ribbon through the emitter's particles in slot order (the world keeps chain
-// emitters in age order), `chain_width` wide, each segment in its older particle's colour.
+// linked_chain: one ribbon through the emitter's particles in slot order (the world keeps them in
+// spawn order), `chain_width` wide, each segment in its older particle's colour.
 void ParticleRenderer::Impl::emitChain(const RenderPacket& p, Blend blend, std::uint32_t texture) {
   const float halfWidth = p.description->render.chainWidthMeters * 0.5f;
+  std::uint32_t style = kNoStyle;
+  std::array<glm::vec3, 2> segment{};
+  if (p.count > 0) segment[1] = particleWorldPosition(p, 0);
   for (std::uint32_t i = 0; i + 1 < p.count; ++i) {
-    const std::array<glm::vec3, 2> segment{particleWorldPosition(p, i),
-                                           particleWorldPosition(p, i + 1)};
+    segment = {segment[1], particleWorldPosition(p, i + 1)};
     std::array<std::array<glm::vec3, 4>, 1> quad;
     const std::size_t n = ribbonQuads(raster.camera, segment, halfWidth, quad);
-    pushStrip(segment, std::span(quad).first(n), particleColor(p, i), blend, texture);
+    pushStrip(segment, std::span(quad).first(n), particleColor(p, i), blend, texture, style);
   }
 }
 
@@ -139,10 +141,11 @@ void ParticleRenderer::Impl::emitBeams(const RenderPacket& p, Blend blend, std::
   if (!beamPath(p, path)) return;
   bolt.resize(path.points());
   boltQuads.resize(path.points() - 1);
+  std::uint32_t style = kNoStyle;
   for (std::uint32_t i = 0; i < p.count; ++i) {
     beamBolt(path, p.ids[i], bolt);
     const std::size_t n = ribbonQuads(raster.camera, bolt, path.halfWidth, boltQuads);
-    pushStrip(bolt, std::span(boltQuads).first(n), particleColor(p, i), blend, texture);
+    pushStrip(bolt, std::span(boltQuads).first(n), particleColor(p, i), blend, texture, style);
   }
 }
 
