@@ -212,6 +212,9 @@ struct ParticleRenderer::Impl {
   // `meshesOnly`: prepareTriangles), emitted and ordered, as prepare() and prepareTriangles()
   // build them.
   Status emitFrame(std::span<const RenderPacket> frame, const BillboardView& view, bool meshesOnly);
+  // particle_renderer_meshes.cpp: prepare(packets) and prepareTriangles() (`meshesOnly`): a frame
+  // of `frame` under `camera`, not recorded for the draw cache.
+  Status preparePackets(std::span<const RenderPacket> frame, const Camera& camera, bool meshesOnly);
   // particle_renderer.cpp: a frame's view of `camera` (stats reset, the projector, ground and OIT
   // flags), as prepare() and prepareTriangles() begin.
   void beginView(const Camera& camera);

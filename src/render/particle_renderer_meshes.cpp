@@ -385,15 +385,22 @@ Status ParticleRenderer::drawLine3D(glm::vec3 a, glm::vec3 b, std::array<float, 
 
 Status ParticleRenderer::prepareTriangles(std::span<const RenderPacket> packets,
                                           const Camera& camera) {
-  Impl& r = *impl_;
-  SpriteRenderer::Impl& raster = r.raster;
+  return impl_->preparePackets(packets, camera, true);
+}
+
+Status ParticleRenderer::prepare(std::span<const RenderPacket> packets, const Camera& camera) {
+  return impl_->preparePackets(packets, camera, false);
+}
+
+Status ParticleRenderer::Impl::preparePackets(std::span<const RenderPacket> frame,
+                                              const Camera& camera, bool meshesOnly) {
   raster.prepared = false;
   if (Status s = camera.validate(); !s.ok()) return s;
-  r.beginView(camera);
-  r.debugStyle = Impl::kNoStyle;
-  if (Status s = r.prepareMeshes(packets); !s.ok()) return s;
+  beginView(camera);
+  debugStyle = kNoStyle;
+  if (Status s = prepareMeshes(frame); !s.ok()) return s;
   // Kept vertices carry over from the last frame; this one is not recorded (no draw cache reuse).
-  if (Status s = r.emitFrame(packets, BillboardView::fromCamera(camera), true); !s.ok()) return s;
+  if (Status s = emitFrame(frame, BillboardView::fromCamera(camera), meshesOnly); !s.ok()) return s;
   raster.prepared = true;
   return {};
 }

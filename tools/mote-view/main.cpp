@@ -202,6 +202,7 @@ class Viewer {
   void panels();
   void stylePanel();
   void particlePanel();
+  void emitterToggles(std::uint32_t i);
   Status step(double wallSeconds);
   void markPicked();
   void pickAt(glm::vec2 scenePixel);
@@ -349,6 +350,34 @@ void Viewer::handle(const SDL_Event& e) {
   }
 }
 
+// Emitter `i`'s drawing toggles in the emitter list: shown or hidden, and solo (it alone drawn;
+// pressed again, all). The simulation is not changed; a reload keeps them by name.
+void Viewer::emitterToggles(std::uint32_t i) {
+  const std::string& name = scene_->effect().emitters[i].name;
+  std::vector<std::string> hide = scene_->options().hide;
+  std::string solo = scene_->options().solo;
+  bool shown = std::find(hide.begin(), hide.end(), name) == hide.end();
+  ImGui::PushID(static_cast<int>(i));
+  bool changed = ImGui::Checkbox("##show", &shown);
+  if (changed) {
+    if (shown)
+      std::erase(hide, name);
+    else
+      hide.push_back(name);
+  }
+  ImGui::SameLine();
+  const bool soloed = solo == name;
+  if (ImGui::SmallButton(soloed ? "S*" : "S")) {
+    solo = soloed ? std::string() : name;
+    changed = true;
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("solo: draw %s alone", name.c_str());
+  ImGui::PopID();
+  if (changed) {
+    if (Status st = scene_->setHidden(hide, solo); !st.ok()) errors_ = {st.message()};
+  }
+}
+
 void Viewer::stylePanel() {
   bool changed = ImGui::Checkbox("ground", &ground_);
   ImGui::SameLine();
@@ -489,7 +518,8 @@ void Viewer::panels() {
   Result<const ParticleWorld*> world = scene_->world();
   std::uint32_t live = 0;
   if (world.ok() &&
-      ImGui::BeginTable("emitters", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+      ImGui::BeginTable("emitters", 6, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("show");
     ImGui::TableSetupColumn("emitter");
     ImGui::TableSetupColumn("live");
     ImGui::TableSetupColumn("cap");
@@ -503,6 +533,8 @@ void Viewer::panels() {
       if (!st.ok()) continue;
       live += st->live;
       ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      emitterToggles(i);
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(emitters[i].name.c_str());
       ImGui::TableNextColumn();
@@ -661,6 +693,9 @@ int main(int argc, char** argv) {
   app.add_option("--circle", o.circle, "Move the effect on a circle of this radius, m")
       ->check(CLI::Range(0.0, 1000.0));
   app.add_option("--seed", o.seed, "The effect's seed");
+  app.add_option("--hide", o.hide, "Leave this emitter out of the drawing (it still runs)")
+      ->allow_extra_args(false);
+  app.add_option("--solo", o.solo, "Draw this emitter alone (the others still run)");
   app.add_option("--threads", o.threads, "Worker threads (0: the machine's)");
   app.add_option("--animation", o.animation, ".mdl input: the animation that drives the effect");
   app.add_option("--texture-dir", o.textureDirectory, ".mdl input: where NWN textures are found");

@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <utility>
 
 namespace mote::view {
@@ -37,6 +38,18 @@ std::unique_ptr<SceneState> SceneState::load(const cli::RenderCommandOptions& op
   if (!made.ok()) return fail(options.input + ": " + made.status().message());
   s->sim_ = std::move(made).takeValue();
   s->clock_.emplace(cli::Clock{*s->sim_, s->placed_, s->options_});
+  s->hidden_.assign(s->effect_.emitters.size(), false);
+  std::vector<std::string> hide = options.hide;
+  std::string solo = options.solo;
+  if (previous != nullptr) {  // a reload keeps the names the effect still has
+    const auto lacks = [&](const std::string& name) {
+      return std::none_of(s->effect_.emitters.begin(), s->effect_.emitters.end(),
+                          [&](const bytecode::CompiledEmitter& e) { return e.name == name; });
+    };
+    std::erase_if(hide, lacks);
+    if (lacks(solo)) solo.clear();
+  }
+  if (Status h = s->setHidden(hide, solo); !h.ok()) return fail(h.message());
   if (previous != nullptr) {
     s->framing_ = previous->framing_;
   } else {
@@ -101,7 +114,28 @@ Result<render::Camera> SceneState::defaultCamera() const {
 Status SceneState::draw(const render::Camera& camera, render::Image& image) {
   Result<const ParticleWorld*> world = sim_->world();
   if (!world.ok()) return world.status();
-  return renderer_->render(**world, camera, image);
+  if (std::find(hidden_.begin(), hidden_.end(), true) == hidden_.end())
+    return renderer_->render(**world, camera, image);
+  if (!packets_) {
+    Result<render::RenderPacketBuilder> made =
+        render::RenderPacketBuilder::create(static_cast<std::uint32_t>(hidden_.size()));
+    if (!made.ok()) return made.status();
+    packets_.emplace(std::move(made).takeValue());
+    shown_.reserve(hidden_.size());
+  }
+  packets_->build(**world);
+  cli::visiblePackets(**world, placed_, hidden_, packets_->packets(), shown_);
+  MOTE_RETURN_IF_ERROR(renderer_->prepare(shown_, camera));
+  return renderer_->rasterize(image);
+}
+
+Status SceneState::setHidden(const std::vector<std::string>& hide, const std::string& solo) {
+  Result<std::vector<bool>> hidden = cli::hiddenEmitters(effect_, hide, solo);
+  if (!hidden.ok()) return hidden.status();
+  hidden_ = std::move(hidden).takeValue();
+  options_.hide = hide;  // a reload keeps them
+  options_.solo = solo;
+  return {};
 }
 
 }  // namespace mote::view

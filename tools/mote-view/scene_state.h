@@ -14,6 +14,7 @@
 #include <mote/core/job_system.h>
 #include <mote/render/image.h>
 #include <mote/render/particle_renderer.h>
+#include <mote/render/render_packet.h>
 
 #include <memory>
 #include <optional>
@@ -46,8 +47,14 @@ class SceneState {
   Status advance(double seconds);
   double time() const noexcept { return clock_->now; }
 
-  /// Draws the world at its current time into `image` with `camera` (sized to the options' size).
+  /// Draws the world at its current time into `image` with `camera` (sized to the options' size),
+  /// without the hidden emitters.
   Status draw(const render::Camera& camera, render::Image& image);
+  /// The emitters left out of the drawing (cli::hiddenEmitters: `hide`, and with `solo` every
+  /// other one); the simulation is not changed. NotFound names an emitter the effect lacks (the
+  /// hidden ones are then as before). load() applies the options' --hide and --solo.
+  Status setHidden(const std::vector<std::string>& hide, const std::string& solo);
+  const std::vector<bool>& hidden() const noexcept { return hidden_; }
   /// Draws with other renderer options (ground, background, transparency…: `options` but its
   /// input, size and time); the effect and its time are kept. The error names the option.
   Status restyle(const cli::RenderCommandOptions& options);
@@ -74,6 +81,9 @@ class SceneState {
   cli::Framing framing_;
   cli::SceneSettings settings_;
   std::optional<render::ParticleRenderer> renderer_;
+  std::vector<bool> hidden_;                            // one flag per emitter
+  std::optional<render::RenderPacketBuilder> packets_;  // made when something is hidden
+  std::vector<render::RenderPacket> shown_;
 };
 
 }  // namespace mote::view

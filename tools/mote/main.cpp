@@ -336,6 +336,12 @@ int main(int argc, char** argv) {
                           "Draw emitter axes (RGB), bounds boxes (yellow), velocity rays (cyan) "
                           "and colliders (magenta) over the particles");
   renderCommand
+      ->add_option("--hide", renderOptions.hide,
+                   "Leave this emitter out of the drawing (it still runs); repeatable")
+      ->allow_extra_args(false);
+  renderCommand->add_option("--solo", renderOptions.solo,
+                            "Draw this emitter alone (the others still run)");
+  renderCommand
       ->add_option("--circle", renderOptions.circle,
                    "Move the effect on a horizontal circle of this radius, m (one turn per 4 s)")
       ->check(CLI::Range(0.0, 1e4));

@@ -93,6 +93,11 @@ int runRender(const RenderCommandOptions& o) {
   std::vector<authoring::Collider> authored;
   if (!loadCompiledEffect(o.input, effect, {o.animation, o.textureDirectory}, &authored)) return 1;
   const std::vector<render::DebugCollider> colliders = debugColliders(authored);
+  const Result<std::vector<bool>> hidden = hiddenEmitters(effect, o.hide, o.solo);
+  if (!hidden.ok()) return fail(hidden.status().message());
+  const bool filtered = std::find(hidden->begin(), hidden->end(), true) != hidden->end();
+  if (filtered && o.gpu)
+    return fail("--hide and --solo draw with the software renderer: not with --gpu");
 
   std::unique_ptr<ThreadPool> pool;
   {
@@ -138,9 +143,11 @@ int runRender(const RenderCommandOptions& o) {
     gpuRenderer = std::move(drawer.value());
   }
 #endif
-  // --debug: the overlay's own view of the frame's packets.
+  // --debug's view of the frame's packets, and --hide's and --solo's (those drawn, in order).
   Result<render::RenderPacketBuilder> packets = render::RenderPacketBuilder::create(4096);
   if (!packets.ok()) return fail(packets.status().message());
+  std::vector<render::RenderPacket> shown;
+  shown.reserve(effect.emitters.size());
   render::DebugOverlayOptions overlay;
   overlay.colliders = colliders;
 
@@ -169,12 +176,20 @@ int runRender(const RenderCommandOptions& o) {
       return o.debug ? gpuRenderer->render(**world, view, image, overlay)
                      : gpuRenderer->render(**world, view, image);
 #endif
-    if (!o.debug) return renderer->render(**world, view, image);
-    MOTE_RETURN_IF_ERROR(renderer->prepare(**world, view));
+    if (!o.debug && !filtered) return renderer->render(**world, view, image);
     packets->build(**world, pool.get());
-    if (Status s = render::drawDebugOverlay(*renderer, **world, packets->packets(), overlay);
-        !s.ok())
-      return Status(s.code(), "--debug: " + s.message());
+    std::span<const render::RenderPacket> drawn = packets->packets();
+    if (filtered) {
+      visiblePackets(**world, placed, *hidden, drawn, shown);
+      drawn = shown;
+      MOTE_RETURN_IF_ERROR(renderer->prepare(drawn, view));
+    } else {
+      MOTE_RETURN_IF_ERROR(renderer->prepare(**world, view));
+    }
+    if (o.debug) {
+      if (Status s = render::drawDebugOverlay(*renderer, **world, drawn, overlay); !s.ok())
+        return Status(s.code(), "--debug: " + s.message());
+    }
     return renderer->rasterize(image);
   };
   for (std::uint32_t f = 0; f < o.frames; ++f) {

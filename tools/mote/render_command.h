@@ -40,6 +40,10 @@ struct RenderCommandOptions {
   /// --debug: draw each emitter's axes, bounds box and velocity rays and the effect's colliders
   /// over the particles (render::drawDebugOverlay).
   bool debug = false;
+  /// --hide NAME (repeatable) and --solo NAME: emitters left out of the drawing (hiddenEmitters);
+  /// the simulation runs them all. The software renderer's only.
+  std::vector<std::string> hide;
+  std::string solo;
 };
 
 /// Returns 0 on success, 1 (with a message on stderr) on any error.

@@ -300,4 +300,43 @@ Result<render::Camera> makeCamera(const RenderCommandOptions& o, const Framing& 
   return lookingAt(eye, framing.center, distance, framing, aspect);
 }
 
+Result<std::vector<bool>> hiddenEmitters(const bytecode::CompiledEffect& effect,
+                                         const std::vector<std::string>& hide,
+                                         const std::string& solo) {
+  std::vector<bool> hidden(effect.emitters.size(), false);
+  const auto indexOf = [&](const std::string& name, const char* option) -> Result<std::size_t> {
+    for (std::size_t i = 0; i < effect.emitters.size(); ++i)
+      if (effect.emitters[i].name == name) return i;
+    std::string names;
+    for (const bytecode::CompiledEmitter& e : effect.emitters)
+      names += (names.empty() ? "" : ", ") + e.name;
+    return notFound(fmt::format("{} {}: the effect has no emitter of that name (it has: {})",
+                                option, name, names));
+  };
+  for (const std::string& name : hide) {
+    Result<std::size_t> i = indexOf(name, "--hide");
+    if (!i.ok()) return i.status();
+    hidden[*i] = true;
+  }
+  if (!solo.empty()) {
+    Result<std::size_t> kept = indexOf(solo, "--solo");
+    if (!kept.ok()) return kept.status();
+    for (std::size_t i = 0; i < hidden.size(); ++i)
+      hidden[i] = hidden[i] || i != *kept;
+  }
+  return hidden;
+}
+
+void visiblePackets(const ParticleWorld& world, EffectHandle placed,
+                    const std::vector<bool>& hidden, std::span<const render::RenderPacket> packets,
+                    std::vector<render::RenderPacket>& out) {
+  out.clear();
+  for (const render::RenderPacket& p : packets) {
+    bool shown = true;
+    for (std::uint32_t i = 0; i < hidden.size() && shown; ++i)
+      shown = !(hidden[i] && world.emitter(placed, i) == p.emitter);
+    if (shown) out.push_back(p);
+  }
+}
+
 }  // namespace mote::cli

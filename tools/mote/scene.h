@@ -14,12 +14,14 @@
 #include <mote/render/camera.h>
 #include <mote/render/debug_overlay.h>
 #include <mote/render/particle_renderer.h>
+#include <mote/render/render_packet.h>
 
 #include <glm/vec3.hpp>
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,5 +86,18 @@ Result<render::Camera> makeCamera(const RenderCommandOptions& o, const Framing& 
 
 /// The effect's authored colliders as the debug overlay draws them.
 std::vector<render::DebugCollider> debugColliders(const std::vector<authoring::Collider>& authored);
+
+/// The emitters of `effect` that --hide and --solo leave out of the drawing (the simulation runs
+/// them all): one flag per emitter, true for hidden — each named in `hide`, and, with `solo`, every
+/// emitter but that one. NotFound names an emitter the effect lacks.
+Result<std::vector<bool>> hiddenEmitters(const bytecode::CompiledEffect& effect,
+                                         const std::vector<std::string>& hide,
+                                         const std::string& solo);
+
+/// `packets` (a RenderPacketBuilder's of `world`) less those of effect `placed`'s emitters
+/// flagged in `hidden`, in order, into `out` (cleared; reserve it to keep frames allocation-free).
+void visiblePackets(const ParticleWorld& world, EffectHandle placed,
+                    const std::vector<bool>& hidden, std::span<const render::RenderPacket> packets,
+                    std::vector<render::RenderPacket>& out);
 
 }  // namespace mote::cli

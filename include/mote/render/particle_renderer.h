@@ -113,6 +113,12 @@ class ParticleRenderer {
   /// prepared list. Same errors, threads and allocation as render().
   Status prepare(const ParticleWorld& world, const Camera& camera);
   Status rasterize(Image& out);
+  /// prepare() from packets the caller chose (a RenderPacketBuilder's, in draw order, some left
+  /// out — a viewer's hidden emitters): every render mode, as prepare() draws them. The packets
+  /// borrow their world, which must outlive the call. The draw cache neither reuses nor records
+  /// this frame (a later prepare() of a world builds its frame anew). Same errors, threads and
+  /// allocation as render().
+  Status prepare(std::span<const RenderPacket> packets, const Camera& camera);
 
   /// Adds a triangle in world coordinates to the prepared frame (after prepare(), before
   /// rasterize()): projected with the frame's camera, cut at the near plane, z-tested and drawn
