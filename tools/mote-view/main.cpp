@@ -385,6 +385,12 @@ void Viewer::stylePanel() {
   changed |= ImGui::Combo("order", &transparency_, "emitter\0sorted\0oit\0");
   changed |= ImGui::ColorEdit3("background", background_.data(), ImGuiColorEditFlags_NoInputs);
   if (changed) restyle();
+  ImGui::SameLine();
+  bool overlay = scene_->options().debug;
+  if (ImGui::Checkbox("overlay", &overlay)) scene_->setOverlay(overlay);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "emitter axes, bounds boxes, velocity rays and colliders (mote render --debug)");
 }
 
 void Viewer::restyle() {
@@ -696,6 +702,8 @@ int main(int argc, char** argv) {
   app.add_option("--hide", o.hide, "Leave this emitter out of the drawing (it still runs)")
       ->allow_extra_args(false);
   app.add_option("--solo", o.solo, "Draw this emitter alone (the others still run)");
+  app.add_flag("--debug", o.debug,
+               "Draw emitter axes, bounds boxes, velocity rays and colliders over the particles");
   app.add_option("--threads", o.threads, "Worker threads (0: the machine's)");
   app.add_option("--animation", o.animation, ".mdl input: the animation that drives the effect");
   app.add_option("--texture-dir", o.textureDirectory, ".mdl input: where NWN textures are found");

@@ -24,9 +24,12 @@ std::unique_ptr<SceneState> SceneState::load(const cli::RenderCommandOptions& op
   Result<cli::SceneSettings> settings = cli::sceneSettings(options);
   if (!settings.ok()) return fail(settings.status().message());
   s->settings_ = std::move(settings).takeValue();
+  std::vector<authoring::Collider> authored;
   if (!cli::loadCompiledEffect(options.input, s->effect_,
-                               {options.animation, options.textureDirectory}, nullptr, &messages))
+                               {options.animation, options.textureDirectory}, &authored, &messages))
     return nullptr;
+  s->colliders_ = cli::debugColliders(authored);
+  s->overlay_.colliders = s->colliders_;
   Result<std::unique_ptr<ThreadPool>> pool = ThreadPool::create(options.threads);
   if (!pool.ok()) return fail(pool.status().message());
   s->pool_ = std::move(pool).takeValue();
@@ -114,19 +117,8 @@ Result<render::Camera> SceneState::defaultCamera() const {
 Status SceneState::draw(const render::Camera& camera, render::Image& image) {
   Result<const ParticleWorld*> world = sim_->world();
   if (!world.ok()) return world.status();
-  if (std::find(hidden_.begin(), hidden_.end(), true) == hidden_.end())
-    return renderer_->render(**world, camera, image);
-  if (!packets_) {
-    Result<render::RenderPacketBuilder> made =
-        render::RenderPacketBuilder::create(static_cast<std::uint32_t>(hidden_.size()));
-    if (!made.ok()) return made.status();
-    packets_.emplace(std::move(made).takeValue());
-    shown_.reserve(hidden_.size());
-  }
-  packets_->build(**world);
-  cli::visiblePackets(**world, placed_, hidden_, packets_->packets(), shown_);
-  MOTE_RETURN_IF_ERROR(renderer_->prepare(shown_, camera));
-  return renderer_->rasterize(image);
+  const cli::FrameExtras extras{placed_, &hidden_, options_.debug ? &overlay_ : nullptr};
+  return cli::drawFrame(*renderer_, **world, camera, extras, scratch_, image);
 }
 
 Status SceneState::setHidden(const std::vector<std::string>& hide, const std::string& solo) {

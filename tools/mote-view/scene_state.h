@@ -12,9 +12,9 @@
 
 #include <mote/bytecode/compiled_effect.h>
 #include <mote/core/job_system.h>
+#include <mote/render/debug_overlay.h>
 #include <mote/render/image.h>
 #include <mote/render/particle_renderer.h>
-#include <mote/render/render_packet.h>
 
 #include <memory>
 #include <optional>
@@ -55,6 +55,9 @@ class SceneState {
   /// hidden ones are then as before). load() applies the options' --hide and --solo.
   Status setHidden(const std::vector<std::string>& hide, const std::string& solo);
   const std::vector<bool>& hidden() const noexcept { return hidden_; }
+  /// Draws the debug overlay (`mote render --debug`'s: emitter axes, bounds, velocity rays,
+  /// colliders) over the particles, or not.
+  void setOverlay(bool on) noexcept { options_.debug = on; }
   /// Draws with other renderer options (ground, background, transparency…: `options` but its
   /// input, size and time); the effect and its time are kept. The error names the option.
   Status restyle(const cli::RenderCommandOptions& options);
@@ -81,9 +84,10 @@ class SceneState {
   cli::Framing framing_;
   cli::SceneSettings settings_;
   std::optional<render::ParticleRenderer> renderer_;
-  std::vector<bool> hidden_;                            // one flag per emitter
-  std::optional<render::RenderPacketBuilder> packets_;  // made when something is hidden
-  std::vector<render::RenderPacket> shown_;
+  std::vector<bool> hidden_;  // one flag per emitter
+  std::vector<render::DebugCollider> colliders_;
+  render::DebugOverlayOptions overlay_;
+  cli::FrameScratch scratch_;
 };
 
 }  // namespace mote::view

@@ -143,13 +143,11 @@ int runRender(const RenderCommandOptions& o) {
     gpuRenderer = std::move(drawer.value());
   }
 #endif
-  // --debug's view of the frame's packets, and --hide's and --solo's (those drawn, in order).
-  Result<render::RenderPacketBuilder> packets = render::RenderPacketBuilder::create(4096);
-  if (!packets.ok()) return fail(packets.status().message());
-  std::vector<render::RenderPacket> shown;
-  shown.reserve(effect.emitters.size());
   render::DebugOverlayOptions overlay;
   overlay.colliders = colliders;
+  // --hide, --solo and --debug: the software frame's extras.
+  const FrameExtras extras{placed, &*hidden, o.debug ? &overlay : nullptr};
+  FrameScratch scratch;
 
   std::vector<render::Image> frames(o.frames);
   const bool tty = isatty(fileno(stderr)) != 0;
@@ -176,21 +174,7 @@ int runRender(const RenderCommandOptions& o) {
       return o.debug ? gpuRenderer->render(**world, view, image, overlay)
                      : gpuRenderer->render(**world, view, image);
 #endif
-    if (!o.debug && !filtered) return renderer->render(**world, view, image);
-    packets->build(**world, pool.get());
-    std::span<const render::RenderPacket> drawn = packets->packets();
-    if (filtered) {
-      visiblePackets(**world, placed, *hidden, drawn, shown);
-      drawn = shown;
-      MOTE_RETURN_IF_ERROR(renderer->prepare(drawn, view));
-    } else {
-      MOTE_RETURN_IF_ERROR(renderer->prepare(**world, view));
-    }
-    if (o.debug) {
-      if (Status s = render::drawDebugOverlay(*renderer, **world, drawn, overlay); !s.ok())
-        return Status(s.code(), "--debug: " + s.message());
-    }
-    return renderer->rasterize(image);
+    return drawFrame(*renderer, **world, view, extras, scratch, image, pool.get());
   };
   for (std::uint32_t f = 0; f < o.frames; ++f) {
     if (f > 0) {

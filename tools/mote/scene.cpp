@@ -339,4 +339,35 @@ void visiblePackets(const ParticleWorld& world, EffectHandle placed,
   }
 }
 
+Status drawFrame(render::ParticleRenderer& renderer, const ParticleWorld& world,
+                 const render::Camera& camera, const FrameExtras& extras, FrameScratch& scratch,
+                 render::Image& image, JobSystem* jobs) {
+  const bool filtered =
+      extras.hidden != nullptr &&
+      std::find(extras.hidden->begin(), extras.hidden->end(), true) != extras.hidden->end();
+  if (!filtered && extras.overlay == nullptr) return renderer.render(world, camera, image);
+  if (!scratch.packets) {  // room for the placed effect's emitters (the tools' worlds hold one)
+    const auto room = static_cast<std::uint32_t>(
+        extras.hidden != nullptr ? std::max<std::size_t>(extras.hidden->size(), 1) : 4096);
+    Result<render::RenderPacketBuilder> made = render::RenderPacketBuilder::create(room);
+    if (!made.ok()) return made.status();
+    scratch.packets.emplace(std::move(made).takeValue());
+    scratch.shown.reserve(room);
+  }
+  scratch.packets->build(world, jobs);
+  std::span<const render::RenderPacket> drawn = scratch.packets->packets();
+  if (filtered) {
+    visiblePackets(world, extras.placed, *extras.hidden, drawn, scratch.shown);
+    drawn = scratch.shown;
+    MOTE_RETURN_IF_ERROR(renderer.prepare(drawn, camera));
+  } else {
+    MOTE_RETURN_IF_ERROR(renderer.prepare(world, camera));
+  }
+  if (extras.overlay != nullptr) {
+    if (Status s = render::drawDebugOverlay(renderer, world, drawn, *extras.overlay); !s.ok())
+      return Status(s.code(), "--debug: " + s.message());
+  }
+  return renderer.rasterize(image);
+}
+
 }  // namespace mote::cli

@@ -21,6 +21,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -99,5 +100,26 @@ Result<std::vector<bool>> hiddenEmitters(const bytecode::CompiledEffect& effect,
 void visiblePackets(const ParticleWorld& world, EffectHandle placed,
                     const std::vector<bool>& hidden, std::span<const render::RenderPacket> packets,
                     std::vector<render::RenderPacket>& out);
+
+/// What a software frame of `mote render` and mote-view draws besides the world: the hidden
+/// emitters left out, and the debug overlay (`overlay` non-null: --debug).
+struct FrameExtras {
+  EffectHandle placed;
+  const std::vector<bool>* hidden = nullptr;  ///< one flag per emitter of `placed`; null: none
+  const render::DebugOverlayOptions* overlay = nullptr;
+};
+
+/// Scratch a frame with extras reuses (made once, so steady frames allocate nothing).
+struct FrameScratch {
+  std::optional<render::RenderPacketBuilder> packets;
+  std::vector<render::RenderPacket> shown;
+};
+
+/// `world` under `camera` into `image` with `renderer`: render() itself when `extras` asks for
+/// nothing, else the kept packets prepared, the overlay drawn (errors prefixed "--debug: "),
+/// rasterized. `jobs` builds the packets (null: this thread).
+Status drawFrame(render::ParticleRenderer& renderer, const ParticleWorld& world,
+                 const render::Camera& camera, const FrameExtras& extras, FrameScratch& scratch,
+                 render::Image& image, JobSystem* jobs = nullptr);
 
 }  // namespace mote::cli
