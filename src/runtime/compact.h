@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Kill compaction: the survivors of a run of particles moved down over the killed ones in every
-// stream, in order, a SIMD vector of particles at a time (Highway's Compress, the best target for
-// the CPU picked at run time). ParticleWorld's step 5 (docs/runtime.md, "One tick").
+// stream, in order, a SIMD vector of particles at a time (a lane permute from a mask table on x86,
+// Highway's Compress elsewhere; the best target for the CPU picked at run time). ParticleWorld's
+// step 5 (docs/runtime.md, "One tick").
 #pragma once
 
 #include <cstdint>
