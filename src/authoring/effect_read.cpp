@@ -394,14 +394,26 @@ class Reader {
   }
 
   void read(std::vector<GradientKey>& out, const Value& v, const FieldInfo& info) {
-    if (!expectArray(v, info, "an array of [time, [r, g, b, a]] keys")) return;
-    std::vector<GradientKey> keys(v.items.size());
+    readArrayKeys(out, v, info, &GradientKey::color, "[r, g, b, a]");
+  }
+
+  void read(std::vector<Vec3Key>& out, const Value& v, const FieldInfo& info) {
+    readArrayKeys(out, v, info, &Vec3Key::value, "[x, y, z]");
+  }
+
+  // Keys written [time, [numbers…]]: gradients and motion tracks.
+  template <class K, std::size_t N>
+  void readArrayKeys(std::vector<K>& out, const Value& v, const FieldInfo& info,
+                     std::array<float, N> K::*value, std::string_view what) {
+    const std::string form = "[time, " + std::string(what) + "]";
+    if (!expectArray(v, info, "an array of " + form + " keys")) return;
+    std::vector<K> keys(v.items.size());
     bool ok = true;
     for (std::size_t i = 0; i < keys.size(); ++i) {
       PointerScope scope(pointer_, i);
       const Value& item = v.items[i];
       if (item.kind != Kind::Array || item.items.size() != 2) {
-        error(item, "must be [time, [r, g, b, a]] (got " + shown(item) + ")");
+        error(item, "must be " + form + " (got " + shown(item) + ")");
         ok = false;
         continue;
       }
@@ -410,7 +422,7 @@ class Reader {
         ok = readFloat(keys[i].time, item.items[0]) && ok;
       }
       PointerScope second(pointer_, std::size_t{1});
-      ok = readFloats(keys[i].color, item.items[1], "[r, g, b, a]") && ok;
+      ok = readFloats(keys[i].*value, item.items[1], what) && ok;
     }
     if (ok) out = std::move(keys);
   }

@@ -84,15 +84,25 @@ inline Value toJson(const std::vector<CurveKey>& keys) {
   return out;
 }
 
-inline Value toJson(const std::vector<GradientKey>& keys) {
+// Keys written [time, [numbers…]]: gradients and motion tracks.
+template <class K, std::size_t N>
+Value arrayKeysToJson(const std::vector<K>& keys, std::array<float, N> K::*value) {
   Value out = Value::makeArray();
-  for (const GradientKey& k : keys) {
+  for (const K& k : keys) {
     Value pair = Value::makeArray();
     pair.items.push_back(number(k.time));
-    pair.items.push_back(toJson(k.color));
+    pair.items.push_back(toJson(k.*value));
     out.items.push_back(std::move(pair));
   }
   return out;
+}
+
+inline Value toJson(const std::vector<GradientKey>& keys) {
+  return arrayKeysToJson(keys, &GradientKey::color);
+}
+
+inline Value toJson(const std::vector<Vec3Key>& keys) {
+  return arrayKeysToJson(keys, &Vec3Key::value);
 }
 
 inline Value toJson(const std::map<std::string, std::string>& m) {

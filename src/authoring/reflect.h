@@ -25,6 +25,7 @@ inline constexpr double kUnbounded = std::numeric_limits<double>::infinity();
 enum class Domain : std::uint8_t {
   None,
   EmitterTime,  ///< seconds since the emitter started: key times >= 0
+  EffectTime,   ///< seconds since the effect started: key times >= 0
   OverLife,     ///< normalised age: key times in [0, 1]
 };
 
@@ -1028,6 +1029,68 @@ struct Reflect<ForceEvent> {
 };
 
 template <>
+struct Reflect<Motion> {
+  static constexpr std::string_view kName = "Motion";
+  static constexpr std::string_view kDoc =
+      "Keyed position and rotation over effect time, in the parent's frame: positions move "
+      "linearly between keys, rotations the shorter way between the keys' orientations (a turn of "
+      "180 degrees or more needs a key in between); the end values hold outside the keys unless "
+      "period repeats them.";
+  template <class V, class S>
+  static void fields(V& v, S& s) {
+    v(s.position, {.key = "position",
+                   .doc = "[time, [x, y, z]] keys; replace the static position.",
+                   .unit = "m",
+                   .min = -1e6,
+                   .max = 1e6,
+                   .domain = Domain::EffectTime,
+                   .maxItems = kMaxMotionKeys});
+    v(s.rotation, {.key = "rotation",
+                   .doc = "[time, [x, y, z]] keys of Euler angles (Y, then X, then Z); replace "
+                          "the static rotation.",
+                   .unit = "deg",
+                   .min = -3600,
+                   .max = 3600,
+                   .domain = Domain::EffectTime,
+                   .maxItems = kMaxMotionKeys});
+    v(s.period, {.key = "period",
+                 .doc = "Effect time wraps at this length (the keys repeat); 0: played once.",
+                 .unit = "s",
+                 .min = 0,
+                 .max = 1e6});
+  }
+};
+
+/// Where an emitter or pivot hangs: `parent`, `position`, `rotation` and `motion`.
+template <class V, class S>
+void placementFields(V& v, S& s) {
+  v(s.parent, {.key = "parent", .doc = "A pivot listed before it; empty: the effect."});
+  v(s.position, {.key = "position",
+                 .doc = "Offset within the parent (the effect, or a pivot).",
+                 .unit = "m",
+                 .min = -1e6,
+                 .max = 1e6});
+  v(s.rotation, {.key = "rotation",
+                 .doc = "Euler angles, applied Y, then X, then Z.",
+                 .unit = "deg",
+                 .min = -3600,
+                 .max = 3600});
+  v(s.motion, {.key = "motion", .doc = "Keyed position and rotation over effect time."});
+}
+
+template <>
+struct Reflect<Pivot> {
+  static constexpr std::string_view kName = "Pivot";
+  static constexpr std::string_view kDoc =
+      "A frame emitters and pivots hang from (an NWN dummy), static or keyed.";
+  template <class V, class S>
+  static void fields(V& v, S& s) {
+    v(s.name, {.key = "name", .doc = "Unique name among the pivots.", .required = true});
+    placementFields(v, s);
+  }
+};
+
+template <>
 struct Reflect<Emitter> {
   static constexpr std::string_view kName = "Emitter";
   static constexpr std::string_view kDoc = "One particle emitter of the effect.";
@@ -1036,16 +1099,7 @@ struct Reflect<Emitter> {
     v(s.name, {.key = "name", .doc = "Unique name.", .required = true});
     v(s.material,
       {.key = "material", .doc = "A materials name; empty: builtin:soft_circle, alpha blended."});
-    v(s.position, {.key = "position",
-                   .doc = "Offset within the effect.",
-                   .unit = "m",
-                   .min = -1e6,
-                   .max = 1e6});
-    v(s.rotation, {.key = "rotation",
-                   .doc = "Euler angles, applied Y, then X, then Z.",
-                   .unit = "deg",
-                   .min = -3600,
-                   .max = 3600});
+    placementFields(v, s);
     v(s.maxParticles, {.key = "max_particles",
                        .doc = "Capacity (spawns beyond it are dropped).",
                        .min = 1,
@@ -1090,6 +1144,9 @@ struct Reflect<EffectDesc> {
                        .doc = "System-wide fields the effect reads (e.g. a gust strength).",
                        .maxItems = kMaxFields});
     v(s.materials, {.key = "materials", .doc = "Materials.", .maxItems = kMaxMaterials});
+    v(s.pivots, {.key = "pivots",
+                 .doc = "Frames emitters hang from (parents before children).",
+                 .maxItems = kMaxPivots});
     v(s.emitters,
       {.key = "emitters", .doc = "Emitters.", .required = true, .maxItems = kMaxEmitters});
   }

@@ -209,9 +209,17 @@ class SchemaBuilder {
     return v;
   }
   Value schemaOf(const std::vector<GradientKey>&, const FieldInfo& info) {
+    return arrayKeys(numberArray(FieldInfo{.key = {}, .doc = {}, .min = 0.0}, 4, 4), info);
+  }
+  Value schemaOf(const std::vector<Vec3Key>&, const FieldInfo& info) {
+    return arrayKeys(
+        numberArray(FieldInfo{.key = {}, .doc = {}, .min = info.min, .max = info.max}, 3, 3), info);
+  }
+  // [time, value] keys whose value is `valueSchema`.
+  Value arrayKeys(Value valueSchema, const FieldInfo& info) {
     Value prefix = Value::makeArray();
     prefix.items.push_back(typed("number"));
-    prefix.items.push_back(numberArray(FieldInfo{.key = {}, .doc = {}, .min = 0.0}, 4, 4));
+    prefix.items.push_back(std::move(valueSchema));
     Value key = typed("array");
     key.add("prefixItems", std::move(prefix));
     key.add("minItems", bound(2));
@@ -413,6 +421,7 @@ class ReferenceBuilder {
   std::string typeOf(const ColorParam&) { return link("ColorParam"); }
   std::string typeOf(const std::vector<CurveKey>&) { return "[[time, value], …]"; }
   std::string typeOf(const std::vector<GradientKey>&) { return "[[time, [r, g, b, a]], …]"; }
+  std::string typeOf(const std::vector<Vec3Key>&) { return "[[time, [x, y, z]], …]"; }
   template <reflect::ReflectedStruct T>
   std::string typeOf(const T&) {
     return link(reflect::Reflect<T>::kName);

@@ -223,6 +223,8 @@ class Validator {
       error("over-life key time must be in [0, 1] (got " + num(time) + ")");
     } else if (domain == Domain::EmitterTime && time < 0.0f) {
       error("emitter-time key time must be >= 0 (got " + num(time) + ")");
+    } else if (domain == Domain::EffectTime && time < 0.0f) {
+      error("effect-time key time must be >= 0 (got " + num(time) + ")");
     }
   }
 
@@ -243,6 +245,17 @@ class Validator {
       checkKeyTime(keys[i].time, i > 0 ? keys[i - 1].time : 0.0f, i, domain_);
       Scope color(*this, std::size_t{1});
       checkColor(keys[i].color, info);
+    }
+  }
+
+  void check(const std::vector<Vec3Key>& keys, const FieldInfo& info) {
+    if (!checkCount(keys.size(), info)) return;
+    const FieldInfo bounds{.key = {}, .doc = {}, .min = info.min, .max = info.max};
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      Scope scope(*this, i);
+      checkKeyTime(keys[i].time, i > 0 ? keys[i - 1].time : 0.0f, i, info.domain);
+      Scope value(*this, std::size_t{1});
+      check(keys[i].value, bounds);
     }
   }
 
@@ -366,6 +379,27 @@ class Validator {
     const std::string_view suggestion = closestMatch(name, names);
     if (!suggestion.empty()) message += " (did you mean \"" + std::string(suggestion) + "\"?)";
     error(std::move(message));
+  }
+
+  // An emitter's or pivot's `parent` — empty, or one of the pivots listed before (`earlier`) — and
+  // its motion, whose keys lie within a period.
+  template <class T>
+  void checkPlacement(const T& x, const std::vector<std::string_view>& earlier) {
+    if (!x.parent.empty()) {
+      Scope scope(*this, "parent");
+      checkReference(x.parent, earlier, "pivot listed before it");
+    }
+    const Motion& motion = x.motion;
+    if (!(motion.period > 0.0f)) return;
+    for (const auto* track : {&motion.position, &motion.rotation}) {
+      if (!track->empty() && track->back().time > motion.period) {
+        Scope scope(*this, "motion");
+        Scope list(*this, track == &motion.position ? "position" : "rotation");
+        Scope last(*this, track->size() - 1);
+        error("key time " + num(track->back().time) + " is beyond the motion's period " +
+              num(motion.period) + " s");
+      }
+    }
   }
 
   // Names of vec3 fields a position_field/target_field may use.
@@ -760,6 +794,18 @@ class Validator {
         checkSheet(effect.materials[i].sheet);
       }
     }
+    checkNames(
+        "pivots", effect.pivots, [](const Pivot& p) -> const std::string& { return p.name; },
+        "name", false);
+    std::vector<std::string_view> pivots;
+    {
+      Scope list(*this, "pivots");
+      for (std::size_t i = 0; i < effect.pivots.size(); ++i) {
+        Scope item(*this, i);
+        checkPlacement(effect.pivots[i], pivots);
+        pivots.push_back(effect.pivots[i].name);
+      }
+    }
     std::vector<std::string_view> emitters;
     for (const Emitter& e : effect.emitters)
       emitters.push_back(e.name);
@@ -767,6 +813,7 @@ class Validator {
     Scope list(*this, "emitters");
     for (std::size_t i = 0; i < effect.emitters.size(); ++i) {
       Scope item(*this, i);
+      checkPlacement(effect.emitters[i], pivots);
       checkEmitter(effect, effect.emitters[i], materials, emitters);
       total += effect.emitters[i].maxParticles;
     }

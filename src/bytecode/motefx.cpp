@@ -10,6 +10,7 @@
 #include <xxhash.h>
 
 #include <bit>
+#include <cmath>
 #include <concepts>
 #include <cstring>
 #include <string>
@@ -208,7 +209,7 @@ class Reader {
 };
 
 // -------------------------------------------------------------------------------------------------
-// The layout of version 3, the current one: one function per struct, its fields in file order.
+// The layout of version 4, the current one: one function per struct, its fields in file order.
 
 template <class V, class T>
 void visitWords(V& v, T& words, const char* what) {
@@ -349,22 +350,48 @@ void visitEmitterBehaviour(V& v, E& em) {
          [](auto& w, auto& value) { w.field(value, "emitter field value"); });
   visitChannels(v, em.channels);
 }
+template <class V, Of<CompiledMotion> M>
+void visitMotion(V& v, M& m) {
+  const auto key = [](auto& w, auto& k) {
+    w.field(k.timeSeconds, "motion key time");
+    w.field(k.value, "motion key value");
+  };
+  v.list(m.position, "position keys", kMaxMotionKeys, key);
+  v.list(m.rotation, "rotation keys", kMaxMotionKeys, key);
+  v.field(m.periodSeconds, "motion period");
+}
+
+// Version 3's emitter is version 4's without the motion and parent frames at its end.
 template <class V, Of<CompiledEmitter> E>
-void visitEmitter(V& v, E& em) {
+void visitEmitterV3(V& v, E& em) {
   visitEmitterIdentity(v, em);
   visitEmitterBehaviour(v, em);
   visitProgram(v, em.program);
 }
+template <class V, Of<CompiledEmitter> E>
+void visitEmitter(V& v, E& em) {
+  visitEmitterV3(v, em);
+  visitMotion(v, em.motion);
+  v.list(em.parents, "parent frames", kMaxFrameChain, [](auto& w, auto& f) {
+    w.field(f.positionMeters, "frame position");
+    w.field(f.rotationQuaternion, "frame rotation");
+    visitMotion(w, f.motion);
+  });
+}
 
-template <class V, Of<CompiledEffect> E>
-void visitEffect(V& v, E& e) {
+// An effect whose emitters `visitEmitterOf` visits (visitEmitter, or visitEmitterV3).
+template <class V, Of<CompiledEffect> E, class VisitEmitter>
+void visitEffectWith(V& v, E& e, VisitEmitter visitEmitterOf) {
   v.field(e.name, "effect name");
   v.list(e.globals, "global fields", kMaxGlobalImports,
          [](auto& w, auto& g) { visitGlobalField(w, g); });
   v.list(e.materials, "materials", kMaxMaterialsInFile,
          [](auto& w, auto& m) { visitMaterial(w, m); });
-  v.list(e.emitters, "emitters", kMaxEmittersInFile,
-         [](auto& w, auto& em) { visitEmitter(w, em); });
+  v.list(e.emitters, "emitters", kMaxEmittersInFile, visitEmitterOf);
+}
+template <class V, Of<CompiledEffect> E>
+void visitEffect(V& v, E& e) {
+  visitEffectWith(v, e, [](auto& w, auto& em) { visitEmitter(w, em); });
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -422,6 +449,31 @@ void visitEffectV2(Reader& r, EffectV2& e) {
          [](auto& w, auto& m) { visitMaterialV2(w, m); });
   r.list(e.emitters, "emitters", kMaxEmittersInFile,
          [](auto& w, auto& em) { visitEmitterV2(w, em); });
+}
+
+// A motion's keys: finite, in time order, rotations of non-zero length; a finite period.
+Status checkMotion(const CompiledMotion& m, const std::string& where) {
+  if (!std::isfinite(m.periodSeconds) || m.periodSeconds < 0.0f)
+    return parseError(where + "motion period " + std::to_string(m.periodSeconds));
+  for (const std::vector<MotionKey>* track : {&m.position, &m.rotation}) {
+    const char* what = track == &m.position ? "position" : "rotation";
+    for (std::size_t k = 0; k < track->size(); ++k) {
+      const MotionKey& key = (*track)[k];
+      const auto& v = key.value;
+      const bool finite = std::isfinite(key.timeSeconds) && std::isfinite(v[0]) &&
+                          std::isfinite(v[1]) && std::isfinite(v[2]) && std::isfinite(v[3]);
+      const bool ordered = k == 0 || key.timeSeconds >= (*track)[k - 1].timeSeconds;
+      const bool turns =
+          track == &m.position || v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3] > 1e-12f;
+      if (!finite || !ordered || !turns) {
+        return parseError(where + what + " key " + std::to_string(k) +
+                          (!finite    ? " is not finite"
+                           : !ordered ? " is before the one before it"
+                                      : " is a zero quaternion"));
+      }
+    }
+  }
+  return {};
 }
 
 // Cross-field checks a file must pass besides program verification.
@@ -485,6 +537,10 @@ Status checkEffect(const CompiledEffect& e) {
         }
       }
     }
+    MOTE_RETURN_IF_ERROR(checkMotion(em.motion, where));
+    for (std::size_t f = 0; f < em.parents.size(); ++f)
+      MOTE_RETURN_IF_ERROR(
+          checkMotion(em.parents[f].motion, where + "parent frame " + std::to_string(f) + ": "));
     if (em.maxParticles < 1 || em.maxParticles > (1u << 20)) {
       return parseError(where + "max particles " + std::to_string(em.maxParticles) +
                         " is not in [1, 1048576]");
@@ -546,6 +602,14 @@ Result<CompiledEffect> readPayload(std::uint32_t version, std::span<const std::u
   if (version == kMotefxVersion) {
     CompiledEffect effect;
     visitEffect(r, effect);
+    MOTE_RETURN_IF_ERROR(finish());
+    return effect;
+  }
+  if (version == 3) {
+    // Version 3 → 4 adds each emitter's motion and parent frames: a v3 emitter has none (it
+    // stands still in its effect), which is what the fields' defaults say.
+    CompiledEffect effect;
+    visitEffectWith(r, effect, [](auto& w, auto& em) { visitEmitterV3(w, em); });
     MOTE_RETURN_IF_ERROR(finish());
     return effect;
   }

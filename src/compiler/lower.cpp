@@ -202,6 +202,9 @@ namespace {
 
 static_assert(authoring::kMaxCurveKeys <= bytecode::kMaxCurveTableKeys,
               "every valid curve fits one CURVE");
+static_assert(authoring::kMaxMotionKeys <= bytecode::kMaxMotionKeys &&
+                  authoring::kMaxPivots <= bytecode::kMaxFrameChain,
+              "every valid motion fits a .motefx");
 
 // Euler degrees (applied Y, then X, then Z) as a quaternion: q = qY · qX · qZ.
 std::array<float, 4> eulerQuat(const Vec3& degrees) {
@@ -219,6 +222,26 @@ std::array<float, 4> eulerQuat(const Vec3& degrees) {
                                 a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
   };
   return mul(mul(axis(1, degrees[1]), axis(0, degrees[0])), axis(2, degrees[2]));
+}
+
+// Motion keys as the runtime samples them: orientations as quaternions, each on the same side as
+// the one before (so slerp between them turns the shorter way).
+bytecode::CompiledMotion lowerMotion(const Motion& motion) {
+  bytecode::CompiledMotion out;
+  out.periodSeconds = motion.period;
+  for (const Vec3Key& k : motion.position)
+    out.position.push_back({k.time, {k.value[0], k.value[1], k.value[2], 0.0f}});
+  for (const Vec3Key& k : motion.rotation) {
+    std::array<float, 4> q = eulerQuat(k.value);
+    if (!out.rotation.empty()) {
+      const std::array<float, 4>& p = out.rotation.back().value;
+      if (p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3] < 0.0f)
+        for (float& v : q)
+          v = -v;
+    }
+    out.rotation.push_back({k.time, q});
+  }
+  return out;
 }
 
 }  // namespace
@@ -269,6 +292,15 @@ CompileResult compileEffect(const EffectDesc& effect) {
     c.maxCatchupSeconds = e.culling.maxCatchupSeconds;
     c.positionMeters = e.position;
     c.rotationQuaternion = eulerQuat(e.rotation);
+    c.motion = lowerMotion(e.motion);
+    // The pivots it hangs from, its parent first (validation put each parent before its child).
+    for (std::string_view parent = e.parent; !parent.empty();) {
+      const auto p = std::find_if(effect.pivots.begin(), effect.pivots.end(),
+                                  [&](const Pivot& x) { return x.name == parent; });
+      if (p == effect.pivots.end() || c.parents.size() >= effect.pivots.size()) break;
+      c.parents.push_back({p->position, eulerQuat(p->rotation), lowerMotion(p->motion)});
+      parent = p->parent;
+    }
     bytecode::CompiledEmission& s = c.emission;
     s.mode = mirror(e.spawn.mode);
     s.metric = mirror(e.spawn.metric);

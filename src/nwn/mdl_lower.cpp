@@ -173,6 +173,9 @@ class Lowerer {
   std::vector<Xform> local_;
   std::vector<Xform> world_;
   std::vector<std::size_t> parent_;  // SIZE_MAX: root
+  std::vector<bool> moves_;          // the node or an ancestor has position/orientation keys
+  std::vector<std::string> pivots_;  // the pivot made for the node; empty: none yet
+  std::set<std::string> usedPivotNames_;
   std::vector<float> eventDetonations_;
   std::set<std::string> usedNames_;
   std::set<std::string> warnedTextures_;
@@ -242,6 +245,8 @@ class Lowerer {
     const std::size_t n = model_.nodes.size();
     local_.resize(n);
     world_.resize(n);
+    moves_.assign(n, false);
+    pivots_.assign(n, std::string());
     detail::NodeHierarchy hierarchy = detail::indexHierarchy(model_, result_.diagnostics);
     geometryIndex_ = std::move(hierarchy.byName);
     parent_ = std::move(hierarchy.parent);
@@ -249,17 +254,12 @@ class Lowerer {
       const MdlNode& node = model_.nodes[i];
       const SortedTrack pos = track(node, "position");
       const SortedTrack ori = track(node, "orientation");
-      for (const SortedTrack* t : {&pos, &ori}) {
-        if (t->keyed) {
-          warn(t->line, "'" + node.name +
-                            "' has position or orientation keys: EffectDesc emitters do not "
-                            "move, the node is placed at its 0 s transform");
-        }
-      }
       // Emitters ignore `scale` (a particle's size is its own).
       const Xform x = detail::localXform(pos, ori, SortedTrack{});
       local_[i] = x;
       world_[i] = parent_[i] == kRoot ? x : detail::compose(world_[parent_[i]], x);
+      // A node moves with its own keys or its parent's (parents come first: parent_[i] < i).
+      moves_[i] = pos.keyed || ori.keyed || (parent_[i] != kRoot && moves_[parent_[i]]);
     }
     if (anim_ != nullptr) {
       for (const MdlNode& a : anim_->nodes)
@@ -287,7 +287,67 @@ class Lowerer {
     return kRoot;
   }
 
-  std::string uniqueName(const std::string& raw) {
+  // Whether the pivots of `index`'s ancestors that do not exist yet fit kMaxPivots.
+  bool pivotsFit(std::size_t index) const {
+    std::size_t needed = 0;
+    for (std::size_t a = parent_[index]; a != kRoot && pivots_[a].empty(); a = parent_[a])
+      ++needed;
+    return result_.effect.pivots.size() + needed <= authoring::kMaxPivots;
+  }
+
+  // The pivot of geometry node `index` (made, after its ancestors' pivots, on first use).
+  std::string pivotFor(std::size_t index) {
+    if (!pivots_[index].empty()) return pivots_[index];
+    authoring::Pivot p;
+    if (parent_[index] != kRoot) p.parent = pivotFor(parent_[index]);
+    const MdlNode& node = model_.nodes[index];
+    p.name = uniqueName(node.name, usedPivotNames_);
+    bool outOfRange = false;
+    p.position = clampVec(toMote(local_[index].position), 1e6f, outOfRange);
+    p.rotation = clampVec(eulerYXZ(toMote(local_[index].rotation)), 3600.0f, outOfRange);
+    p.motion = motionOf(node, outOfRange);
+    if (outOfRange) {
+      warn(node.line,
+           "the position of '" + node.name + "' is not finite or beyond ±1000 km; clamped");
+    }
+    result_.effect.pivots.push_back(std::move(p));
+    pivots_[index] = result_.effect.pivots.back().name;
+    return pivots_[index];
+  }
+
+  // A node's position and orientation keys (the chosen animation's, else the geometry's) as
+  // Motion keys in Mote's axes; keys before 0 s move to 0 s, non-finite ones are dropped, beyond
+  // kMaxMotionKeys a track is cut (with a warning). A track that never changes adds no keys.
+  authoring::Motion motionOf(const MdlNode& node, bool& outOfRange) {
+    authoring::Motion m;
+    const SortedTrack pos = track(node, "position");
+    const SortedTrack ori = track(node, "orientation");
+    for (const SortedTrack* t : {&pos, &ori}) {
+      if (!t->keyed) continue;
+      std::vector<authoring::Vec3Key>& keys = t == &pos ? m.position : m.rotation;
+      for (const MdlKey& k : t->keys) {
+        if (keys.size() == authoring::kMaxMotionKeys) {
+          warn(t->line, "'" + node.name + "' has more than " +
+                            std::to_string(authoring::kMaxMotionKeys) +
+                            " keys in a track; the rest are dropped");
+          break;
+        }
+        const auto& v = k.value;
+        if (!std::isfinite(k.time) || !std::isfinite(v[0]) || !std::isfinite(v[1]) ||
+            !std::isfinite(v[2]) || !std::isfinite(v[3]))
+          continue;
+        const Vec3 value = t == &pos ? clampVec(toMote(Vec3{v[0], v[1], v[2]}), 1e6f, outOfRange)
+                                     : eulerYXZ(toMote(detail::axisAngle(v[0], v[1], v[2], v[3])));
+        keys.push_back({std::max(0.0f, k.time), value});
+      }
+    }
+    return m;
+  }
+
+  std::string uniqueName(const std::string& raw) { return uniqueName(raw, usedNames_); }
+
+  // `raw` with what is not a letter, digit or _ replaced, made unique among `used`.
+  static std::string uniqueName(const std::string& raw, std::set<std::string>& used) {
     std::string name;
     for (const char c : raw) {
       const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || isDigit(c) || c == '_';
@@ -296,7 +356,7 @@ class Lowerer {
     if (name.empty() || isDigit(name[0])) name.insert(0, "e_");
     if (name.size() > 100) name.resize(100);
     std::string candidate = name;
-    for (int n = 2; !usedNames_.insert(lowerCopy(candidate)).second; ++n)
+    for (int n = 2; !used.insert(lowerCopy(candidate)).second; ++n)
       candidate = name + "_" + std::to_string(n);
     return candidate;
   }
@@ -476,10 +536,23 @@ void Lowerer::lowerEmitter(std::size_t index) {
   e.material = m.name;
   e.seed = result_.effect.emitters.size() + 1;
 
-  const Xform& w = world_[index];
+  // A moving emitter hangs from its ancestors as pivots, each with its keys; one that does not move
+  // is placed at its transform in the model.
+  bool moves = moves_[index];
+  if (moves && !pivotsFit(index)) {
+    moves = false;
+    warn(node.line, "'" + node.name + "' moves, but its ancestors would make more than " +
+                        std::to_string(authoring::kMaxPivots) +
+                        " pivots; it is placed at its 0 s transform");
+  }
+  const Xform& w = moves ? local_[index] : world_[index];
   bool outOfRange = false;
   e.position = clampVec(toMote(w.position), 1e6f, outOfRange);
   e.rotation = clampVec(eulerYXZ(toMote(w.rotation)), 3600.0f, outOfRange);
+  if (moves) {
+    if (parent_[index] != kRoot) e.parent = pivotFor(parent_[index]);
+    e.motion = motionOf(node, outOfRange);
+  }
   if (outOfRange) {
     warn(node.line,
          "the position of '" + node.name + "' is not finite or beyond ±1000 km; clamped");

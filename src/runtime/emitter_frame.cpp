@@ -3,6 +3,7 @@
 #include <mote/bytecode/semantics.h>
 #include <mote/runtime/emitter_frame.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace mote::emission {
@@ -23,15 +24,113 @@ std::uint64_t mix64(std::uint64_t x) {  // splitmix64's finaliser
   return x ^ (x >> 31);
 }
 
+// `child` placed in `parent`.
+Transform compose(const Transform& parent, const Transform& child) {
+  Transform t;
+  const Vec3 offset = rotate(parent.rotation, child.position);
+  for (std::size_t c = 0; c < 3; ++c)
+    t.position[c] = parent.position[c] + offset[c];
+  t.rotation = bytecode::semantics::quatMul(parent.rotation, child.rotation);
+  return t;
+}
+
+using Quat = std::array<float, 4>;
+
+constexpr double wide(float v) {
+  return static_cast<double>(v);
+}
+
+double dot4(const Quat& a, const Quat& b) {
+  double sum = 0.0;
+  for (std::size_t c = 0; c < 4; ++c)
+    sum += wide(a[c]) * wide(b[c]);
+  return sum;
+}
+
+Quat normalised(const Quat& q) {
+  const double n = std::sqrt(dot4(q, q));
+  if (!(n > 0.0) || !std::isfinite(n)) return {0.0f, 0.0f, 0.0f, 1.0f};
+  Quat out;
+  for (std::size_t c = 0; c < 4; ++c)
+    out[c] = static_cast<float>(wide(q[c]) / n);
+  return out;
+}
+
+// Spherical interpolation from `a` to `b` (unit) by `u`, the shorter way; in double and rounded
+// once, so every backend (they all call this on the host) gets the same bits.
+Quat slerp(const Quat& a, Quat b, double u) {
+  double dot = dot4(a, b);
+  if (dot < 0.0) {
+    dot = -dot;
+    for (float& v : b)
+      v = -v;
+  }
+  double wa = 1.0 - u;
+  double wb = u;
+  if (dot < 0.9999) {  // nearer than that, the linear weights are as good and stable
+    const double angle = std::atan2(std::sqrt(std::max(0.0, 1.0 - dot * dot)), dot);
+    const double s = std::sin(angle);
+    wa = std::sin((1.0 - u) * angle) / s;
+    wb = std::sin(u * angle) / s;
+  }
+  Quat q;
+  for (std::size_t c = 0; c < 4; ++c)
+    q[c] = static_cast<float>(wa * wide(a[c]) + wb * wide(b[c]));
+  return normalised(q);
+}
+
+// The key segment of `keys` (non-empty, in time order) at `t`: the last key at or before it and
+// the fraction of the way to the next; before the first key, the first (u 0).
+struct Segment {
+  std::size_t key = 0;
+  double u = 0.0;
+};
+Segment findSegment(const std::vector<bytecode::MotionKey>& keys, double t) {
+  const auto next = std::upper_bound(
+      keys.begin(), keys.end(), t,
+      [](double time, const bytecode::MotionKey& k) { return time < wide(k.timeSeconds); });
+  if (next == keys.begin()) return {0, 0.0};
+  const std::size_t key = static_cast<std::size_t>(next - keys.begin()) - 1;
+  if (next == keys.end()) return {key, 0.0};
+  const double span = wide(next->timeSeconds) - wide(keys[key].timeSeconds);
+  return {key, span > 0.0 ? (t - wide(keys[key].timeSeconds)) / span : 0.0};
+}
+
 }  // namespace
 
-Transform emitterTransform(const Transform& effect, const bytecode::CompiledEmitter& emitter) {
-  Transform t;
-  const Vec3 offset = rotate(effect.rotation, emitter.positionMeters);
-  for (std::size_t c = 0; c < 3; ++c)
-    t.position[c] = effect.position[c] + offset[c];
-  t.rotation = bytecode::semantics::quatMul(effect.rotation, emitter.rotationQuaternion);
+Transform sampleMotion(const Vec3& position, const Quat& rotation,
+                       const bytecode::CompiledMotion& motion, double effectTime) {
+  Transform t{position, rotation};
+  if (motion.empty()) return t;
+  double time = effectTime;
+  if (motion.periodSeconds > 0.0f) {
+    const double period = wide(motion.periodSeconds);
+    time = std::fmod(time, period);
+    if (time < 0.0) time += period;
+  }
+  if (!motion.position.empty()) {
+    const Segment s = findSegment(motion.position, time);
+    const auto& a = motion.position[s.key].value;
+    const auto& b = motion.position[std::min(s.key + 1, motion.position.size() - 1)].value;
+    for (std::size_t c = 0; c < 3; ++c)
+      t.position[c] = static_cast<float>(wide(a[c]) + (wide(b[c]) - wide(a[c])) * s.u);
+  }
+  if (!motion.rotation.empty()) {
+    const Segment s = findSegment(motion.rotation, time);
+    const Quat a = normalised(motion.rotation[s.key].value);
+    t.rotation = s.u > 0.0 ? slerp(a, normalised(motion.rotation[s.key + 1].value), s.u) : a;
+  }
   return t;
+}
+
+Transform emitterTransform(const Transform& effect, const bytecode::CompiledEmitter& emitter,
+                           double effectTime) {
+  Transform local =
+      sampleMotion(emitter.positionMeters, emitter.rotationQuaternion, emitter.motion, effectTime);
+  for (const bytecode::CompiledFrame& f : emitter.parents)
+    local =
+        compose(sampleMotion(f.positionMeters, f.rotationQuaternion, f.motion, effectTime), local);
+  return compose(effect, local);
 }
 
 Vec3 emitterVelocity(const Transform& previous, const Transform& current, double dt) {

@@ -100,7 +100,7 @@ void ParticleWorld::Impl::resetRow(EmitterRow& r) {
   for (ChunkOutput& s : r.segments)
     s = {};
   const EffectSlot& e = effects[r.effect];
-  r.world = emission::emitterTransform(e.current, *r.desc);
+  r.world = emission::emitterTransform(e.current, *r.desc, 0.0);
   r.previous = r.world;
   r.hostDropped = 0;
   if (backend != nullptr) backend->reset(static_cast<std::uint32_t>(&r - rows.data()));

@@ -239,7 +239,8 @@ void ParticleWorld::Impl::step(std::span<const std::uint32_t> stepRowList, doubl
 void ParticleWorld::Impl::followHost(EmitterRow& r, double dt) {
   const EffectSlot& e = effects[r.effect];
   r.previous = r.world;
-  r.world = emission::emitterTransform(e.current, *r.desc);
+  // The transform at the end of the step: the clock reaches effectTime + dt in schedule().
+  r.world = emission::emitterTransform(e.current, *r.desc, r.clock.effectTime + dt);
   r.velocity = emission::emitterVelocity(r.previous, r.world, dt);
   for (std::uint32_t b = 0; b < r.bindingCount; ++b) {
     const Binding& binding = r.bindings[b];

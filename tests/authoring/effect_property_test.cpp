@@ -138,6 +138,15 @@ class Randomizer {
       }
     }
   }
+  void fill(std::vector<Vec3Key>& keys, const FieldInfo& info) {
+    keys.resize(*rc::gen::inRange<std::size_t>(0, 4));
+    float time = 0.0f;
+    for (Vec3Key& k : keys) {
+      time += anyFloat(0.0, 10.0);
+      k.time = time;
+      fill(k.value, info);
+    }
+  }
   template <reflect::ReflectedStruct T>
   requires(!std::is_same_v<T, Curve> && !std::is_same_v<T, Gradient>) void fill(T& s,
                                                                                 const FieldInfo&) {
@@ -262,9 +271,20 @@ void makeConsistent(EffectDesc& e) {
                                                        (cells - m.sheet.frameBegin));
     }
   }
+  const auto fixMotion = [](Motion& m) {
+    for (const auto* track : {&m.position, &m.rotation})
+      if (!track->empty() && m.period > 0.0f) m.period = std::max(m.period, track->back().time);
+  };
+  for (std::size_t i = 0; i < e.pivots.size(); ++i) {
+    e.pivots[i].name = "pivot " + std::to_string(i);
+    e.pivots[i].parent = i == 0 ? "" : "pivot " + std::to_string(i - 1);
+    fixMotion(e.pivots[i].motion);
+  }
   for (std::size_t i = 0; i < e.emitters.size(); ++i) {
     Emitter& em = e.emitters[i];
     em.name = "emitter " + std::to_string(i);
+    em.parent = e.pivots.empty() || i % 2 ? "" : e.pivots.back().name;
+    fixMotion(em.motion);
     em.material = e.materials.empty() || i % 2 ? "" : e.materials[0].name;
     if (em.spawn.mode != EmissionMode::Continuous) em.spawn.metric = SpawnMetric::PerSecond;
     if (em.spawn.loop && em.spawn.duration == 0.0f) em.spawn.duration = 1.0f;

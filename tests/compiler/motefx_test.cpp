@@ -34,12 +34,12 @@ TEST(Motefx, DamagedFilesAreRefusedWithTheReason) {
   b[0] = 'X';
   EXPECT_EQ(loadError(b), "offset 0: not a .motefx file (bad magic)");
   b = good;
-  b[8] = 4;  // a future version
+  b[8] = 5;  // a future version
   EXPECT_EQ(loadError(b),
-            "offset 8: unsupported .motefx version 4 (this build reads versions 1 to 3)");
+            "offset 8: unsupported .motefx version 5 (this build reads versions 1 to 4)");
   b[8] = 0;
   EXPECT_EQ(loadError(b),
-            "offset 8: unsupported .motefx version 0 (this build reads versions 1 to 3)");
+            "offset 8: unsupported .motefx version 0 (this build reads versions 1 to 4)");
   b = good;
   b[12] = 1;
   EXPECT_EQ(loadError(b), "offset 12: unknown flags 1");
@@ -70,29 +70,37 @@ std::size_t curveInstructions(const CompiledEffect& effect) {
   return count;
 }
 
-TEST(Motefx, SavesVersionThree) {
+TEST(Motefx, SavesVersionFour) {
   const std::vector<std::uint8_t> bytes = bonfireBytes();
   ASSERT_GE(bytes.size(), 12u);
-  EXPECT_EQ(bytes[8], 3u);
-  EXPECT_EQ(kMotefxVersion, 3u);
+  EXPECT_EQ(bytes[8], 4u);
+  EXPECT_EQ(kMotefxVersion, 4u);
 }
 
 // explosion.motefx in v2/ and v3/ (both written by mote compile from the same effect; v3 without
-// the fields nothing reads): after upgradeV2ToV3 the v2 file is the v3 file's effect, field for
-// field. tests/runtime/world_test.cpp runs both to the same state hash.
-TEST(Motefx, TheVersionTwoFixtureUpgradesToTheVersionThreeEffect) {
+// the fields nothing reads) and v4/ (the v3 file upgraded by mote compile: v3 plus empty motion and
+// parent frames): after upgradeV2ToV3 the v2 file is the v3 file's effect, field for field, and
+// the v3 file is the v4 file's. tests/runtime/world_test.cpp runs them to the same state hash.
+TEST(Motefx, TheVersionTwoAndThreeFixturesUpgradeToTheVersionFourEffect) {
   Result<CompiledEffect> v2 = loadFixture("v2/explosion.motefx");
   ASSERT_TRUE(v2.ok()) << v2.status().toString();
   Result<CompiledEffect> v3 = loadFixture("v3/explosion.motefx");
   ASSERT_TRUE(v3.ok()) << v3.status().toString();
+  Result<CompiledEffect> v4 = loadFixture("v4/explosion.motefx");
+  ASSERT_TRUE(v4.ok()) << v4.status().toString();
   EXPECT_EQ(v3->name, "explosion");
   EXPECT_EQ(v3->emitters.size(), 7u);
   EXPECT_TRUE(*v2 == *v3);
-  // And the v3 file is what saving the upgraded effect writes, byte for byte.
-  Result<std::vector<std::uint8_t>> bytes =
+  EXPECT_TRUE(*v3 == *v4);
+  // And the v4 file is what saving the upgraded effect writes, byte for byte: the v3 layout, each
+  // emitter followed by its (empty) motion and parent frames, 16 bytes.
+  Result<std::vector<std::uint8_t>> v3Bytes =
       readFile(mote::test::sourcePath("tests/golden/motefx/v3/explosion.motefx"), kMaxMotefxBytes);
-  ASSERT_TRUE(bytes.ok());
-  EXPECT_TRUE(saveMotefx(*v2) == *bytes);
+  Result<std::vector<std::uint8_t>> v4Bytes =
+      readFile(mote::test::sourcePath("tests/golden/motefx/v4/explosion.motefx"), kMaxMotefxBytes);
+  ASSERT_TRUE(v3Bytes.ok() && v4Bytes.ok());
+  EXPECT_TRUE(saveMotefx(*v2) == *v4Bytes);
+  EXPECT_EQ(v4Bytes->size(), v3Bytes->size() + 7 * 16);
 }
 
 TEST(Motefx, EveryTruncatedPrefixOfAVersionTwoFileIsRefused) {

@@ -769,8 +769,12 @@ TEST(MdlImport, P2pSelectorFallsBackToP2pSelAndNeedsAReferenceChild) {
   expectVec(grav->position, 0.0f, -1.0f, 0.0f);  // the first *reference* child, not the dummy
   EXPECT_EQ(module<TargetModule>(emitter(r.effect, "lonely")), nullptr);
   EXPECT_TRUE(hasWarning(r.diagnostics, 39, "p2p emitter 'lonely' has no reference child"));
-  // The rotating dummy's keys freeze at 0 s, with a warning; the mesh's keys stay quiet.
-  EXPECT_TRUE(hasWarning(r.diagnostics, 48, "has position or orientation keys"));
+  // The rotating dummy becomes a pivot with its keys that `bez` hangs from (mdl_motion_test.cpp
+  // has the motion); the mesh's keys stay quiet.
+  EXPECT_EQ(emitter(r.effect, "bez").parent, "arm");
+  ASSERT_EQ(r.effect.pivots.size(), 2u);  // m, arm
+  EXPECT_EQ(r.effect.pivots[1].motion.rotation.size(), 2u);
+  EXPECT_EQ(emitter(r.effect, "grav").parent, "");  // nothing above it moves
   for (const Diagnostic& d : p.diagnostics)
     EXPECT_FALSE(d.line >= 52 && d.line <= 63) << formatMdlDiagnostic(d);
 }

@@ -43,6 +43,8 @@ inline constexpr std::uint32_t kMaxCollisionShapes = 64;
 inline constexpr std::uint32_t kMaxGraphNodes = 4096;
 inline constexpr std::uint32_t kMaxNameLength = 128;
 inline constexpr std::uint32_t kMaxPathLength = 4096;
+inline constexpr std::uint32_t kMaxPivots = 256;
+inline constexpr std::uint32_t kMaxMotionKeys = 4096;
 
 using Vec3 = std::array<float, 3>;
 using Rgba = std::array<float, 4>;
@@ -646,11 +648,44 @@ struct ForceEvent {
   bool operator==(const ForceEvent&) const = default;
 };
 
+/// A key of a motion track: a time (effect seconds) and a vector (m, or Euler degrees).
+struct Vec3Key {
+  float time = 0.0f;
+  Vec3 value{0.0f, 0.0f, 0.0f};
+  bool operator==(const Vec3Key&) const = default;
+};
+
+/// Keyed motion of an emitter or pivot over effect time (seconds since the effect started or
+/// restarted), in its parent's frame. A keyed track replaces the static `position`/`rotation`;
+/// positions move linearly between keys, rotations by spherical interpolation between the keys'
+/// orientations (the shorter way round: a turn of 180° or more needs a key in between). Before
+/// the first key and after the last the end value holds, unless `period` repeats the keys.
+struct Motion {
+  std::vector<Vec3Key> position;  ///< m; empty: the static position
+  std::vector<Vec3Key> rotation;  ///< Euler degrees, applied Y·X·Z; empty: the static rotation
+  float period = 0.0f;            ///< s; > 0: effect time wraps at this length; 0: played once
+  bool operator==(const Motion&) const = default;
+};
+
+/// A transform that emitters and other pivots hang from (an NWN dummy node): a frame placed in
+/// its parent's (or the effect's), static or keyed. Pivots name their parent among the pivots
+/// before them, so a chain has no cycles.
+struct Pivot {
+  std::string name;
+  std::string parent;               ///< a pivot declared earlier; empty: the effect
+  Vec3 position{0.0f, 0.0f, 0.0f};  ///< in the parent's frame, m
+  Vec3 rotation{0.0f, 0.0f, 0.0f};  ///< Euler degrees, applied Y·X·Z
+  Motion motion;
+  bool operator==(const Pivot&) const = default;
+};
+
 struct Emitter {
   std::string name;
   std::string material;  ///< a Material's name; empty: the default soft circle, alpha blended
-  Vec3 position{0.0f, 0.0f, 0.0f};  ///< offset in the effect, m
+  std::string parent;    ///< a pivot's name; empty: the effect
+  Vec3 position{0.0f, 0.0f, 0.0f};  ///< offset in the parent (the effect, or a pivot), m
   Vec3 rotation{0.0f, 0.0f, 0.0f};  ///< Euler degrees, applied Y·X·Z
+  Motion motion;                    ///< keyed position/rotation over effect time
   std::uint32_t maxParticles = 1000;
   std::uint64_t seed = 0;  ///< mixed with the instance seed
   SimulationSpace space = SimulationSpace::World;
@@ -673,6 +708,7 @@ struct EffectDesc {
   std::string description;
   std::vector<FieldDecl> globalFields;
   std::vector<Material> materials;
+  std::vector<Pivot> pivots;  ///< frames emitters hang from (parents before children)
   std::vector<Emitter> emitters;
   bool operator==(const EffectDesc&) const = default;
 };

@@ -23,10 +23,11 @@ namespace mote::bytecode {
 
 inline constexpr std::array<std::uint8_t, 8> kMotefxMagic = {'M', 'O', 'T',  'E',
                                                              'F', 'X', 0x1A, 0x0A};
-/// The version saveMotefx writes. 3: v2's layout without the fields nothing reads (docs/motefx.md,
-/// "Versions"); 2: programs may hold CURVE (opcode 54), in v1's layout.
-inline constexpr std::uint32_t kMotefxVersion = 3;
-/// The oldest version loadMotefx reads (through upgradeV1ToV2, then upgradeV2ToV3).
+/// The version saveMotefx writes. 4: v3's with each emitter's motion and parent frames after its
+/// program; 3: v2's layout without the fields nothing reads (docs/motefx.md, "Versions"); 2:
+/// programs may hold CURVE (opcode 54), in v1's layout.
+inline constexpr std::uint32_t kMotefxVersion = 4;
+/// The oldest version loadMotefx reads (upgraded one version at a time).
 inline constexpr std::uint32_t kMotefxOldestVersion = 1;
 inline constexpr std::size_t kMaxMotefxBytes = std::size_t{64} << 20;
 
@@ -127,6 +128,38 @@ struct CompiledForceEvent {
   bool operator==(const CompiledForceEvent&) const = default;
 };
 
+/// A key of a motion track: effect time (s) and a position (x, y, z, 0; m) or an orientation
+/// quaternion (x, y, z, w).
+struct MotionKey {
+  float timeSeconds = 0.0f;
+  std::array<float, 4> value{0.0f, 0.0f, 0.0f, 0.0f};
+  bool operator==(const MotionKey&) const = default;
+};
+
+/// A frame's keyed motion over effect time (authoring::Motion): positions linear between keys,
+/// orientations slerped the shorter way, end values held outside the keys unless `periodSeconds`
+/// (> 0) wraps the time. Keys are in time order; an empty track leaves the static value.
+struct CompiledMotion {
+  std::vector<MotionKey> position;
+  std::vector<MotionKey> rotation;
+  float periodSeconds = 0.0f;
+  [[nodiscard]] bool empty() const { return position.empty() && rotation.empty(); }
+  bool operator==(const CompiledMotion&) const = default;
+};
+
+/// A frame of an emitter's transform chain (a pivot it hangs from): its offset and rotation in
+/// its own parent, and their keys.
+struct CompiledFrame {
+  std::array<float, 3> positionMeters{};
+  std::array<float, 4> rotationQuaternion{0.0f, 0.0f, 0.0f, 1.0f};  ///< x, y, z, w
+  CompiledMotion motion;
+  bool operator==(const CompiledFrame&) const = default;
+};
+
+/// The most keys of one motion track and the deepest frame chain a file may hold.
+inline constexpr std::uint32_t kMaxMotionKeys = 4096;
+inline constexpr std::uint32_t kMaxFrameChain = 256;
+
 /// Word offsets of the particle fields the runtime and renderer read by meaning (-1: absent —
 /// the compiler narrows the layout to what the program and renderer need).
 struct ParticleChannels {
@@ -159,8 +192,13 @@ struct CompiledEmitter {
   float prewarmSeconds = 0.0f;            ///< run forward this long before the first frame
   bool cull = true;                       ///< a culled emitter spawns nothing and sleeps
   float maxCatchupSeconds = 1.0f;         ///< on waking, at most this much emission is caught up
-  std::array<float, 3> positionMeters{};  ///< offset in the effect
+  std::array<float, 3> positionMeters{};  ///< offset in its parent (the effect, or `parents[0]`)
   std::array<float, 4> rotationQuaternion{0.0f, 0.0f, 0.0f, 1.0f};  ///< in the effect (x, y, z, w)
+  /// Keys that move positionMeters/rotationQuaternion over effect time (none: they stand still).
+  CompiledMotion motion;
+  /// The pivots the emitter hangs from, its parent first and the effect's child last (none: the
+  /// effect is its parent). Its world transform is effect · parents[n−1] · … · parents[0] · own.
+  std::vector<CompiledFrame> parents;
   CompiledEmission emission;
   CompiledRender render;
   CompiledForceEvent forceEvent;

@@ -17,9 +17,17 @@
 
 namespace mote::emission {
 
-/// The world transform of `emitter` placed in an effect at `effect`: its offset and rotation
-/// composed onto the effect's.
-Transform emitterTransform(const Transform& effect, const bytecode::CompiledEmitter& emitter);
+/// The world transform of `emitter` placed in an effect at `effect`, `effectTime` seconds after the
+/// effect started: its offset and rotation (moved by its keys at that time) composed onto its
+/// parent frames' (each moved by theirs) and the effect's. Complexity: O(frames · log keys).
+Transform emitterTransform(const Transform& effect, const bytecode::CompiledEmitter& emitter,
+                           double effectTime);
+
+/// A frame's offset and rotation at `effectTime`: `position`/`rotation` where `motion` has no keys,
+/// else its keys there — positions linear, orientations slerped (the shorter way; normalised), end
+/// values held, the time wrapped by a positive period.
+Transform sampleMotion(const std::array<float, 3>& position, const std::array<float, 4>& rotation,
+                       const bytecode::CompiledMotion& motion, double effectTime);
 
 /// The velocity that moved an emitter from `previous` to `current` in `dt` seconds (0 at dt = 0).
 std::array<float, 3> emitterVelocity(const Transform& previous, const Transform& current,
