@@ -4,6 +4,7 @@
 // (rollnw seed, "Decision Rule").
 #include "mdl_report.h"
 #include "mdl_tables.h"
+#include "mdl_texture.h"
 #include "mdl_track.h"
 #include "mdl_transform.h"
 
@@ -88,32 +89,7 @@ Vec3 clampVec(const Vec3& v, float limit, bool& changed) {
   return out;
 }
 
-// The files of one directory by lower-case name, each with its absolute path; listed on first
-// use (NWN resource names are case-insensitive, file systems mostly are not).
-class DirectoryIndex {
- public:
-  explicit DirectoryIndex(const std::string& directory) : directory_(directory) {}
-
-  // The absolute path of the file whose lower-cased name is `lowerName`, or null.
-  const std::string* find(const std::string& lowerName) {
-    if (!listed_) {
-      listed_ = true;
-      std::error_code ec;
-      for (std::filesystem::directory_iterator it(directory_, ec), end; !ec && it != end;
-           it.increment(ec)) {
-        files_.emplace(lowerCopy(it->path().filename().string()),
-                       std::filesystem::absolute(it->path(), ec).string());
-      }
-    }
-    const auto it = files_.find(lowerName);
-    return it == files_.end() ? nullptr : &it->second;
-  }
-
- private:
-  std::string directory_;
-  std::map<std::string, std::string> files_;
-  bool listed_ = false;
-};
+using detail::DirectoryIndex;
 
 class Lowerer {
  public:
@@ -121,7 +97,7 @@ class Lowerer {
       : model_(model),
         options_(options),
         result_(result),
-        textureFiles_(options.textureDirectory),
+        textures_(options.textureSearchPath),
         modelFiles_(options.modelDirectory) {}
 
   void run() {
@@ -151,7 +127,7 @@ class Lowerer {
     }
     if (texturesMissingWithoutDirectory_ > 0) {
       warn(0, std::to_string(texturesMissingWithoutDirectory_) +
-                  " texture(s) drawn with builtin:soft_circle (no texture directory was given)");
+                  " texture(s) drawn with builtin:soft_circle (no texture search path was given)");
     }
     // The lowering keeps every value in range; a validation error here is an importer bug.
     for (Diagnostic& d : validateEffect(effect)) {
@@ -179,7 +155,7 @@ class Lowerer {
   std::vector<float> eventDetonations_;
   std::set<std::string> usedNames_;
   std::set<std::string> warnedTextures_;
-  DirectoryIndex textureFiles_;
+  detail::TextureFinder textures_;
   DirectoryIndex modelFiles_;
   std::map<std::string, std::size_t> chunks_;  // lower-case chunk name → result_.chunks
   std::uint32_t texturesMissingWithoutDirectory_ = 0;
@@ -443,20 +419,65 @@ class Lowerer {
                         [](float v) { return std::clamp(v, 0.0f, 1e7f); });
   }
 
-  std::string lookUpTexture(const std::string& name, std::uint32_t line) {
-    const std::string fallback = "builtin:soft_circle";
-    if (options_.textureDirectory.empty()) {
-      if (warnedTextures_.insert(lowerCopy(name)).second) ++texturesMissingWithoutDirectory_;
-      return fallback;
-    }
+  // The texture `name` along the search path (recorded in result_.textures the first time);
+  // null, with one warning per name, when it is found nowhere.
+  const detail::FoundTexture* lookUpTexture(const std::string& name, std::uint32_t line) {
     const std::string key = lowerCopy(name);
-    for (const char* extension : {".png", ".tga", ".dds"})
-      if (const std::string* path = textureFiles_.find(key + extension)) return *path;
-    if (warnedTextures_.insert(key).second) {
-      warn(line, "texture '" + name + "' is not in " + options_.textureDirectory + " as " + name +
-                     ".png, .tga or .dds; builtin:soft_circle is drawn instead");
+    const bool first = warnedTextures_.insert(key).second;
+    if (textures_.empty()) {
+      if (first) {
+        ++texturesMissingWithoutDirectory_;
+        result_.textures.push_back({name, {}, {}});
+      }
+      return nullptr;
     }
-    return fallback;
+    const detail::FoundTexture& found = textures_.find(name, result_.diagnostics);
+    if (first) {
+      result_.textures.push_back({name, found.path, found.txiPath});
+      if (found.path.empty()) {
+        warn(line, "texture '" + name + "' is not in " + textures_.describe() + " as " + name +
+                       ".png, .tga or .dds; builtin:soft_circle is drawn instead");
+      }
+    }
+    return found.path.empty() ? nullptr : &found;
+  }
+
+  // What a texture's TXI says that the emitter does not: an additive or punch-through texture
+  // under an emitter with the default `blend Normal` draws that way; a `proceduretype cycle`
+  // texture animates as a numx × numy sheet at its fps unless the emitter has a grid of its own.
+  void applyTxi(const detail::FoundTexture& texture, const MdlNode& node, bool emitterBlends,
+                Material& m) {
+    const Txi& txi = texture.txi;
+    const BlendMode wanted = txi.blending == "additive"       ? BlendMode::Additive
+                             : txi.blending == "punchthrough" ? BlendMode::Cutout
+                                                              : BlendMode::Alpha;
+    if (!emitterBlends) {
+      m.blend = wanted;
+    } else if (!txi.blending.empty() && wanted != m.blend) {
+      warn(node.line, "'" + node.name + "' blends by its own `blend`; its texture's TXI blending " +
+                          txi.blending + " is not used");
+    }
+    if (txi.procedureType.empty()) return;
+    if (txi.procedureType != "cycle") {
+      warn(node.line, "'" + node.name + "': the TXI procedure type " + txi.procedureType +
+                          " of its texture is not drawn for particles; ignored");
+      return;
+    }
+    if (txi.numx * txi.numy < 2) return;
+    SpriteSheet& s = m.sheet;
+    if (s.columns * s.rows > 1) {
+      warn(node.line, "'" + node.name + "' has an xgrid × ygrid sheet of its own; its texture's " +
+                          "TXI cycle of " + std::to_string(txi.numx) + " × " +
+                          std::to_string(txi.numy) + " frames is not used");
+      return;
+    }
+    s.columns = txi.numx;
+    s.rows = txi.numy;
+    s.frameBegin = 0;
+    s.frameEnd = -1;
+    s.fps = txi.fps;
+    s.playback = txi.fps > 0.0f ? SheetPlayback::Fps : SheetPlayback::OverLife;
+    s.loop = true;
   }
 
   // The mesh of chunk `name`: <name>.mdl from the model directory (its absolute path, like a
@@ -592,7 +613,9 @@ void Lowerer::lowerEmitter(std::size_t index) {
   const bool invisible = !hasChunk && (texture.empty() || lowerCopy(texture) == "null");
   const std::uint32_t textureLine =
       node.property("texture") != nullptr ? node.property("texture")->line : node.line;
-  if (!invisible && !hasChunk) m.texture = lookUpTexture(texture, textureLine);
+  const detail::FoundTexture* found =
+      !invisible && !hasChunk ? lookUpTexture(texture, textureLine) : nullptr;
+  m.texture = found != nullptr ? found->path : invisible || hasChunk ? "" : "builtin:soft_circle";
 
   const std::string blend = lowerCopy(text(node, "blend", "Normal"));
   if (blend == "lighten") {
@@ -605,6 +628,7 @@ void Lowerer::lowerEmitter(std::size_t index) {
   m.doubleSided = flag(node, "twosidedtex");
   m.ambientTint = flag(node, "m_istinted");
   lowerSheet(node, m);
+  if (found != nullptr) applyTxi(*found, node, blend != "normal", m);
 
   const std::string render = lowerCopy(text(node, "render", "Normal"));
   struct RenderName {
@@ -1109,10 +1133,10 @@ ImportResult importMdlFile(const std::string& path, const ImportOptions& options
     return result;
   }
   ImportOptions withDirectory = options;
-  if (withDirectory.modelDirectory.empty()) {
-    const std::filesystem::path directory = std::filesystem::path(path).parent_path();
-    withDirectory.modelDirectory = directory.empty() ? "." : directory.string();
-  }
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  const std::string directory = parent.empty() ? "." : parent.string();
+  if (withDirectory.modelDirectory.empty()) withDirectory.modelDirectory = directory;
+  withDirectory.textureSearchPath.insert(withDirectory.textureSearchPath.begin(), directory);
   ImportResult result = importMdl(parsed.model, withDirectory);
   detail::prependDiagnostics(result.diagnostics, std::move(parsed.diagnostics));
   return result;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The ASCII MDL parser: a line-oriented state machine over three block kinds (the model, a node,
 // an animation). MDL_EMITTERS.md §2–3 is the grammar this accepts.
+#include "mdl_lines.h"
 #include "mdl_tables.h"
 
 #include <mote/core/file.h>
@@ -19,43 +20,8 @@ namespace {
 using authoring::Diagnostic;
 using authoring::Severity;
 
-// One line split into tokens (views into the text). '#' at the start of a token comments out the
-// rest of the line; '\r' and other control whitespace count as spaces.
-struct Line {
-  std::uint32_t number = 0;
-  std::vector<std::string_view> tokens;
-};
-
-bool isSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-std::vector<Line> splitLines(std::string_view text) {
-  std::vector<Line> lines;
-  std::uint32_t number = 0;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    ++number;
-    Line line;
-    line.number = number;
-    std::size_t i = pos;
-    while (i < end) {
-      while (i < end && isSpace(text[i]))
-        ++i;
-      if (i >= end || text[i] == '#') break;
-      const std::size_t start = i;
-      while (i < end && !isSpace(text[i]))
-        ++i;
-      line.tokens.push_back(text.substr(start, i - start));
-    }
-    lines.push_back(std::move(line));
-    if (end == text.size()) break;
-    pos = end + 1;
-  }
-  return lines;
-}
+using detail::Line;
+using detail::splitLines;
 
 class Parser {
  public:

@@ -229,7 +229,8 @@ TEST(MdlImport, BiowareFountainLowersEveryFieldByHand) {
   EXPECT_TRUE(hasWarning(r.diagnostics, 25, "'render_sel'"));
   EXPECT_TRUE(hasWarning(r.diagnostics, 27, "'blend_sel'"));
   EXPECT_TRUE(hasWarning(r.diagnostics, 52, "keyed header field"));
-  EXPECT_TRUE(hasWarning(r.diagnostics, 0, "no texture directory"));
+  // Its textures are not next to it (the first directory of the search path).
+  EXPECT_TRUE(hasWarning(r.diagnostics, 29, "texture 'fxpa_jet' is not in " + kDataDir.string()));
 }
 
 TEST(MdlImport, CrlfAndLfGiveTheSameModel) {
@@ -635,7 +636,7 @@ TEST(MdlImport, TexturesAreFoundInTheTextureDirectory) {
     std::fclose(f);
   }
   ImportOptions options;
-  options.textureDirectory = dir.string();
+  options.textureSearchPath = {dir.string()};
   ImportResult r = importFixture("bioware_fountain.mdl", options);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(material(r.effect, "Jet").texture,
@@ -655,7 +656,8 @@ TEST(MdlImport, TexturesAreFoundInTheTextureDirectory) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(material(r.effect, "Trail").texture, "builtin:soft_circle");
   EXPECT_TRUE(hasWarning(r.diagnostics, 68,
-                         "texture 'fxpa_trail' is not in " + dir.string() +
+                         "texture 'fxpa_trail' is not in " + kDataDir.string() + ", " +
+                             dir.string() +
                              " as fxpa_trail.png, .tga or .dds; builtin:soft_circle is drawn "
                              "instead"));
   std::filesystem::remove_all(dir);
@@ -666,7 +668,7 @@ TEST(MdlImport, DdsOnlyTexturesAreFoundWithoutAFallbackWarning) {
   // a standard DDS (DXT1), each 8 × 8 with one more mip level.
   const std::filesystem::path textures = kDataDir / "textures";
   ImportOptions options;
-  options.textureDirectory = textures.string();
+  options.textureSearchPath = {textures.string()};
   const ImportResult r = importFixture("cleanmodels_lightning.mdl", options);
   ASSERT_TRUE(r.ok());
   const std::string mist = std::filesystem::absolute(textures / "fx_mist.dds").string();

@@ -169,8 +169,9 @@ TEST(MdlMotion, AChainTooDeepForThePivotsIsPlacedStillWithAWarning) {
             "\nposition 0 0 0.01\nendnode\n";
   }
   text += "node emitter e\nparent d299\nbirthrate 1\nendnode\nendmodelgeom deep\n";
-  text += "newanim duration deep\nlength 1\nnode dummy d0\nparent NULL\norientationkey 2\n"
-          "0 0 0 1 0\n1 0 0 1 1\nendnode\ndoneanim duration deep\ndonemodel deep\n";
+  text +=
+      "newanim duration deep\nlength 1\nnode dummy d0\nparent NULL\norientationkey 2\n"
+      "0 0 0 1 0\n1 0 0 1 1\nendnode\ndoneanim duration deep\ndonemodel deep\n";
   const MdlParseResult p = parseMdl(text, "deep.mdl");
   ASSERT_TRUE(p.ok());
   const ImportResult r = importMdl(p.model);

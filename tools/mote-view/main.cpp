@@ -706,7 +706,10 @@ int main(int argc, char** argv) {
                "Draw emitter axes, bounds boxes, velocity rays and colliders over the particles");
   app.add_option("--threads", o.threads, "Worker threads (0: the machine's)");
   app.add_option("--animation", o.animation, ".mdl input: the animation that drives the effect");
-  app.add_option("--texture-dir", o.textureDirectory, ".mdl input: where NWN textures are found");
+  app.add_option("--texture-dir", o.textureDirectories,
+                 ".mdl input: a folder where NWN textures are found (repeatable; after the "
+                 "model's own, before MOTE_NWN_TEXTURE_PATH)")
+      ->allow_extra_args(false);
   app.add_option("--screenshot", v.screenshot,
                  "Write the scene at --time as PNG (as mote render --frames 1 writes it)");
   app.add_flag("--quit", v.quit, "With --screenshot: exit after writing it, no window");

@@ -26,7 +26,8 @@ std::unique_ptr<SceneState> SceneState::load(const cli::RenderCommandOptions& op
   s->settings_ = std::move(settings).takeValue();
   std::vector<authoring::Collider> authored;
   if (!cli::loadCompiledEffect(options.input, s->effect_,
-                               {options.animation, options.textureDirectory}, &authored, &messages))
+                               {options.animation, options.textureDirectories}, &authored,
+                               &messages))
     return nullptr;
   s->colliders_ = cli::debugColliders(authored);
   s->overlay_.colliders = s->colliders_;

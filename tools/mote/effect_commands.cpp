@@ -107,6 +107,7 @@ int runFormat(const std::vector<std::string>& files, bool check) {
 #include <mote/nwn/mdl.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
@@ -134,7 +135,11 @@ bool importMdlEffect(const std::string& input, const MdlOptions& mdl, authoring:
                      std::vector<std::string>* sink = nullptr) {
   nwn::ImportOptions options;
   options.animation = mdl.animation;
-  options.textureDirectory = mdl.textureDirectory;
+  options.textureSearchPath = mdl.textureDirectories;
+  if (const char* list = std::getenv("MOTE_NWN_TEXTURE_PATH"); list != nullptr) {
+    for (std::string& directory : nwn::splitSearchPath(list))
+      options.textureSearchPath.push_back(std::move(directory));
+  }
   nwn::ImportResult imported = nwn::importMdlFile(input, options);
   for (const authoring::Diagnostic& d : imported.diagnostics)
     say(sink, nwn::formatMdlDiagnostic(d));
@@ -199,6 +204,11 @@ int runImportMdl(const std::string& input, const std::string& output, const MdlO
   for (const nwn::ImportedChunk& c : summary.chunks)
     fmt::print("  chunk {}: {} triangle{} ({})\n", c.name, c.triangles, c.triangles == 1 ? "" : "s",
                c.mesh);
+  for (const nwn::ImportedTexture& t : summary.textures) {
+    fmt::print("  texture {}: {}{}\n", t.name,
+               t.path.empty() ? "not found (builtin:soft_circle)" : t.path,
+               t.txi.empty() ? "" : ", txi " + t.txi);
+  }
   return 0;
 }
 

@@ -44,8 +44,10 @@ bool endsWith(const std::string& s, std::string_view suffix);
 
 /// How an NWN .mdl input is imported (`--animation`, `--texture-dir`).
 struct MdlOptions {
-  std::string animation;         ///< empty: the importer's default (impact, duration, first)
-  std::string textureDirectory;  ///< empty: built-in sprites
+  std::string animation;  ///< empty: the importer's default (impact, duration, first)
+  /// Where textures are looked up after the model's own folder (--texture-dir, repeatable); the
+  /// MOTE_NWN_TEXTURE_PATH list follows them.
+  std::vector<std::string> textureDirectories;
 };
 
 /// True when `path` names an NWN ASCII model (.mdl, any case).

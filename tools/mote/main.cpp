@@ -348,9 +348,11 @@ int main(int argc, char** argv) {
 
   renderCommand->add_option("--animation", renderOptions.animation,
                             ".mdl input: the animation whose keys and events drive the effect");
-  renderCommand->add_option(
-      "--texture-dir", renderOptions.textureDirectory,
-      ".mdl input: the folder holding the model's textures (.png, .tga or .dds)");
+  renderCommand
+      ->add_option("--texture-dir", renderOptions.textureDirectories,
+                   ".mdl input: a folder holding the model's textures (.png, .tga or .dds); "
+                   "repeatable, searched after the model's own, before MOTE_NWN_TEXTURE_PATH")
+      ->allow_extra_args(false);
 
   std::string importInput;
   std::string importOutput;
@@ -363,9 +365,12 @@ int main(int argc, char** argv) {
   importMdl->add_option("--animation", importOptions.animation,
                         "The animation whose keys and events drive the effect (default: impact, "
                         "else duration, else the first)");
-  importMdl->add_option(
-      "--texture-dir", importOptions.textureDirectory,
-      "Folder where the model's textures are looked up as <name>.png, .tga or .dds");
+  importMdl
+      ->add_option("--texture-dir", importOptions.textureDirectories,
+                   "A folder where the model's textures are looked up as <name>.png, .tga or "
+                   ".dds (and <name>.txi); repeatable, searched after the model's own, before "
+                   "MOTE_NWN_TEXTURE_PATH")
+      ->allow_extra_args(false);
   importMdl->add_flag("--list-animations", importList, "List the model's animations and exit");
 
   try {

@@ -26,8 +26,10 @@ struct RenderCommandOptions {
   /// 4 s, facing along its motion — for trails and per-metre emitters. 0: it stands still.
   double circle = 0.0;
   bool dither = false;
-  std::string animation;                 ///< .mdl input: the animation that drives the effect
-  std::string textureDirectory;          ///< .mdl input: where NWN textures are looked up
+  std::string animation;  ///< .mdl input: the animation that drives the effect
+  /// .mdl input: folders where NWN textures are looked up (after the model's own, before
+  /// MOTE_NWN_TEXTURE_PATH's).
+  std::vector<std::string> textureDirectories;
   std::string toneMap = "aces";          ///< aces, reinhard, none
   double bloom = 0.0;                    ///< bloom strength, [0, 16]; 0: off
   std::string transparency = "emitter";  ///< emitter, sorted, oit

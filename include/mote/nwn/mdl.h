@@ -245,14 +245,58 @@ struct ChunkMeshResult {
 // -------------------------------------------------------------------------------------------------
 // Lowering to EffectDesc
 
+// -------------------------------------------------------------------------------------------------
+// Textures: the search path and TXI files
+
+/// The most bytes of a .txi file the importer reads (real ones are under 4 KiB).
+inline constexpr std::size_t kMaxTxiFileBytes = std::size_t{1} << 20;
+/// The most rows a counted TXI list (`upperleftcoords N`, a font's) may hold.
+inline constexpr std::uint32_t kMaxTxiListRows = 65536;
+
+/// What a texture's .txi file says that the emitter import uses; its other fields are hints to
+/// the game's texture loader and shaders (mipmaps, filtering, bump maps, fonts), read and ignored.
+struct Txi {
+  std::string blending;       ///< `blending`: "additive", "punchthrough" or "default"; empty: unset
+  std::string procedureType;  ///< `proceduretype`, lower-case ("cycle": an animated texture)
+  std::uint32_t numx = 1;     ///< cells across of an animated texture (1..256)
+  std::uint32_t numy = 1;     ///< cells down (1..256)
+  float fps = 0.0f;           ///< its frames per second (0..1000)
+  bool operator==(const Txi&) const = default;
+};
+
+struct TxiParseResult {
+  Txi txi;
+  /// Warnings with `file` and `line` (unknown keywords, bad values, clamped ranges); a TXI file
+  /// is never an error.
+  std::vector<authoring::Diagnostic> diagnostics;
+};
+
+/// Parses TXI text: `keyword value…` lines, case-insensitive keywords and values, `#` comments,
+/// counted coordinate lists (`upperleftcoords N` + N rows) skipped. Never fails; safe on hostile
+/// input. Complexity: O(text). Allocates: the diagnostics.
+[[nodiscard]] TxiParseResult parseTxi(std::string_view text, std::string_view fileName = {});
+
+/// The directories of a search-path list (MOTE_NWN_TEXTURE_PATH): separated by ':' or ';', empty
+/// entries skipped, in order.
+[[nodiscard]] std::vector<std::string> splitSearchPath(std::string_view list);
+
+/// A texture the import looked for: where it was found, and its TXI.
+struct ImportedTexture {
+  std::string name;  ///< the `texture` as written (first spelling)
+  std::string path;  ///< the file's absolute path; empty: not found (builtin:soft_circle drawn)
+  std::string txi;   ///< the absolute path of its .txi; empty: none
+  bool operator==(const ImportedTexture&) const = default;
+};
+
 struct ImportOptions {
   /// The animation whose keys and events drive the effect; empty: defaultAnimation(model).
   std::string animation;
-  /// Where NWN texture names are looked up as <name>.png, else <name>.tga, else <name>.dds (any
-  /// case of the name; the material gets the file's absolute path, which the renderer reads by its
-  /// extension); empty: none. A texture not found there is drawn with builtin:soft_circle, with
-  /// one warning per name.
-  std::string textureDirectory;
+  /// Where NWN texture names are looked up, in order: in each directory <name>.png, else .tga,
+  /// else .dds (any case of the name; the material gets the file's absolute path, which the
+  /// renderer reads by its extension); the first directory that has one wins. Its <name>.txi is
+  /// looked up along the same path. importMdlFile puts the model's own directory first. A texture
+  /// found nowhere is drawn with builtin:soft_circle, with one warning per name.
+  std::vector<std::string> textureSearchPath;
   /// Where chunk models (`chunkName X`) are looked up as X.mdl (any case of the name) and loaded
   /// with loadChunkMesh; importMdlFile fills it with the model's own directory when empty. A
   /// chunk that is not found, does not load or has no triangle is drawn as builtinShardMesh()
@@ -271,7 +315,8 @@ struct ImportedChunk {
 struct ImportResult {
   authoring::EffectDesc effect;  ///< meaningful only when ok(); passes authoring::validateEffect
   std::string animation;         ///< the animation used; empty when the model has none
-  std::vector<ImportedChunk> chunks;  ///< one per chunk name (case-insensitive), in file order
+  std::vector<ImportedChunk> chunks;      ///< one per chunk name (case-insensitive), in file order
+  std::vector<ImportedTexture> textures;  ///< one per texture name (case-insensitive), file order
   std::vector<authoring::Diagnostic> diagnostics;
   [[nodiscard]] bool ok() const { return !authoring::hasErrors(diagnostics); }
 };
@@ -287,7 +332,7 @@ struct ImportResult {
 [[nodiscard]] ImportResult importMdl(const MdlModel& model, const ImportOptions& options = {});
 
 /// loadMdlFile, then importMdl (with options.modelDirectory defaulting to the directory of
-/// `path`); the parse diagnostics come first.
+/// `path`, and that directory first on the texture search path); the parse diagnostics come first.
 [[nodiscard]] ImportResult importMdlFile(const std::string& path,
                                          const ImportOptions& options = {});
 
