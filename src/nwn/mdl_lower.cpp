@@ -89,8 +89,6 @@ Vec3 clampVec(const Vec3& v, float limit, bool& changed) {
   return out;
 }
 
-using detail::DirectoryIndex;
-
 class Lowerer {
  public:
   Lowerer(const MdlModel& model, const ImportOptions& options, ImportResult& result)
@@ -98,15 +96,17 @@ class Lowerer {
         options_(options),
         result_(result),
         textures_(options.textureSearchPath),
-        modelFiles_(options.modelDirectory) {}
+        models_(options.modelSearchPath) {}
 
   void run() {
     if (!chooseAnimation()) return;
     indexNodes();
     collectDetonations();
-    if (!model_.supermodel.empty()) {
+    if (!model_.supermodel.empty() && options_.supermodels.empty() &&
+        options_.modelSearchPath.empty()) {
       warn(0, "the supermodel '" + model_.supermodel +
-                  "' is not loaded: animations the model inherits from it are not available");
+                  "' is not loaded (no model search path): animations the model inherits from it "
+                  "are not available");
     }
     EffectDesc& effect = result_.effect;
     effect.name = model_.name.empty() ? "nwn_model" : model_.name.substr(0, kMaxNameLength);
@@ -156,7 +156,7 @@ class Lowerer {
   std::set<std::string> usedNames_;
   std::set<std::string> warnedTextures_;
   detail::TextureFinder textures_;
-  DirectoryIndex modelFiles_;
+  detail::SearchPath models_;
   std::map<std::string, std::size_t> chunks_;  // lower-case chunk name → result_.chunks
   std::uint32_t texturesMissingWithoutDirectory_ = 0;
   detail::Reporter report_{&result_.diagnostics, model_.file};
@@ -237,7 +237,9 @@ class Lowerer {
       // A node moves with its own keys or its parent's (parents come first: parent_[i] < i).
       moves_[i] = pos.keyed || ori.keyed || (parent_[i] != kRoot && moves_[parent_[i]]);
     }
-    if (anim_ != nullptr) {
+    // An inherited animation is written for every model of its family: nodes this one lacks are
+    // expected.
+    if (anim_ != nullptr && anim_->inheritedFrom.empty()) {
       for (const MdlNode& a : anim_->nodes)
         if (geometryIndex_.find(lowerCopy(a.name)) == geometryIndex_.end())
           warn(a.line, "animation node '" + a.name + "' matches no geometry node; ignored");
@@ -491,13 +493,12 @@ class Lowerer {
                         builtinShardMesh().triangleCount()};
     const std::string file = name + ".mdl";
     const std::string instead = "; builtin:shard is drawn instead";
-    const std::string* path =
-        options_.modelDirectory.empty() ? nullptr : modelFiles_.find(key + ".mdl");
-    if (options_.modelDirectory.empty()) {
-      warn(line, "chunk model '" + name + "' is not loaded: no model directory to look for " +
-                     file + " in (ImportOptions::modelDirectory)" + instead);
+    const std::string* path = models_.find({key + ".mdl"});
+    if (models_.empty()) {
+      warn(line, "chunk model '" + name + "' is not loaded: no model search path to look for " +
+                     file + " in (ImportOptions::modelSearchPath)" + instead);
     } else if (path == nullptr) {
-      warn(line, "chunk model '" + name + "' is not in " + options_.modelDirectory + " as " + file +
+      warn(line, "chunk model '" + name + "' is not in " + models_.describe() + " as " + file +
                      " (any case)" + instead);
     } else if (path->size() > kMaxPathLength) {
       warn(line, "chunk model '" + name + "' has a path longer than " +
@@ -1120,8 +1121,12 @@ std::string defaultAnimation(const MdlModel& model) {
 
 ImportResult importMdl(const MdlModel& model, const ImportOptions& options) {
   ImportResult result;
-  Lowerer lowerer(model, options, result);
-  lowerer.run();
+  if (options.supermodels.empty()) {
+    Lowerer(model, options, result).run();
+  } else {
+    const MdlModel inherited = withInheritedAnimations(model, options.supermodels);
+    Lowerer(inherited, options, result).run();
+  }
   return result;
 }
 
@@ -1135,9 +1140,15 @@ ImportResult importMdlFile(const std::string& path, const ImportOptions& options
   ImportOptions withDirectory = options;
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   const std::string directory = parent.empty() ? "." : parent.string();
-  if (withDirectory.modelDirectory.empty()) withDirectory.modelDirectory = directory;
+  withDirectory.modelSearchPath.insert(withDirectory.modelSearchPath.begin(), directory);
   withDirectory.textureSearchPath.insert(withDirectory.textureSearchPath.begin(), directory);
+  SupermodelChain chain;
+  if (withDirectory.supermodels.empty()) {
+    chain = loadSupermodels(parsed.model, withDirectory.modelSearchPath);
+    withDirectory.supermodels = std::move(chain.models);
+  }
   ImportResult result = importMdl(parsed.model, withDirectory);
+  detail::prependDiagnostics(result.diagnostics, std::move(chain.diagnostics));
   detail::prependDiagnostics(result.diagnostics, std::move(parsed.diagnostics));
   return result;
 }

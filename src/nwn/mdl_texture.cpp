@@ -24,16 +24,23 @@ const std::string* DirectoryIndex::find(const std::string& lowerName) {
   return it == files_.end() ? nullptr : &it->second;
 }
 
-TextureFinder::TextureFinder(const std::vector<std::string>& searchPath) {
-  for (const std::string& directory : searchPath)
+SearchPath::SearchPath(const std::vector<std::string>& directories) {
+  for (const std::string& directory : directories)
     if (!directory.empty()) directories_.emplace_back(directory);
 }
 
-std::string TextureFinder::describe() const {
+std::string SearchPath::describe() const {
   std::string out;
   for (const DirectoryIndex& d : directories_)
     out += (out.empty() ? "" : ", ") + d.directory();
   return out;
+}
+
+const std::string* SearchPath::find(std::initializer_list<std::string> lowerNames) {
+  for (DirectoryIndex& d : directories_)
+    for (const std::string& name : lowerNames)
+      if (const std::string* path = d.find(name)) return path;
+  return nullptr;
 }
 
 const FoundTexture& TextureFinder::find(const std::string& name,
@@ -41,21 +48,9 @@ const FoundTexture& TextureFinder::find(const std::string& name,
   const std::string key = lowerCopy(name);
   if (const auto it = found_.find(key); it != found_.end()) return it->second;
   FoundTexture& found = found_[key];
-  for (DirectoryIndex& d : directories_) {
-    for (const char* extension : {".png", ".tga", ".dds"}) {
-      if (const std::string* path = d.find(key + extension)) {
-        found.path = *path;
-        break;
-      }
-    }
-    if (!found.path.empty()) break;
-  }
-  for (DirectoryIndex& d : directories_) {
-    if (const std::string* path = d.find(key + ".txi")) {
-      found.txiPath = *path;
-      break;
-    }
-  }
+  if (const std::string* path = path_.find({key + ".png", key + ".tga", key + ".dds"}))
+    found.path = *path;
+  if (const std::string* path = path_.find({key + ".txi"})) found.txiPath = *path;
   if (!found.txiPath.empty()) {
     const Result<std::vector<std::uint8_t>> bytes = readFile(found.txiPath, kMaxTxiFileBytes);
     if (!bytes.ok()) {

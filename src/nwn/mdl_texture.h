@@ -7,6 +7,7 @@
 #include <mote/authoring/diagnostic.h>
 #include <mote/nwn/mdl.h>
 
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <vector>
@@ -28,6 +29,21 @@ class DirectoryIndex {
   bool listed_ = false;
 };
 
+/// Directories searched in order for a file by lower-case name.
+class SearchPath {
+ public:
+  explicit SearchPath(const std::vector<std::string>& directories);
+  bool empty() const { return directories_.empty(); }
+  /// The directories, comma-separated (for messages).
+  std::string describe() const;
+  /// The first directory's file among `lowerNames` (in a directory, the first name it has wins);
+  /// null when no directory has any.
+  const std::string* find(std::initializer_list<std::string> lowerNames);
+
+ private:
+  std::vector<DirectoryIndex> directories_;
+};
+
 /// A texture as the search path has it: its file and its TXI (empty paths: not found).
 struct FoundTexture {
   std::string path;
@@ -40,17 +56,16 @@ struct FoundTexture {
 /// and parsed) once.
 class TextureFinder {
  public:
-  explicit TextureFinder(const std::vector<std::string>& searchPath);
-  bool empty() const { return directories_.empty(); }
-  /// The directories, comma-separated (for messages).
-  std::string describe() const;
+  explicit TextureFinder(const std::vector<std::string>& searchPath) : path_(searchPath) {}
+  bool empty() const { return path_.empty(); }
+  std::string describe() const { return path_.describe(); }
   /// The texture `name`; the TXI's warnings (or why it could not be read) go to `diagnostics`
   /// the first time a name is looked up.
   const FoundTexture& find(const std::string& name,
                            std::vector<authoring::Diagnostic>& diagnostics);
 
  private:
-  std::vector<DirectoryIndex> directories_;
+  SearchPath path_;
   std::map<std::string, FoundTexture> found_;  // lower-case name → what was found
 };
 

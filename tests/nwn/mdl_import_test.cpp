@@ -991,10 +991,10 @@ TEST(MdlImport, AChunkOfAModelReadFromTextIsTheShardUnlessADirectoryIsGiven) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(emitter(r.effect, "Rocks").render.mesh, "builtin:shard");
   EXPECT_TRUE(hasWarning(r.diagnostics, 15,
-                         "chunk model 'FX_SHARD01' is not loaded: no model directory to look for "
-                         "FX_SHARD01.mdl in"));
+                         "chunk model 'FX_SHARD01' is not loaded: no model search path to look "
+                         "for FX_SHARD01.mdl in"));
   ImportOptions options;
-  options.modelDirectory = (kDataDir / "chunks").string();
+  options.modelSearchPath = {(kDataDir / "chunks").string()};
   r = importMdl(p.model, options);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(emitter(r.effect, "Rocks").render.mesh,

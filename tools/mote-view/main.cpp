@@ -710,6 +710,10 @@ int main(int argc, char** argv) {
                  ".mdl input: a folder where NWN textures are found (repeatable; after the "
                  "model's own, before MOTE_NWN_TEXTURE_PATH)")
       ->allow_extra_args(false);
+  app.add_option("--model-dir", o.modelDirectories,
+                 ".mdl input: a folder where supermodels and chunk models are found (repeatable; "
+                 "after the model's own)")
+      ->allow_extra_args(false);
   app.add_option("--screenshot", v.screenshot,
                  "Write the scene at --time as PNG (as mote render --frames 1 writes it)");
   app.add_flag("--quit", v.quit, "With --screenshot: exit after writing it, no window");

@@ -25,9 +25,10 @@ std::unique_ptr<SceneState> SceneState::load(const cli::RenderCommandOptions& op
   if (!settings.ok()) return fail(settings.status().message());
   s->settings_ = std::move(settings).takeValue();
   std::vector<authoring::Collider> authored;
-  if (!cli::loadCompiledEffect(options.input, s->effect_,
-                               {options.animation, options.textureDirectories}, &authored,
-                               &messages))
+  if (!cli::loadCompiledEffect(
+          options.input, s->effect_,
+          {options.animation, options.textureDirectories, options.modelDirectories}, &authored,
+          &messages))
     return nullptr;
   s->colliders_ = cli::debugColliders(authored);
   s->overlay_.colliders = s->colliders_;

@@ -128,14 +128,15 @@ bool isMdlPath(const std::string& path) {
 
 namespace {
 
-// Imports an NWN model, printing its diagnostics; false on an error. Chunk models are looked up
-// next to the model (importMdlFile's default ImportOptions::modelDirectory).
+// Imports an NWN model, printing its diagnostics; false on an error. Supermodels and chunk models
+// are looked up next to the model, then in each --model-dir (ImportOptions::modelSearchPath).
 bool importMdlEffect(const std::string& input, const MdlOptions& mdl, authoring::EffectDesc& effect,
                      nwn::ImportResult* summary = nullptr,
                      std::vector<std::string>* sink = nullptr) {
   nwn::ImportOptions options;
   options.animation = mdl.animation;
   options.textureSearchPath = mdl.textureDirectories;
+  options.modelSearchPath = mdl.modelDirectories;
   if (const char* list = std::getenv("MOTE_NWN_TEXTURE_PATH"); list != nullptr) {
     for (std::string& directory : nwn::splitSearchPath(list))
       options.textureSearchPath.push_back(std::move(directory));
@@ -167,15 +168,25 @@ int runImportMdl(const std::string& input, const std::string& output, const MdlO
     for (const authoring::Diagnostic& d : parsed.diagnostics)
       fmt::print(stderr, "{}\n", nwn::formatMdlDiagnostic(d));
     if (!parsed.ok()) return 1;
-    const std::string chosen = nwn::defaultAnimation(parsed.model);
-    if (parsed.model.animations.empty()) fmt::print("{}: no animations\n", input);
-    for (const nwn::MdlAnimation& a : parsed.model.animations) {
+    // The animations it inherits from its supermodels too, as importMdlFile sees them.
+    const std::filesystem::path parent = std::filesystem::path(input).parent_path();
+    std::vector<std::string> searchPath{parent.empty() ? "." : parent.string()};
+    searchPath.insert(searchPath.end(), mdl.modelDirectories.begin(), mdl.modelDirectories.end());
+    const nwn::SupermodelChain chain = nwn::loadSupermodels(parsed.model, searchPath);
+    for (const authoring::Diagnostic& d : chain.diagnostics)
+      fmt::print(stderr, "{}\n", nwn::formatMdlDiagnostic(d));
+    const nwn::MdlModel model = nwn::withInheritedAnimations(parsed.model, chain.models);
+    const std::string chosen = nwn::defaultAnimation(model);
+    if (model.animations.empty()) fmt::print("{}: no animations\n", input);
+    for (const nwn::MdlAnimation& a : model.animations) {
       std::size_t detonations = 0;
       for (const nwn::MdlEvent& e : a.events)
         detonations += e.name == "detonate" ? 1 : 0;
-      fmt::print("{}  length {:.3f} s, {} event{} ({} detonate), {} node{}{}\n", a.name, a.length,
+      fmt::print("{}  length {:.3f} s, {} event{} ({} detonate), {} node{}{}{}\n", a.name, a.length,
                  a.events.size(), a.events.size() == 1 ? "" : "s", detonations, a.nodes.size(),
-                 a.nodes.size() == 1 ? "" : "s", a.name == chosen ? "  (default)" : "");
+                 a.nodes.size() == 1 ? "" : "s",
+                 a.inheritedFrom.empty() ? "" : "  (from " + a.inheritedFrom + ")",
+                 a.name == chosen ? "  (default)" : "");
     }
     return 0;
   }

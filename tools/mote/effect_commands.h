@@ -48,6 +48,9 @@ struct MdlOptions {
   /// Where textures are looked up after the model's own folder (--texture-dir, repeatable); the
   /// MOTE_NWN_TEXTURE_PATH list follows them.
   std::vector<std::string> textureDirectories;
+  /// Where supermodels and chunk models are looked up after the model's own folder (--model-dir,
+  /// repeatable).
+  std::vector<std::string> modelDirectories;
 };
 
 /// True when `path` names an NWN ASCII model (.mdl, any case).

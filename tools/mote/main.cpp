@@ -353,6 +353,11 @@ int main(int argc, char** argv) {
                    ".mdl input: a folder holding the model's textures (.png, .tga or .dds); "
                    "repeatable, searched after the model's own, before MOTE_NWN_TEXTURE_PATH")
       ->allow_extra_args(false);
+  renderCommand
+      ->add_option("--model-dir", renderOptions.modelDirectories,
+                   ".mdl input: a folder where supermodels and chunk models are looked up; "
+                   "repeatable, searched after the model's own")
+      ->allow_extra_args(false);
 
   std::string importInput;
   std::string importOutput;
@@ -370,6 +375,11 @@ int main(int argc, char** argv) {
                    "A folder where the model's textures are looked up as <name>.png, .tga or "
                    ".dds (and <name>.txi); repeatable, searched after the model's own, before "
                    "MOTE_NWN_TEXTURE_PATH")
+      ->allow_extra_args(false);
+  importMdl
+      ->add_option("--model-dir", importOptions.modelDirectories,
+                   "A folder where supermodels and chunk models are looked up as <name>.mdl; "
+                   "repeatable, searched after the model's own")
       ->allow_extra_args(false);
   importMdl->add_flag("--list-animations", importList, "List the model's animations and exit");
 

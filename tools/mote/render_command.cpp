@@ -91,7 +91,8 @@ int runRender(const RenderCommandOptions& o) {
 
   bytecode::CompiledEffect effect;
   std::vector<authoring::Collider> authored;
-  if (!loadCompiledEffect(o.input, effect, {o.animation, o.textureDirectories}, &authored))
+  if (!loadCompiledEffect(o.input, effect, {o.animation, o.textureDirectories, o.modelDirectories},
+                          &authored))
     return 1;
   const std::vector<render::DebugCollider> colliders = debugColliders(authored);
   const Result<std::vector<bool>> hidden = hiddenEmitters(effect, o.hide, o.solo);

@@ -30,6 +30,8 @@ struct RenderCommandOptions {
   /// .mdl input: folders where NWN textures are looked up (after the model's own, before
   /// MOTE_NWN_TEXTURE_PATH's).
   std::vector<std::string> textureDirectories;
+  /// .mdl input: folders where supermodels and chunk models are looked up (after the model's own).
+  std::vector<std::string> modelDirectories;
   std::string toneMap = "aces";          ///< aces, reinhard, none
   double bloom = 0.0;                    ///< bloom strength, [0, 16]; 0: off
   std::string transparency = "emitter";  ///< emitter, sorted, oit

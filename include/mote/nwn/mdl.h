@@ -142,6 +142,8 @@ struct MdlAnimation {
   std::uint32_t line = 0;
   std::vector<MdlEvent> events;
   std::vector<MdlNode> nodes;
+  /// The supermodel it was inherited from (withInheritedAnimations); empty: the model's own.
+  std::string inheritedFrom;
   bool operator==(const MdlAnimation&) const = default;
 };
 
@@ -297,12 +299,41 @@ struct ImportOptions {
   /// looked up along the same path. importMdlFile puts the model's own directory first. A texture
   /// found nowhere is drawn with builtin:soft_circle, with one warning per name.
   std::vector<std::string> textureSearchPath;
-  /// Where chunk models (`chunkName X`) are looked up as X.mdl (any case of the name) and loaded
-  /// with loadChunkMesh; importMdlFile fills it with the model's own directory when empty. A
-  /// chunk that is not found, does not load or has no triangle is drawn as builtinShardMesh()
-  /// (`render.mesh` "builtin:shard"), with one warning per chunk name.
-  std::string modelDirectory;
+  /// Where chunk models (`chunkName X`) and supermodels are looked up as X.mdl (any case of the
+  /// name), in order; importMdlFile puts the model's own directory first. Chunks are loaded with
+  /// loadChunkMesh: one that is not found, does not load or has no triangle is drawn as
+  /// builtinShardMesh() (`render.mesh` "builtin:shard"), with one warning per chunk name.
+  std::vector<std::string> modelSearchPath;
+  /// The model's supermodels, nearest first (loadSupermodels; importMdlFile loads them along
+  /// modelSearchPath): their animations are the model's too, after its own
+  /// (withInheritedAnimations). Empty with an empty modelSearchPath while the model names a
+  /// supermodel: one warning that its inherited animations are not available.
+  std::vector<MdlModel> supermodels;
 };
+
+/// The most models a supermodel chain holds (NWN's are a few deep).
+inline constexpr std::uint32_t kMaxSupermodelChain = 16;
+
+struct SupermodelChain {
+  std::vector<MdlModel> models;  ///< nearest first
+  /// Warnings (a supermodel missing, malformed, a cycle, a chain too deep; each ends the chain),
+  /// and the warnings of the supermodels' own parses.
+  std::vector<authoring::Diagnostic> diagnostics;
+};
+
+/// The supermodels of `model`: its `supermodel` read from the first directory of `searchPath`
+/// holding <name>.mdl (any case), then that model's, and so on. A supermodel that is not found,
+/// does not parse, repeats one already in the chain or is past kMaxSupermodelChain ends the chain
+/// with one warning. Complexity: O(the files read). Allocates: the models.
+[[nodiscard]] SupermodelChain loadSupermodels(const MdlModel& model,
+                                              const std::vector<std::string>& searchPath);
+
+/// `model` with the animations of `supermodels` (nearest first) that it does not have itself
+/// appended (names compare case-insensitively; the nearest supermodel's wins), each marked with
+/// MdlAnimation::inheritedFrom, their line numbers 0 (they are another file's). Their nodes match
+/// the model's geometry by name, as the game's do.
+[[nodiscard]] MdlModel withInheritedAnimations(const MdlModel& model,
+                                               const std::vector<MdlModel>& supermodels);
 
 /// A chunk model the import looked for: what `render.mesh` became and how many triangles it has.
 struct ImportedChunk {
@@ -331,8 +362,8 @@ struct ImportResult {
 /// Complexity: O(model). Allocates: the effect and the diagnostics.
 [[nodiscard]] ImportResult importMdl(const MdlModel& model, const ImportOptions& options = {});
 
-/// loadMdlFile, then importMdl (with options.modelDirectory defaulting to the directory of
-/// `path`, and that directory first on the texture search path); the parse diagnostics come first.
+/// loadMdlFile, loadSupermodels, then importMdl — with the directory of `path` first on the model
+/// and texture search paths; the parse diagnostics come first, then the supermodels'.
 [[nodiscard]] ImportResult importMdlFile(const std::string& path,
                                          const ImportOptions& options = {});
 
