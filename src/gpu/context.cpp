@@ -428,6 +428,8 @@ Context::Impl::~Impl() {
   if (device != VK_NULL_HANDLE) {
     vkDeviceWaitIdle(device);
     kernels.clear();
+    for (RendererPipelines& r : rendererPipelines)
+      r.destroy(device);
     primer = Buffer();
     if (fence != VK_NULL_HANDLE) vkDestroyFence(device, fence, nullptr);
     if (pool != VK_NULL_HANDLE) vkDestroyCommandPool(device, pool, nullptr);
@@ -435,6 +437,17 @@ Context::Impl::~Impl() {
   }
   if (messenger != VK_NULL_HANDLE) destroyMessenger(instance, messenger, nullptr);
   if (instance != VK_NULL_HANDLE && !wrapped) vkDestroyInstance(instance, nullptr);
+}
+
+void Context::Impl::RendererPipelines::destroy(VkDevice device) noexcept {
+  for (VkPipeline* p : {&sprites, &ground, &triangles, &blendedTriangles}) {
+    if (*p != VK_NULL_HANDLE) vkDestroyPipeline(device, *p, nullptr);
+    *p = VK_NULL_HANDLE;
+  }
+  if (layout != VK_NULL_HANDLE) vkDestroyPipelineLayout(device, layout, nullptr);
+  if (setLayout != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(device, setLayout, nullptr);
+  layout = VK_NULL_HANDLE;
+  setLayout = VK_NULL_HANDLE;
 }
 
 const Status& Context::Impl::markLost(const std::string& what) {

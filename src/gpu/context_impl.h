@@ -55,6 +55,22 @@ struct Context::Impl {
     std::unique_ptr<Kernel> kernel;
   };
   std::vector<CachedKernel> kernels;
+  // The GPU renderer's layout and pipelines, built by the first Renderer of each (transparency
+  // planes, frame format) and shared by every later one (viewport and scissor are dynamic state):
+  // the sprite pipeline's exact vertex stage takes lavapipe seconds to build, a cost per context
+  // instead of per Renderer. Owned here; renderer.cpp builds them.
+  struct RendererPipelines {
+    std::uint32_t planes = 0;
+    VkFormat format = VK_FORMAT_UNDEFINED;
+    VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    VkPipeline sprites = VK_NULL_HANDLE;
+    VkPipeline ground = VK_NULL_HANDLE;
+    VkPipeline triangles = VK_NULL_HANDLE;         // mesh triangles that write depth
+    VkPipeline blendedTriangles = VK_NULL_HANDLE;  // and those that do not
+    void destroy(VkDevice device) noexcept;
+  };
+  std::vector<RendererPipelines> rendererPipelines;
   Buffer primer;             // bound to every binding of a kernel's priming dispatch
   Context* owner = nullptr;  // the Context this is the state of
   /// How long a pipeline's first (compiling) dispatch may take.

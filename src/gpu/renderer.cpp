@@ -229,47 +229,24 @@ void Renderer::Impl::readPlane(std::uint32_t k, std::vector<std::array<float, 4>
 }
 
 Status Renderer::Impl::createPipelines() {
-  const bool fp64 = hasFp64Shaders(context->device());
-  const auto module = [&](std::span<const std::uint32_t> spirv, VkShaderModule& out) {
-    VkShaderModuleCreateInfo info{};
-    info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
-    info.codeSize = spirv.size_bytes();
-    info.pCode = spirv.data();
-    return vkStatus(vkCreateShaderModule(device, &info, nullptr, &out), "vkCreateShaderModule");
-  };
-  MOTE_RETURN_IF_ERROR(module(spriteVertexShader().pick(fp64), vertexModule));
-  MOTE_RETURN_IF_ERROR(
-      module(planes() > 1 ? spriteOitFragmentShader() : spriteFragmentShader(), fragmentModule));
-  MOTE_RETURN_IF_ERROR(module(groundVertexShader(), groundVertexModule));
-  MOTE_RETURN_IF_ERROR(module(groundFragmentShader(), groundFragmentModule));
-  MOTE_RETURN_IF_ERROR(module(triangleVertexShader(), triangleVertexModule));
-  MOTE_RETURN_IF_ERROR(module(planes() > 1 ? triangleOitFragmentShader() : triangleFragmentShader(),
-                              triangleFragmentModule));
-
-  std::array<VkDescriptorSetLayoutBinding, kBindings> slots{};
-  for (std::uint32_t i = 0; i < slots.size(); ++i) {
-    slots[i].binding = i;
-    slots[i].descriptorType = i < kStorageBindings ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-                                                   : VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT;
-    slots[i].descriptorCount = 1;
-    // The frame: both stages (the fragment stage's ground); the instances and triangles: the
-    // vertex stage.
-    slots[i].stageFlags = i == 0 ? VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT
-                          : i == 1 || i == 5 ? VK_SHADER_STAGE_VERTEX_BIT
-                                             : VK_SHADER_STAGE_FRAGMENT_BIT;
+  Context::Impl& c = context->impl();
+  const auto known =
+      std::find_if(c.rendererPipelines.begin(), c.rendererPipelines.end(),
+                   [&](const auto& r) { return r.planes == planes() && r.format == format; });
+  if (known != c.rendererPipelines.end()) {
+    pipelines = *known;
+  } else {
+    Context::Impl::RendererPipelines made;
+    made.planes = planes();
+    made.format = format;
+    if (Status built = buildPipelines(made); !built.ok()) {
+      made.destroy(device);
+      return built;
+    }
+    c.rendererPipelines.push_back(made);
+    pipelines = made;
   }
-  VkDescriptorSetLayoutCreateInfo setInfo{};
-  setInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
-  setInfo.bindingCount = static_cast<std::uint32_t>(slots.size());
-  setInfo.pBindings = slots.data();
-  MOTE_RETURN_IF_ERROR(vkStatus(vkCreateDescriptorSetLayout(device, &setInfo, nullptr, &setLayout),
-                                "vkCreateDescriptorSetLayout"));
-  VkPipelineLayoutCreateInfo layoutInfo{};
-  layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
-  layoutInfo.setLayoutCount = 1;
-  layoutInfo.pSetLayouts = &setLayout;
-  MOTE_RETURN_IF_ERROR(vkStatus(vkCreatePipelineLayout(device, &layoutInfo, nullptr, &layout),
-                                "vkCreatePipelineLayout"));
+
   const std::array<VkDescriptorPoolSize, 2> sizes{
       VkDescriptorPoolSize{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kStorageBindings},
       VkDescriptorPoolSize{VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT, kBindings - kStorageBindings}};
@@ -284,7 +261,7 @@ Status Renderer::Impl::createPipelines() {
   setAlloc.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
   setAlloc.descriptorPool = pool;
   setAlloc.descriptorSetCount = 1;
-  setAlloc.pSetLayouts = &setLayout;
+  setAlloc.pSetLayouts = &pipelines.setLayout;
   MOTE_RETURN_IF_ERROR(
       vkStatus(vkAllocateDescriptorSets(device, &setAlloc, &set), "vkAllocateDescriptorSets"));
 
@@ -302,19 +279,75 @@ Status Renderer::Impl::createPipelines() {
     writes[k].pImageInfo = &depths[k];
   }
   vkUpdateDescriptorSets(device, 2, writes.data(), 0, nullptr);
+  return Status();
+}
 
+Status Renderer::Impl::buildPipelines(Context::Impl::RendererPipelines& made) const {
+  // The shader modules live while the pipelines are built.
+  std::array<VkShaderModule, 6> modules{};
+  struct Release {
+    VkDevice device;
+    std::array<VkShaderModule, 6>& modules;
+    ~Release() {
+      for (VkShaderModule m : modules)
+        if (m != VK_NULL_HANDLE) vkDestroyShaderModule(device, m, nullptr);
+    }
+  } release{device, modules};
+  const bool fp64 = hasFp64Shaders(context->device());
+  const std::array<std::span<const std::uint32_t>, 6> code{
+      spriteVertexShader().pick(fp64),
+      planes() > 1 ? spriteOitFragmentShader() : spriteFragmentShader(),
+      groundVertexShader(),
+      groundFragmentShader(),
+      triangleVertexShader(),
+      planes() > 1 ? triangleOitFragmentShader() : triangleFragmentShader()};
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    VkShaderModuleCreateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
+    info.codeSize = code[i].size_bytes();
+    info.pCode = code[i].data();
+    MOTE_RETURN_IF_ERROR(vkStatus(vkCreateShaderModule(device, &info, nullptr, &modules[i]),
+                                  "vkCreateShaderModule"));
+  }
+
+  std::array<VkDescriptorSetLayoutBinding, kBindings> slots{};
+  for (std::uint32_t i = 0; i < slots.size(); ++i) {
+    slots[i].binding = i;
+    slots[i].descriptorType = i < kStorageBindings ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                                                   : VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT;
+    slots[i].descriptorCount = 1;
+    // The frame: both stages (the fragment stage's ground); the instances and triangles: the
+    // vertex stage.
+    slots[i].stageFlags = i == 0 ? VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT
+                          : i == 1 || i == 5 ? VK_SHADER_STAGE_VERTEX_BIT
+                                             : VK_SHADER_STAGE_FRAGMENT_BIT;
+  }
+  VkDescriptorSetLayoutCreateInfo setInfo{};
+  setInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
+  setInfo.bindingCount = static_cast<std::uint32_t>(slots.size());
+  setInfo.pBindings = slots.data();
   MOTE_RETURN_IF_ERROR(
-      createPipeline(vertexModule, fragmentModule, Stage::Sprites, false, pipeline));
-  MOTE_RETURN_IF_ERROR(createPipeline(groundVertexModule, groundFragmentModule, Stage::Ground, true,
-                                      groundPipeline));
-  MOTE_RETURN_IF_ERROR(createPipeline(triangleVertexModule, triangleFragmentModule,
-                                      Stage::Triangles, true, trianglePipeline));
-  return createPipeline(triangleVertexModule, triangleFragmentModule, Stage::Triangles, false,
-                        triangleBlendPipeline);
+      vkStatus(vkCreateDescriptorSetLayout(device, &setInfo, nullptr, &made.setLayout),
+               "vkCreateDescriptorSetLayout"));
+  VkPipelineLayoutCreateInfo layoutInfo{};
+  layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
+  layoutInfo.setLayoutCount = 1;
+  layoutInfo.pSetLayouts = &made.setLayout;
+  MOTE_RETURN_IF_ERROR(vkStatus(vkCreatePipelineLayout(device, &layoutInfo, nullptr, &made.layout),
+                                "vkCreatePipelineLayout"));
+  MOTE_RETURN_IF_ERROR(
+      createPipeline(modules[0], modules[1], Stage::Sprites, false, made.layout, made.sprites));
+  MOTE_RETURN_IF_ERROR(
+      createPipeline(modules[2], modules[3], Stage::Ground, true, made.layout, made.ground));
+  MOTE_RETURN_IF_ERROR(
+      createPipeline(modules[4], modules[5], Stage::Triangles, true, made.layout, made.triangles));
+  return createPipeline(modules[4], modules[5], Stage::Triangles, false, made.layout,
+                        made.blendedTriangles);
 }
 
 Status Renderer::Impl::createPipeline(VkShaderModule vertex, VkShaderModule fragment, Stage stage,
-                                      bool writesDepth, VkPipeline& out) const {
+                                      bool writesDepth, VkPipelineLayout layout,
+                                      VkPipeline& out) const {
   // exact.glsl's flags (constant_id 0), as the compute kernels get them.
   const std::uint32_t flags = context->selfTest().flags;
   const VkSpecializationMapEntry entry{0, 0, sizeof flags};
@@ -338,16 +371,15 @@ Status Renderer::Impl::createPipeline(VkShaderModule vertex, VkShaderModule frag
   VkPipelineInputAssemblyStateCreateInfo assembly{};
   assembly.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO;
   assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
-  const VkViewport viewport{
-      0.0f, 0.0f, static_cast<float>(desc.viewport.width), static_cast<float>(desc.viewport.height),
-      0.0f, 1.0f};
-  const VkRect2D scissor{{0, 0}, {desc.viewport.width, desc.viewport.height}};
   VkPipelineViewportStateCreateInfo viewportState{};
   viewportState.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO;
   viewportState.viewportCount = 1;
-  viewportState.pViewports = &viewport;
   viewportState.scissorCount = 1;
-  viewportState.pScissors = &scissor;
+  const std::array<VkDynamicState, 2> dynamics{VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+  VkPipelineDynamicStateCreateInfo dynamicState{};
+  dynamicState.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO;
+  dynamicState.dynamicStateCount = static_cast<std::uint32_t>(dynamics.size());
+  dynamicState.pDynamicStates = dynamics.data();
   VkPipelineRasterizationStateCreateInfo raster{};
   raster.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO;
   raster.polygonMode = VK_POLYGON_MODE_FILL;
@@ -401,6 +433,7 @@ Status Renderer::Impl::createPipeline(VkShaderModule vertex, VkShaderModule frag
   info.pMultisampleState = &multisample;
   info.pColorBlendState = &blendState;
   info.pDepthStencilState = stage == Stage::Sprites ? nullptr : &depthState;
+  info.pDynamicState = &dynamicState;
   info.layout = layout;
   info.renderPass = pass;
   info.subpass = stage == Stage::Sprites ? 1 : 0;
@@ -469,9 +502,15 @@ void Renderer::Impl::record(VkCommandBuffer cmd, std::span<const SpriteDraw> dra
   begin.clearValueCount = p + 3;
   begin.pClearValues = clear.data();
   vkCmdBeginRenderPass(cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
-  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, &set, 0, nullptr);
+  const VkViewport viewport{
+      0.0f, 0.0f, static_cast<float>(desc.viewport.width), static_cast<float>(desc.viewport.height),
+      0.0f, 1.0f};
+  vkCmdSetViewport(cmd, 0, 1, &viewport);
+  vkCmdSetScissor(cmd, 0, 1, &begin.renderArea);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipelines.layout, 0, 1, &set, 0,
+                          nullptr);
   if (frameWords[48] != 0u) {  // the grid over the cleared background, behind every particle
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, groundPipeline);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipelines.ground);
     vkCmdDraw(cmd, 3, 1, 0, 0);
   }
   // The mesh triangles in order, a draw a run of those that write depth or do not.
@@ -481,11 +520,11 @@ void Renderer::Impl::record(VkCommandBuffer cmd, std::span<const SpriteDraw> dra
     while (to < count && triangleWrites[to] == triangleWrites[from])
       ++to;
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS,
-                      triangleWrites[from] ? trianglePipeline : triangleBlendPipeline);
+                      triangleWrites[from] ? pipelines.triangles : pipelines.blendedTriangles);
     vkCmdDraw(cmd, 3 * (to - from), 1, 3 * from, 0);
   }
   vkCmdNextSubpass(cmd, VK_SUBPASS_CONTENTS_INLINE);
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipelines.sprites);
   if (indirect != nullptr) vkCmdDrawIndirect(cmd, indirect->buffer, indirect->offset, 1, 0);
   std::uint32_t first = 0;
   for (const SpriteDraw& d : draws) {

@@ -67,19 +67,8 @@ struct Renderer::Impl {
   void readPlane(std::uint32_t k, std::vector<std::array<float, 4>>& out) const;
   VkRenderPass pass = VK_NULL_HANDLE;
   VkFramebuffer framebuffer = VK_NULL_HANDLE;
-  VkShaderModule vertexModule = VK_NULL_HANDLE;
-  VkShaderModule fragmentModule = VK_NULL_HANDLE;
-  VkShaderModule groundVertexModule = VK_NULL_HANDLE;
-  VkShaderModule groundFragmentModule = VK_NULL_HANDLE;
-  VkShaderModule triangleVertexModule = VK_NULL_HANDLE;
-  VkShaderModule triangleFragmentModule = VK_NULL_HANDLE;
-  VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  VkPipeline groundPipeline = VK_NULL_HANDLE;
-  // Mesh triangles that write depth (opaque and cutout ones) and those that do not.
-  VkPipeline trianglePipeline = VK_NULL_HANDLE;
-  VkPipeline triangleBlendPipeline = VK_NULL_HANDLE;
+  // The layout and pipelines, the context's (shared by its renderers of these planes and format).
+  Context::Impl::RendererPipelines pipelines;
   VkDescriptorPool pool = VK_NULL_HANDLE;
   VkDescriptorSet set = VK_NULL_HANDLE;
   Buffer frame, instances, textureTable, texels, corners, triangles, readback;
@@ -218,16 +207,7 @@ struct Renderer::Impl {
     if (device == VK_NULL_HANDLE) return;
     vkDeviceWaitIdle(device);
     if (timestamps != VK_NULL_HANDLE) vkDestroyQueryPool(device, timestamps, nullptr);
-    if (pipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, pipeline, nullptr);
-    for (VkPipeline p : {groundPipeline, trianglePipeline, triangleBlendPipeline})
-      if (p != VK_NULL_HANDLE) vkDestroyPipeline(device, p, nullptr);
-    if (layout != VK_NULL_HANDLE) vkDestroyPipelineLayout(device, layout, nullptr);
     if (pool != VK_NULL_HANDLE) vkDestroyDescriptorPool(device, pool, nullptr);
-    if (setLayout != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(device, setLayout, nullptr);
-    if (vertexModule != VK_NULL_HANDLE) vkDestroyShaderModule(device, vertexModule, nullptr);
-    for (VkShaderModule m : {fragmentModule, groundVertexModule, groundFragmentModule,
-                             triangleVertexModule, triangleFragmentModule})
-      if (m != VK_NULL_HANDLE) vkDestroyShaderModule(device, m, nullptr);
     if (framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, framebuffer, nullptr);
     if (pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, pass, nullptr);
     for (std::uint32_t k = 0; k < kImages; ++k) {
@@ -238,15 +218,19 @@ struct Renderer::Impl {
   }
 
   Status createTarget();
+  // The context's pipelines for this renderer's planes and format (built on first use), and the
+  // descriptor set.
   Status createPipelines();
+  // Builds `made`'s layout and pipelines; on failure, what was made is left for made.destroy().
+  Status buildPipelines(Context::Impl::RendererPipelines& made) const;
   // A pipeline of `vertex` and `fragment` (the vertex stage specialised with exact.glsl's flags)
-  // on the one layout, premultiplied blending into the planes: the sprites' (subpass 1), the
-  // ground's (subpass 0: it writes the frame's plane, the scene depth and the depth buffer), or
-  // the mesh triangles' (subpass 0, depth-tested; `writesDepth`: the depth buffer, scene depth and
-  // mesh depth too).
+  // on `layout`, premultiplied blending into the planes: the sprites' (subpass 1), the ground's
+  // (subpass 0: it writes the frame's plane, the scene depth and the depth buffer), or the mesh
+  // triangles' (subpass 0, depth-tested; `writesDepth`: the depth buffer, scene depth and mesh
+  // depth too). Viewport and scissor are dynamic: record() sets them.
   enum class Stage { Sprites, Ground, Triangles };
   Status createPipeline(VkShaderModule vertex, VkShaderModule fragment, Stage stage,
-                        bool writesDepth, VkPipeline& out) const;
+                        bool writesDepth, VkPipelineLayout layout, VkPipeline& out) const;
   // `buffer` holds at least `words` words (grown, never shrunk; its old contents are dropped).
   Status ensure(Buffer& buffer, std::size_t words, const char* name);
   void writeSet();

@@ -7,6 +7,7 @@
 // world corners, soft particles faded by their depth in front of the ground, mesh particles hiding
 // what is behind them, quads behind the eye dropped, and every bad input refused with nothing
 // drawn.
+#include "context_impl.h"  // the context's shared renderer pipelines
 #include "gpu_test.h"
 #include "support/compile_effect.h"
 
@@ -87,6 +88,55 @@ TEST_F(GpuRenderer, AQuadCoversWhereItProjectsInItsColourOverTheBackground) {
     }
   }
   EXPECT_EQ(image[0][3], 1.0f);
+}
+
+// A renderer of another size and mode reuses the context's pipelines (viewport and scissor are
+// dynamic state) and draws at its own size: the quad of the test above, at 128x96, spans
+// 64 ± 4.8 pixels (columns and rows 59 to 68, 43 to 52). OIT's planes have pipelines of their own,
+// one set whatever the size.
+TEST_F(GpuRenderer, RenderersOfOtherSizesShareTheContextsPipelines) {
+  auto first = makeRenderer(*context());
+  ASSERT_NE(first, nullptr);
+  const std::size_t built = context()->impl().rendererPipelines.size();
+  gpu::RendererDesc desc;
+  desc.viewport = {2 * kW, 2 * kH};
+  desc.background = kBackground;
+  desc.transparency = render::Transparency::Sorted;
+  Result<std::unique_ptr<gpu::Renderer>> large = gpu::Renderer::create(*context(), desc);
+  ASSERT_TRUE(large.ok()) << large.status().toString();
+  EXPECT_EQ(context()->impl().rendererPipelines.size(), built);
+  first.reset();  // the pipelines outlive the renderer that built them
+  const std::array<std::array<float, 4>, 1> white{{{1.0f, 1.0f, 1.0f, 1.0f}}};
+  ASSERT_TRUE((*large)->addTexture(1, 1, white).ok());
+  const std::array<gpu::SpriteInstance, 1> one{sprite({0, 0, 0}, 0.5f, {1.0f, 1.0f, 1.0f, 1.0f})};
+  const std::array<gpu::SpriteDraw, 1> draws{
+      gpu::SpriteDraw{render::BillboardMode::Billboard, one, {}}};
+  std::vector<std::array<float, 4>> image;
+  ASSERT_TRUE((*large)->draw(camera(), draws, image).ok());
+  ASSERT_EQ(image.size(), std::size_t{4} * kW * kH);
+  std::size_t covered = 0;
+  for (std::uint32_t y = 0; y < 2 * kH; ++y)
+    for (std::uint32_t x = 0; x < 2 * kW; ++x) {
+      const bool inside = x >= 59 && x <= 68 && y >= 43 && y <= 52;
+      const float red = image[std::size_t{y} * 2 * kW + x][0];
+      EXPECT_NEAR(red, inside ? 1.0f : kBackground[0], 1e-3f) << x << ", " << y;
+      covered += red > 0.5f ? 1 : 0;
+    }
+  EXPECT_EQ(covered, 100u);
+  if (context()->device().independentBlend) {
+    const auto& shared = context()->impl().rendererPipelines;
+    desc.transparency = render::Transparency::Oit;
+    ASSERT_TRUE(gpu::Renderer::create(*context(), desc).ok());
+    const std::size_t withOit = shared.size();
+    desc.viewport = {kW, kH};
+    ASSERT_TRUE(gpu::Renderer::create(*context(), desc).ok());
+    EXPECT_EQ(shared.size(), withOit);
+    EXPECT_EQ(
+        std::count_if(shared.begin(), shared.end(), [](const auto& r) { return r.planes > 1; }), 1);
+    EXPECT_EQ(
+        std::count_if(shared.begin(), shared.end(), [](const auto& r) { return r.planes == 1; }),
+        1);
+  }
 }
 
 // Additive (alpha 0) adds; a later instance is drawn over an earlier one; a texture's left half

@@ -15,8 +15,10 @@
 // gpu::ParticleWorld: an alive list made into instances, sorted and drawn indirectly on the GPU).
 // What is not built yet: a swapchain.
 //
-// Ownership: the renderer owns its Vulkan objects and must not outlive its Context. Thread
-// safety: as Context (one thread at a time). Allocation: create() and addTexture() allocate;
+// Ownership: the renderer owns its Vulkan objects and must not outlive its Context; its layout and
+// pipelines are the Context's, built by the first renderer of each transparency mode's planes
+// (seconds on lavapipe) and reused by every later one, of any viewport. Thread safety: as Context
+// (one thread at a time). Allocation: create() and addTexture() allocate;
 // draw(), drawPackets() and render() grow their buffers to the largest frame seen and then reuse
 // them.
 #pragma once
