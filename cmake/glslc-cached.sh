@@ -36,8 +36,8 @@ while ((i < ${#args[@]})); do
 done
 [[ -n "$out" && -n "$depfile" && -n "$shader" ]] || exec "$glslc" "${args[@]}"
 
-cache=${MOTE_SPIRV_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mote/spirv}
-tmp=$(mktemp -d)
+cache=${MOTE_SPIRV_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-}/.cache}/mote/spirv}
+tmp=$(mktemp -d 2>/dev/null) || exec "$glslc" "${args[@]}"
 trap 'rm -rf "$tmp"' EXIT
 # The preprocessed shader and, for a hit, the depfile naming this output.
 if ! "$glslc" "${pre[@]}" -E -MD -MF "$tmp/deps" -MT "$out" -o "$tmp/source" "$shader" 2>/dev/null;

@@ -439,13 +439,13 @@ Context::Impl::~Impl() {
   if (instance != VK_NULL_HANDLE && !wrapped) vkDestroyInstance(instance, nullptr);
 }
 
-void Context::Impl::RendererPipelines::destroy(VkDevice device) noexcept {
+void Context::Impl::RendererPipelines::destroy(VkDevice vk) noexcept {
   for (VkPipeline* p : {&sprites, &ground, &triangles, &blendedTriangles}) {
-    if (*p != VK_NULL_HANDLE) vkDestroyPipeline(device, *p, nullptr);
+    if (*p != VK_NULL_HANDLE) vkDestroyPipeline(vk, *p, nullptr);
     *p = VK_NULL_HANDLE;
   }
-  if (layout != VK_NULL_HANDLE) vkDestroyPipelineLayout(device, layout, nullptr);
-  if (setLayout != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(device, setLayout, nullptr);
+  if (layout != VK_NULL_HANDLE) vkDestroyPipelineLayout(vk, layout, nullptr);
+  if (setLayout != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(vk, setLayout, nullptr);
   layout = VK_NULL_HANDLE;
   setLayout = VK_NULL_HANDLE;
 }

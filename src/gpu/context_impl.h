@@ -68,7 +68,7 @@ struct Context::Impl {
     VkPipeline ground = VK_NULL_HANDLE;
     VkPipeline triangles = VK_NULL_HANDLE;         // mesh triangles that write depth
     VkPipeline blendedTriangles = VK_NULL_HANDLE;  // and those that do not
-    void destroy(VkDevice device) noexcept;
+    void destroy(VkDevice vk) noexcept;
   };
   std::vector<RendererPipelines> rendererPipelines;
   Buffer primer;             // bound to every binding of a kernel's priming dispatch

@@ -286,11 +286,11 @@ Status Renderer::Impl::buildPipelines(Context::Impl::RendererPipelines& made) co
   // The shader modules live while the pipelines are built.
   std::array<VkShaderModule, 6> modules{};
   struct Release {
-    VkDevice device;
-    std::array<VkShaderModule, 6>& modules;
+    VkDevice owner;
+    std::array<VkShaderModule, 6>& made;
     ~Release() {
-      for (VkShaderModule m : modules)
-        if (m != VK_NULL_HANDLE) vkDestroyShaderModule(device, m, nullptr);
+      for (VkShaderModule m : made)
+        if (m != VK_NULL_HANDLE) vkDestroyShaderModule(owner, m, nullptr);
     }
   } release{device, modules};
   const bool fp64 = hasFp64Shaders(context->device());
