@@ -361,6 +361,7 @@ class Reader {
       readStruct(out, v);
     } else if (v.kind == Kind::Number || v.kind == Kind::Array) {
       out.overEmitterTime = {};
+      out.rangeScaleOverEmitterTime = {};
       read(out.range, v, info);
     } else {
       error(v, "must be a number, [min, max] or an object (got " + shown(v) + ")");

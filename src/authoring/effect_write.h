@@ -132,7 +132,8 @@ inline Value toJson(const Gradient& g) {
 }
 
 inline Value toJson(const ScalarParam& p) {
-  if (p.overEmitterTime.keys.empty()) return toJson(p.range);
+  if (p.overEmitterTime.keys.empty() && p.rangeScaleOverEmitterTime.keys.empty())
+    return toJson(p.range);
   return toJson<ScalarParam>(p);
 }
 

@@ -170,14 +170,21 @@ template <>
 struct Reflect<ScalarParam> {
   static constexpr std::string_view kName = "ScalarParam";
   static constexpr std::string_view kDoc =
-      "A value drawn per particle at spawn: a number, [min, max] (uniform), or an object whose "
-      "over_emitter_time curve, sampled at the emitter time of the spawn, is added to the range.";
+      "A value drawn per particle at spawn: a number, [min, max] (uniform), or an object: "
+      "over_emitter_time(t) + uniform(range) · range_scale_over_emitter_time(t), t the emitter "
+      "time of the spawn (an absent curve adds 0, an absent scale is 1).";
   template <class V, class S>
   static void fields(V& v, S& s) {
     v(s.range, {.key = "range", .doc = "Uniform random range (a number: a constant)."});
     v(s.overEmitterTime, {.key = "over_emitter_time",
                           .doc = "Emitter time (s) → base value at spawn.",
                           .domain = Domain::EmitterTime});
+    v(s.rangeScaleOverEmitterTime,
+      {.key = "range_scale_over_emitter_time",
+       .doc = "Emitter time (s) → multiplier of the uniform draw at spawn (the jitter's size).",
+       .min = -1e5,
+       .max = 1e5,
+       .domain = Domain::EmitterTime});
   }
 };
 
@@ -361,6 +368,15 @@ struct Reflect<SpawnShape> {
                  .min = 0,
                  .max = 1e5});
     v(s.end, {.key = "end", .doc = "line end point.", .unit = "m", .min = -1e5, .max = 1e5});
+    v(s.sizeOverEmitterTime,
+      {.key = "size_over_emitter_time",
+       .doc = "rect (x, z) and box extents over emitter time: [time, [x, y, z]] keys, linear, "
+              "sampled at each spawn; replace size.",
+       .unit = "m",
+       .min = 0,
+       .max = 1e5,
+       .domain = Domain::EmitterTime,
+       .maxItems = kMaxCurveKeys});
   }
 };
 
@@ -380,6 +396,13 @@ struct Reflect<InitVelocity> {
                  .unit = "deg",
                  .min = 0,
                  .max = 180});
+    v(s.spreadOverEmitterTime, {.key = "spread_over_emitter_time",
+                                .doc = "Emitter time (s) → cone half-angle at spawn; replaces "
+                                       "spread when set.",
+                                .unit = "deg",
+                                .min = 0,
+                                .max = 180,
+                                .domain = Domain::EmitterTime});
     v(s.speed, {.key = "speed", .doc = "Speed.", .unit = "m/s", .min = -1e5, .max = 1e5});
   }
 };

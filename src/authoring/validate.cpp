@@ -179,23 +179,33 @@ class Validator {
   }
 
   void check(const ScalarParam& p, const FieldInfo& info) {
-    if (p.overEmitterTime.keys.empty()) {
+    if (p.overEmitterTime.keys.empty() && p.rangeScaleOverEmitterTime.keys.empty()) {
       check(p.range, info);
       return;
     }
     // With a curve the range is a jitter added to it: the field's bounds apply to the curve's
-    // values (the runtime clamps the sum), the jitter need only be finite and ordered.
+    // values (the runtime clamps the sum), the jitter need only be finite and ordered, and its
+    // scale's keys finite and within ±1e5.
     {
       Scope scope(*this, "range");
       check(p.range, FieldInfo{});
     }
-    Scope scope(*this, "over_emitter_time");
-    check(p.overEmitterTime, FieldInfo{.key = {},
-                                       .doc = {},
-                                       .min = info.min,
-                                       .max = info.max,
-                                       .domain = Domain::EmitterTime,
-                                       .maxItems = kMaxCurveKeys});
+    {
+      Scope scope(*this, "over_emitter_time");
+      check(p.overEmitterTime, FieldInfo{.key = {},
+                                         .doc = {},
+                                         .min = info.min,
+                                         .max = info.max,
+                                         .domain = Domain::EmitterTime,
+                                         .maxItems = kMaxCurveKeys});
+    }
+    Scope scope(*this, "range_scale_over_emitter_time");
+    check(p.rangeScaleOverEmitterTime, FieldInfo{.key = {},
+                                                 .doc = {},
+                                                 .min = -1e5,
+                                                 .max = 1e5,
+                                                 .domain = Domain::EmitterTime,
+                                                 .maxItems = kMaxCurveKeys});
   }
 
   void check(const ColorParam& p, const FieldInfo& info) {
@@ -510,6 +520,10 @@ class Validator {
   void checkVelocity(const InitVelocity& v) {
     if (v.kind == VelocityKind::Cone || v.kind == VelocityKind::Direction)
       checkDirection(v.direction, "direction");
+    if (v.kind != VelocityKind::Cone && !v.spreadOverEmitterTime.keys.empty()) {
+      Scope spread(*this, "spread_over_emitter_time");
+      warning("ignored: the velocity is not a cone");
+    }
   }
 
   void checkShape(const SpawnShape& shape) {
@@ -517,6 +531,11 @@ class Validator {
       Scope inner(*this, "inner_radius");
       error("inner_radius " + num(shape.innerRadius) + " is greater than radius " +
             num(shape.radius));
+    }
+    if (shape.kind != ShapeKind::Rect && shape.kind != ShapeKind::Box &&
+        !shape.sizeOverEmitterTime.empty()) {
+      Scope size(*this, "size_over_emitter_time");
+      warning("ignored: the shape is neither rect nor box");
     }
   }
 

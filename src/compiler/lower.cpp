@@ -146,6 +146,13 @@ Value EmitterCompiler::evalCurve(Builder& b, const Curve& c, Value x) {
   return evalKeys(b, c.interp, keys, 1, x);
 }
 
+Value EmitterCompiler::evalVec3Keys(Builder& b, const std::vector<Vec3Key>& keys, Value x) {
+  std::vector<std::pair<float, Lanes>> lanes;
+  for (const Vec3Key& k : keys)
+    lanes.push_back({k.time, Lanes{k.value[0], k.value[1], k.value[2], 0.0f}});
+  return evalKeys(b, Interp::Linear, lanes, 3, x);
+}
+
 Value EmitterCompiler::evalGradient(Builder& b, const Gradient& g, Value x) {
   std::vector<std::pair<float, Lanes>> keys;
   for (const GradientKey& k : g.keys)
@@ -162,6 +169,8 @@ Value EmitterCompiler::sample(Builder& b, const ScalarParam& p, float scale) {
     v = b.emit(Opcode::RandRange, 1, Builder::index(b.nextDraw()), b.use(b.scalar(r.min * scale)),
                b.use(b.scalar(r.max * scale)));
   }
+  if (!p.rangeScaleOverEmitterTime.keys.empty())
+    v = b.mul(v, evalCurve(b, p.rangeScaleOverEmitterTime, b.builtin(Builtin::EmitterAge)));
   if (!p.overEmitterTime.keys.empty()) {
     Value c = evalCurve(b, p.overEmitterTime, b.builtin(Builtin::EmitterAge));
     v = b.fma(c, b.scalar(scale), v);

@@ -134,6 +134,8 @@ class EmitterCompiler {
                  const std::vector<std::pair<float, Lanes>>& keys, std::uint32_t width, Value x);
   Value evalCurve(Builder& b, const authoring::Curve& c, Value x);
   Value evalGradient(Builder& b, const authoring::Gradient& g, Value x);
+  // Vector keys (spawn shape extents), linear, the end values held outside.
+  Value evalVec3Keys(Builder& b, const std::vector<authoring::Vec3Key>& keys, Value x);
   Value sample(Builder& b, const authoring::ScalarParam& p, float scale = 1.0f);
   Value sampleColor(Builder& b, const authoring::ColorParam& p);
   const authoring::SpriteSheet* animatedSheet() const;

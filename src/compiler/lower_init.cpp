@@ -16,6 +16,8 @@ using bytecode::Builtin;
 // A local spawn point of the shape (emitter frame).
 Value EmitterCompiler::spawnPoint(Builder& b, const SpawnShape& s) {
   const auto draw = [&](Opcode op) { return b.emit(op, 3, Builder::index(b.nextDraw())); };
+  const auto keyedSize = [&] { return !s.sizeOverEmitterTime.empty(); };
+  const auto emitterTime = [&] { return b.builtin(Builtin::EmitterAge); };
   const auto uniform = [&](std::uint32_t w) {
     return b.emit(Opcode::RandUniform, w, Builder::index(b.nextDraw()));
   };
@@ -27,12 +29,18 @@ Value EmitterCompiler::spawnPoint(Builder& b, const SpawnShape& s) {
       return b.mul(b.vec3(s.end[0], s.end[1], s.end[2]), uniform(1));
     case ShapeKind::Rect: {
       const Value u = uniform(3);
-      return b.mul(b.sub(u, b.scalar(0.5f)),
-                   b.vec3(s.size[0], 0.0f, s.size[2] != 0.0f ? s.size[2] : s.size[1]));
+      // Keyed extents: x and z (y is 0); the static size's z, or its y where z is 0.
+      const Value extents =
+          keyedSize() ? b.mul(evalVec3Keys(b, s.sizeOverEmitterTime, emitterTime()),
+                              b.vec3(1.0f, 0.0f, 1.0f))
+                      : b.vec3(s.size[0], 0.0f, s.size[2] != 0.0f ? s.size[2] : s.size[1]);
+      return b.mul(b.sub(u, b.scalar(0.5f)), extents);
     }
     case ShapeKind::Box: {
       const Value u = uniform(3);
-      return b.mul(b.sub(u, b.scalar(0.5f)), b.vec3(s.size[0], s.size[1], s.size[2]));
+      const Value extents = keyedSize() ? evalVec3Keys(b, s.sizeOverEmitterTime, emitterTime())
+                                        : b.vec3(s.size[0], s.size[1], s.size[2]);
+      return b.mul(b.sub(u, b.scalar(0.5f)), extents);
     }
     case ShapeKind::Sphere:
     case ShapeKind::Hemisphere: {
@@ -184,8 +192,15 @@ void EmitterCompiler::initVelocity(Builder& b, const InitVelocity& v, Value loca
       break;
     }
     case VelocityKind::Cone: {
-      const Value around = b.emit(Opcode::RandCone, 3, Builder::index(b.nextDraw()),
-                                  b.use(b.scalar(v.spread * kDegrees)));
+      // A keyed half-angle is clamped to [0°, 180°] (a smooth curve may overshoot its keys).
+      const Value spread = v.spreadOverEmitterTime.keys.empty()
+                               ? b.scalar(v.spread * kDegrees)
+                               : b.mul(b.min(b.max(evalCurve(b, v.spreadOverEmitterTime,
+                                                             b.builtin(Builtin::EmitterAge)),
+                                                   b.scalar(0.0f)),
+                                             b.scalar(180.0f)),
+                                       b.scalar(kDegrees));
+      const Value around = b.emit(Opcode::RandCone, 3, Builder::index(b.nextDraw()), b.use(spread));
       const Value turned = b.emit(Opcode::QuatRotate, 3,
                                   b.use(b.constant(quatFromY(v.direction), 4)), b.use(around));
       velocity = b.mul(turned, speed);

@@ -391,12 +391,17 @@ class Lowerer {
       c.keys.push_back({k.time, map(k.value[column])});
     }
     if (c.keys.empty()) c.keys.push_back({0.0f, map(t.eval(0.0f, column))});
-    if (c.keys.size() > kMaxCurveKeys) {
-      warn(t.line, "'" + what + "' has " + std::to_string(c.keys.size()) + " keys; the first " +
-                       std::to_string(kMaxCurveKeys) + " are kept");
-      c.keys.resize(kMaxCurveKeys);
-    }
+    capKeys(c.keys, t.line, what);
     return c;
+  }
+
+  // At most kMaxCurveKeys keys (the rest dropped with a warning naming `what`).
+  template <class Key>
+  void capKeys(std::vector<Key>& keys, std::uint32_t line, const std::string& what) {
+    if (keys.size() <= kMaxCurveKeys) return;
+    warn(line, "'" + what + "' has " + std::to_string(keys.size()) + " keys; the first " +
+                   std::to_string(kMaxCurveKeys) + " are kept");
+    keys.resize(kMaxCurveKeys);
   }
 
   // Birthrate keys: negative values are a "hard stop" (smpco_shout); the rate is their positive
@@ -599,12 +604,27 @@ void Lowerer::lowerEmitter(std::size_t index) {
   }
   if (flag(node, "inheritvel")) e.velocityInheritance = 1.0f;
 
-  // Spawn region: xsize × ysize cm in the emitter's local XY plane (Mote's local XZ).
-  const float xs = std::fabs(unanimated(node, "xsize", 0.0f)) * 0.01f;
-  const float ys = std::fabs(unanimated(node, "ysize", 0.0f)) * 0.01f;
-  if (xs > 0.0f || ys > 0.0f) {
+  // Spawn region: xsize × ysize cm in the emitter's local XY plane (Mote's local XZ); keyed, the
+  // region a newborn gets follows emitter time (sampled at the keys of both tracks).
+  const SortedTrack xTrack = track(node, "xsize"), yTrack = track(node, "ysize");
+  const auto extent = [](const SortedTrack& t, const detail::Sample& at) {
+    if (!t.present()) return 0.0f;
+    const float cm = at.left ? t.evalLeft(at.time, 0) : t.eval(at.time, 0);
+    return std::min(std::fabs(cm) * 0.01f, 1e5f);
+  };
+  if (xTrack.keyed || yTrack.keyed) {
     e.shape.kind = ShapeKind::Rect;
-    e.shape.size = {std::min(xs, 1e5f), 0.0f, std::min(ys, 1e5f)};
+    for (const detail::Sample& at : detail::keyTimes({&xTrack, &yTrack}))
+      e.shape.sizeOverEmitterTime.push_back(
+          {at.time, {extent(xTrack, at), 0.0f, extent(yTrack, at)}});
+    capKeys(e.shape.sizeOverEmitterTime, xTrack.keyed ? xTrack.line : yTrack.line,
+            node.name + " xsize/ysize");
+  } else {
+    const float xs = extent(xTrack, {}), ys = extent(yTrack, {});
+    if (xs > 0.0f || ys > 0.0f) {
+      e.shape.kind = ShapeKind::Rect;
+      e.shape.size = {xs, 0.0f, ys};
+    }
   }
 
   // Texture, chunk, blend, render mode.
@@ -932,23 +952,45 @@ void Lowerer::lowerAppearance(const MdlNode& node, Emitter& e, Material& m, bool
   }
 
   // Velocity: along local +Z (NWN) = +Y (Mote), within the spread cone.
-  const float spread = std::fabs(unanimated(node, "spread", 0.0f));
-  if (spread > 6.2832f) {
-    warn(track(node, "spread").line, "spread " + std::to_string(spread) +
-                                         " is above 2π: it is in radians (degrees leaking in?); "
-                                         "read as a full sphere");
+  const SortedTrack spreadTrack = track(node, "spread");
+  float widest = 0.0f;
+  for (const MdlKey& k : spreadTrack.keys)
+    widest = std::max(widest, std::fabs(k.value[0]));
+  if (widest > 6.2832f) {
+    warn(spreadTrack.line, "spread " + std::to_string(widest) +
+                               " is above 2π: it is in radians (degrees leaking in?); read as a "
+                               "full sphere");
   }
-  // §8.1: spread is the full aperture, so the cone's half-angle is spread / 2.
-  const float half = std::min(180.0f, spread * 0.5f * kRadiansToDegrees);
-  init.velocity.kind = half >= 180.0f ? VelocityKind::Sphere : VelocityKind::Cone;
+  // §8.1: spread is the full aperture, so the cone's half-angle is spread / 2; keyed, the cone a
+  // newborn gets follows emitter time (a cone of 180° is the whole sphere).
+  const auto halfAngle = [](float spread) {
+    return std::min(180.0f, std::fabs(spread) * 0.5f * kRadiansToDegrees);
+  };
   init.velocity.direction = {0.0f, 1.0f, 0.0f};
-  init.velocity.spread = half >= 180.0f ? 0.0f : half;
+  if (spreadTrack.keyed) {
+    init.velocity.kind = VelocityKind::Cone;
+    init.velocity.spreadOverEmitterTime =
+        emitterCurve(spreadTrack, 0, node.name + " spread", halfAngle);
+  } else {
+    const float half = halfAngle(spreadTrack.present() ? spreadTrack.eval(0.0f, 0) : 0.0f);
+    init.velocity.kind = half >= 180.0f ? VelocityKind::Sphere : VelocityKind::Cone;
+    init.velocity.spread = half >= 180.0f ? 0.0f : half;
+  }
+  // Speed: velocity + u · randvel, u uniform in [0, 1]; either keyed follows emitter time.
   const SortedTrack vel = track(node, "velocity");
-  const float randvel = unanimated(node, "randvel", 0.0f);
+  const SortedTrack randTrack = track(node, "randvel");
+  const float randvel = randTrack.present() ? randTrack.eval(0.0f, 0) : 0.0f;
   const float v0 = vel.present() ? vel.eval(0.0f, 0) : 0.0f;
-  if (vel.keyed) {
-    init.velocity.speed.overEmitterTime = emitterCurve(
-        vel, 0, node.name + " velocity", [](float v) { return std::clamp(v, -1e5f, 1e5f); });
+  const auto speedValue = [](float v) { return std::clamp(v, -1e5f, 1e5f); };
+  if (randTrack.keyed) {
+    init.velocity.speed.overEmitterTime =
+        vel.keyed ? emitterCurve(vel, 0, node.name + " velocity", speedValue)
+                  : Curve{Interp::Linear, {{0.0f, speedValue(v0)}}};
+    init.velocity.speed.range = {0.0f, 1.0f};
+    init.velocity.speed.rangeScaleOverEmitterTime =
+        emitterCurve(randTrack, 0, node.name + " randvel", speedValue);
+  } else if (vel.keyed) {
+    init.velocity.speed.overEmitterTime = emitterCurve(vel, 0, node.name + " velocity", speedValue);
     init.velocity.speed.range = {std::min(0.0f, randvel), std::max(0.0f, randvel)};
   } else {
     const float a = std::clamp(v0, -1e5f, 1e5f);

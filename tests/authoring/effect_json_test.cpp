@@ -40,7 +40,7 @@ TEST(EffectJson, MinimalEffectTakesEveryDefault) {
   expected.name = "a";
   EXPECT_EQ(e.emitters[0], expected);
   EXPECT_EQ(e.emitters[0].maxParticles, 1000u);
-  EXPECT_EQ(e.emitters[0].init.lifetime, (ScalarParam{{1.0f, 1.0f}, {}}));
+  EXPECT_EQ(e.emitters[0].init.lifetime, (ScalarParam{{1.0f, 1.0f}, {}, {}}));
 }
 
 TEST(EffectJson, BonfireValuesLandInTheModel) {
@@ -105,7 +105,7 @@ TEST(EffectJson, CanonicalTextIsExact) {
   em.seed = 18446744073709551615u;  // u64 exactly
   em.spawn.rate = 12.5f;
   em.spawn.rateOverTime = Curve{Interp::Step, {{0.0f, 10.0f}, {1.0f, 0.0f}}};
-  em.init.spin = ScalarParam{{-1.0f, 1.0f}, Curve{Interp::Linear, {{0.0f, 0.1f}}}};
+  em.init.spin = ScalarParam{{-1.0f, 1.0f}, Curve{Interp::Linear, {{0.0f, 0.1f}}}, {}};
   em.update.push_back(GravityModule{});
   em.update.push_back(KillModule{KillCondition::Plane,
                                  {0.0f, -1.0f, 0.0f},

@@ -96,10 +96,12 @@ class Randomizer {
     r.max = *rc::gen::arbitrary<bool>() ? r.min : anyFloat(info.min, info.max);
     if (r.min > r.max) std::swap(r.min, r.max);
   }
-  // With a curve the field's bounds hold the curve's values and the range is a free jitter.
+  // With a curve the field's bounds hold the curve's values and the range is a free jitter,
+  // which a second curve may scale.
   void fill(ScalarParam& p, const FieldInfo& info) {
     fill(p.range, info);
     p.overEmitterTime = {};
+    p.rangeScaleOverEmitterTime = {};
     if (*rc::gen::inRange(0, 4) == 0) {
       fill(p.range, FieldInfo{});
       fill(p.overEmitterTime, FieldInfo{.key = {},
@@ -108,6 +110,14 @@ class Randomizer {
                                         .min = info.min,
                                         .max = info.max,
                                         .domain = Domain::EmitterTime});
+    }
+    if (*rc::gen::inRange(0, 4) == 0) {
+      fill(p.rangeScaleOverEmitterTime, FieldInfo{.key = {},
+                                                  .doc = {},
+                                                  .required = true,
+                                                  .min = -1e5,
+                                                  .max = 1e5,
+                                                  .domain = Domain::EmitterTime});
     }
   }
   void fill(ColorParam& p, const FieldInfo&) {

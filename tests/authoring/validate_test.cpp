@@ -50,6 +50,36 @@ TEST(Validate, AnEffectNeedsAnEmitter) {
   EXPECT_EQ(findings(EffectDesc{}), "error: /emitters: an effect needs at least one emitter\n");
 }
 
+// Spawn-time curves of the spread, the jitter's scale and the spawn region: their keys' bounds and
+// order, and a curve on a velocity or shape that has no use for it (ignored, with a warning).
+TEST(Validate, SpawnTimeCurvesAreCheckedWhereTheyApply) {
+  EffectDesc e = minimal();
+  Emitter& em = e.emitters[0];
+  em.init.velocity.kind = VelocityKind::Cone;
+  em.init.velocity.spreadOverEmitterTime = Curve{Interp::Linear, {{0.0f, 10.0f}, {1.0f, 200.0f}}};
+  em.init.velocity.speed.rangeScaleOverEmitterTime =
+      Curve{Interp::Linear, {{1.0f, 1.0f}, {0.5f, 2.0f}}};
+  em.shape.kind = ShapeKind::Rect;
+  em.shape.sizeOverEmitterTime = {Vec3Key{0.0f, {1.0f, 0.0f, -1.0f}}};
+  EXPECT_EQ(findings(e),
+            "error: /emitters/0/shape/size_over_emitter_time/0/1/2: must be >= 0 (got -1)\n"
+            "error: /emitters/0/init/velocity/spread_over_emitter_time/keys/1/1: must be <= 180 "
+            "(got 200)\n"
+            "error: /emitters/0/init/velocity/speed/range_scale_over_emitter_time/keys/1: key "
+            "time 0.5 is before the previous key's 1 (keys must be in time order)\n");
+  em.init.velocity.spreadOverEmitterTime.keys[1].value = 90.0f;
+  em.init.velocity.speed.rangeScaleOverEmitterTime.keys[1].time = 2.0f;
+  em.shape.sizeOverEmitterTime[0].value[2] = 1.0f;
+  EXPECT_EQ(findings(e), "");
+  em.init.velocity.kind = VelocityKind::Sphere;
+  em.shape.kind = ShapeKind::Sphere;
+  EXPECT_EQ(findings(e),
+            "warning: /emitters/0/init/velocity/spread_over_emitter_time: ignored: the velocity "
+            "is not a cone\n"
+            "warning: /emitters/0/shape/size_over_emitter_time: ignored: the shape is neither "
+            "rect nor box\n");
+}
+
 TEST(Validate, NonFiniteValuesAreNamed) {
   EffectDesc e = minimal();
   e.emitters[0].spawn.rate = std::numeric_limits<float>::quiet_NaN();

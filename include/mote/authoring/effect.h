@@ -97,13 +97,23 @@ struct Range {
   bool operator==(const Range&) const = default;
 };
 
-/// A value drawn once per particle at spawn. Spawn-time domain: with a curve the value is
-/// curve(emitter time at spawn) + uniform(range) — the curve animates what newborns get, the range
-/// jitters it; without a curve it is uniform(range).
+/// A value drawn once per particle at spawn. Spawn-time domain: the value is
+/// overEmitterTime(t) + uniform(range) · rangeScaleOverEmitterTime(t), t the emitter time at the
+/// spawn — the curve animates what newborns get, the range jitters it and the scale animates the
+/// jitter; an absent curve adds 0, an absent scale is 1 (so without either: uniform(range)).
 struct ScalarParam {
   Range range;
   Curve overEmitterTime;
+  Curve rangeScaleOverEmitterTime;  ///< NWN randvel keys: velocity + u · randvel(t)
   bool operator==(const ScalarParam&) const = default;
+};
+
+/// A key of a vector track: a time (s: effect time for motion, emitter time for spawn shapes) and
+/// a vector (m, or Euler degrees).
+struct Vec3Key {
+  float time = 0.0f;
+  Vec3 value{0.0f, 0.0f, 0.0f};
+  bool operator==(const Vec3Key&) const = default;
 };
 
 /// A colour drawn once per particle at spawn: lerp(a, b, u) with one uniform u for all channels,
@@ -200,6 +210,10 @@ struct SpawnShape {
   float angle = 30.0f;          ///< Cone half-angle, degrees
   float height = 0.0f;          ///< Cone length, m (0: born on the base)
   Vec3 end{0.0f, 1.0f, 0.0f};   ///< Line end, m
+  /// Rect (x, z) and Box extents over emitter time, m: [t, [x, y, z]] keys, linear between them,
+  /// the end values held outside; replaces `size` when set. A newborn gets the extents of its
+  /// spawn's emitter time (NWN xsize/ysize keys).
+  std::vector<Vec3Key> sizeOverEmitterTime;
   bool operator==(const SpawnShape&) const = default;
 };
 
@@ -218,6 +232,7 @@ struct InitVelocity {
   VelocityKind kind = VelocityKind::None;
   Vec3 direction{0.0f, 1.0f, 0.0f};  ///< local; normalised when used
   float spread = 0.0f;               ///< Cone: half-angle, degrees
+  Curve spreadOverEmitterTime;       ///< Cone: emitter time → half-angle; replaces `spread`
   ScalarParam speed;                 ///< m/s
   bool operator==(const InitVelocity&) const = default;
 };
@@ -253,13 +268,13 @@ struct NodeGraph {
 };
 
 struct InitModules {
-  ScalarParam lifetime{{1.0f, 1.0f}, {}};  ///< s
-  bool immortal = false;                   ///< particles never age out (NWN lifeExp < 0)
+  ScalarParam lifetime{{1.0f, 1.0f}, {}, {}};  ///< s
+  bool immortal = false;                       ///< particles never age out (NWN lifeExp < 0)
   InitVelocity velocity;
-  ScalarParam mass{{1.0f, 1.0f}, {}};  ///< kg; scales forces that say so
-  ScalarParam size{{0.1f, 0.1f}, {}};  ///< quad width, m
-  ScalarParam sizeY;                   ///< quad height, m; empty range and curve: square
-  bool separateSizeY = false;          ///< use sizeY (else height = width)
+  ScalarParam mass{{1.0f, 1.0f}, {}, {}};  ///< kg; scales forces that say so
+  ScalarParam size{{0.1f, 0.1f}, {}, {}};  ///< quad width, m
+  ScalarParam sizeY;                       ///< quad height, m; empty range and curve: square
+  bool separateSizeY = false;              ///< use sizeY (else height = width)
   ColorParam color;
   ScalarParam rotation;  ///< roll about the view axis at birth, degrees
   ScalarParam spin;      ///< degrees per second
@@ -465,7 +480,7 @@ struct InitShapeModule {
 /// Writes `lifetime` (as InitModules::lifetime).
 struct InitLifetimeModule {
   static constexpr std::string_view kType = "lifetime";
-  ScalarParam value{{1.0f, 1.0f}, {}};  ///< s
+  ScalarParam value{{1.0f, 1.0f}, {}, {}};  ///< s
   bool operator==(const InitLifetimeModule&) const = default;
 };
 
@@ -480,8 +495,8 @@ struct InitVelocityModule {
 /// Writes `size` and the birth size the over-life modules scale (as InitModules::size, sizeY).
 struct InitSizeModule {
   static constexpr std::string_view kType = "size";
-  ScalarParam value{{0.1f, 0.1f}, {}};  ///< width, m
-  ScalarParam y;                        ///< height, m, when `separateY`
+  ScalarParam value{{0.1f, 0.1f}, {}, {}};  ///< width, m
+  ScalarParam y;                            ///< height, m, when `separateY`
   bool separateY = false;
   bool operator==(const InitSizeModule&) const = default;
 };
@@ -510,7 +525,7 @@ struct InitSpinModule {
 /// Writes `mass` (as InitModules::mass), kg.
 struct InitMassModule {
   static constexpr std::string_view kType = "mass";
-  ScalarParam value{{1.0f, 1.0f}, {}};
+  ScalarParam value{{1.0f, 1.0f}, {}, {}};
   bool operator==(const InitMassModule&) const = default;
 };
 
@@ -646,13 +661,6 @@ struct ForceEvent {
   float duration = 0.0f;   ///< s
   float strength = 10.0f;  ///< m/s at the centre
   bool operator==(const ForceEvent&) const = default;
-};
-
-/// A key of a motion track: a time (effect seconds) and a vector (m, or Euler degrees).
-struct Vec3Key {
-  float time = 0.0f;
-  Vec3 value{0.0f, 0.0f, 0.0f};
-  bool operator==(const Vec3Key&) const = default;
 };
 
 /// Keyed motion of an emitter or pivot over effect time (seconds since the effect started or

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+// Spawn-time values that follow emitter time (docs/effect-format.md, "Spawn-time values"): a cone's
+// spread, a rect's extents and a speed's jitter, each sampled at a newborn's emitter time, checked
+// on every particle of a running world against the curve at the time it was born (its emitter time
+// now less its age).
+#include "support/compile_effect.h"
+
+#include <mote/bytecode/compiled_effect.h>
+#include <mote/runtime/world.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace mote {
+namespace {
+
+// Three emitters, no forces, born for two seconds: `cone` along +Y at 1 m/s within a half-angle
+// of 45° per second of emitter time; `rect` at rest on a square 2 m wide per second; `jitter`
+// along +Y at 2 m/s plus up to 1.5 m/s per second.
+constexpr const char* kEffect = R"({
+  "format": "mote.effect/1", "name": "spawn_curves", "materials": [{"name": "m"}],
+  "emitters": [
+    {"name": "cone", "material": "m", "max_particles": 1000, "spawn": {"rate": 300},
+     "init": {"lifetime": 100, "velocity": {"kind": "cone", "speed": 1,
+              "spread_over_emitter_time": {"keys": [[0, 0], [2, 90]]}}}},
+    {"name": "rect", "material": "m", "max_particles": 1000, "spawn": {"rate": 300},
+     "shape": {"kind": "rect", "size_over_emitter_time": [[0, [0, 0, 0]], [2, [4, 0, 4]]]},
+     "init": {"lifetime": 100}},
+    {"name": "jitter", "material": "m", "max_particles": 1000, "spawn": {"rate": 300},
+     "init": {"lifetime": 100, "velocity": {"kind": "direction", "direction": [0, 1, 0],
+              "speed": {"range": [0, 1], "over_emitter_time": {"keys": [[0, 2]]},
+                        "range_scale_over_emitter_time": {"keys": [[0, 0], [2, 3]]}}}}}]})";
+
+struct Newborn {
+  float bornAt;  // emitter time, s
+  std::array<float, 3> position, velocity;
+};
+
+std::vector<Newborn> newborns(const ParticleWorld& world, EmitterHandle e, float now) {
+  const EmitterView v = world.view(e).value();
+  const bytecode::CompiledEmitter& emitter = *v.emitter;
+  std::vector<Newborn> out;
+  const auto word = [&](std::int32_t channel, std::size_t k, std::uint32_t i) {
+    return v.streams[static_cast<std::size_t>(channel) + k][i];
+  };
+  for (std::uint32_t i = 0; i < v.live; ++i) {
+    Newborn n{};
+    n.bornAt = now - word(emitter.channels.age, 0, i);
+    for (std::size_t k = 0; k < 3; ++k) {
+      n.position[k] = word(emitter.channels.position, k, i);
+      n.velocity[k] = emitter.channels.velocity >= 0 ? word(emitter.channels.velocity, k, i) : 0.0f;
+    }
+    out.push_back(n);
+  }
+  return out;
+}
+
+class SpawnCurves : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    effect_ = test::compileJson(kEffect);
+    world_ = ParticleWorld::create(worldDescFor(effect_)).takeValue();
+    const Result<EffectHandle> h = world_->addEffect(effect_);
+    ASSERT_TRUE(h.ok()) << h.status().toString();
+    handle_ = *h;
+    for (int t = 0; t < 120; ++t)
+      world_->tick(1.0f / 60.0f);
+  }
+  std::vector<Newborn> of(std::uint32_t emitter) const {
+    std::vector<Newborn> n = newborns(*world_, world_->emitter(handle_, emitter), 2.0f);
+    EXPECT_GT(n.size(), 500u);
+    return n;
+  }
+  bytecode::CompiledEffect effect_;
+  std::unique_ptr<ParticleWorld> world_;
+  EffectHandle handle_{};
+};
+
+TEST_F(SpawnCurves, AConesSpreadFollowsEmitterTime) {
+  float widestEarly = 0.0f;  // born in the first tenth of a second: within 4.5°
+  float widestLate = 0.0f;   // born after 1.5 s: up to 90°
+  for (const Newborn& n : of(0)) {
+    const float speed = std::hypot(n.velocity[0], n.velocity[1], n.velocity[2]);
+    EXPECT_NEAR(speed, 1.0f, 1e-5f);
+    const float degrees = std::acos(std::clamp(n.velocity[1] / speed, -1.0f, 1.0f)) * 57.29578f;
+    EXPECT_LE(degrees, 45.0f * n.bornAt + 0.05f) << "born at " << n.bornAt;
+    if (n.bornAt < 0.1f) widestEarly = std::max(widestEarly, degrees);
+    if (n.bornAt > 1.5f) widestLate = std::max(widestLate, degrees);
+  }
+  EXPECT_LT(widestEarly, 4.6f);
+  EXPECT_GT(widestLate, 60.0f);
+}
+
+TEST_F(SpawnCurves, ARectsExtentsFollowEmitterTime) {
+  float widestLate = 0.0f;
+  for (const Newborn& n : of(1)) {
+    // Born on a square of half-width bornAt (the extents are 2 m a second), in local XZ.
+    EXPECT_EQ(n.position[1], 0.0f);
+    EXPECT_LE(std::fabs(n.position[0]), n.bornAt + 1e-3f) << "born at " << n.bornAt;
+    EXPECT_LE(std::fabs(n.position[2]), n.bornAt + 1e-3f) << "born at " << n.bornAt;
+    if (n.bornAt > 1.5f)
+      widestLate = std::max({widestLate, std::fabs(n.position[0]), std::fabs(n.position[2])});
+  }
+  EXPECT_GT(widestLate, 1.4f);
+}
+
+TEST_F(SpawnCurves, ASpeedsJitterScalesWithEmitterTime) {
+  float fastestEarly = 0.0f;
+  float fastestLate = 0.0f;
+  for (const Newborn& n : of(2)) {
+    EXPECT_EQ(n.velocity[0], 0.0f);
+    EXPECT_EQ(n.velocity[2], 0.0f);
+    // 2 m/s plus u · 1.5 · bornAt, u in [0, 1].
+    EXPECT_GE(n.velocity[1], 2.0f - 1e-5f);
+    EXPECT_LE(n.velocity[1], 2.0f + 1.5f * n.bornAt + 1e-3f) << "born at " << n.bornAt;
+    if (n.bornAt < 0.1f) fastestEarly = std::max(fastestEarly, n.velocity[1]);
+    if (n.bornAt > 1.5f) fastestLate = std::max(fastestLate, n.velocity[1]);
+  }
+  EXPECT_LT(fastestEarly, 2.16f);
+  EXPECT_GT(fastestLate, 4.0f);
+}
+
+}  // namespace
+}  // namespace mote
