@@ -16,7 +16,7 @@ using bytecode::Builtin;
 // A local spawn point of the shape (emitter frame).
 Value EmitterCompiler::spawnPoint(Builder& b, const SpawnShape& s) {
   const auto draw = [&](Opcode op) { return b.emit(op, 3, Builder::index(b.nextDraw())); };
-  const auto keyedSize = [&] { return !s.sizeOverEmitterTime.empty(); };
+  const bool keyedSize = !s.sizeOverEmitterTime.empty();
   const auto emitterTime = [&] { return b.builtin(Builtin::EmitterAge); };
   const auto uniform = [&](std::uint32_t w) {
     return b.emit(Opcode::RandUniform, w, Builder::index(b.nextDraw()));
@@ -31,15 +31,15 @@ Value EmitterCompiler::spawnPoint(Builder& b, const SpawnShape& s) {
       const Value u = uniform(3);
       // Keyed extents: x and z (y is 0); the static size's z, or its y where z is 0.
       const Value extents =
-          keyedSize() ? b.mul(evalVec3Keys(b, s.sizeOverEmitterTime, emitterTime()),
-                              b.vec3(1.0f, 0.0f, 1.0f))
-                      : b.vec3(s.size[0], 0.0f, s.size[2] != 0.0f ? s.size[2] : s.size[1]);
+          keyedSize ? b.mul(evalVec3Keys(b, s.sizeOverEmitterTime, emitterTime()),
+                            b.vec3(1.0f, 0.0f, 1.0f))
+                    : b.vec3(s.size[0], 0.0f, s.size[2] != 0.0f ? s.size[2] : s.size[1]);
       return b.mul(b.sub(u, b.scalar(0.5f)), extents);
     }
     case ShapeKind::Box: {
       const Value u = uniform(3);
-      const Value extents = keyedSize() ? evalVec3Keys(b, s.sizeOverEmitterTime, emitterTime())
-                                        : b.vec3(s.size[0], s.size[1], s.size[2]);
+      const Value extents = keyedSize ? evalVec3Keys(b, s.sizeOverEmitterTime, emitterTime())
+                                      : b.vec3(s.size[0], s.size[1], s.size[2]);
       return b.mul(b.sub(u, b.scalar(0.5f)), extents);
     }
     case ShapeKind::Sphere:
