@@ -221,6 +221,13 @@ struct Reflect<SpriteSheet> {
               .unit = "1/s",
               .min = 0,
               .max = 1000});
+    v(s.fpsOverEmitterTime, {.key = "fps_over_emitter_time",
+                             .doc = "Emitter time (s) → frames per second at each particle's "
+                                    "birth, kept for its life; replaces fps when set.",
+                             .unit = "1/s",
+                             .min = 0,
+                             .max = 1000,
+                             .domain = Domain::EmitterTime});
     v(s.frameBegin,
       {.key = "frame_begin", .doc = "First frame of the range.", .min = 0, .max = 65535});
     v(s.frameEnd, {.key = "frame_end",
@@ -675,6 +682,13 @@ struct Reflect<GravityModule> {
                        .min = -1e5,
                        .max = 1e5});
     v(s.scaleByMass, {.key = "scale_by_mass", .doc = "Multiply by the particle's mass."});
+    v(s.scaleOverEmitterTime,
+      {.key = "scale_over_emitter_time",
+       .doc = "Emitter time (s) → a factor of the acceleration, sampled at each particle's birth "
+              "and kept for its life (may be 0 or negative).",
+       .min = -1e5,
+       .max = 1e5,
+       .domain = Domain::EmitterTime});
   }
 };
 
@@ -796,6 +810,52 @@ struct Reflect<TargetModule> {
                         .unit = "m",
                         .min = -1e5,
                         .max = 1e5});
+    v(s.gravityOverEmitterTime, {.key = "gravity_over_emitter_time",
+                                 .doc = "Emitter time (s) → gravity at each particle's birth, kept "
+                                        "for its life; replaces gravity when set.",
+                                 .unit = "m/s²",
+                                 .min = -1e5,
+                                 .max = 1e5,
+                                 .domain = Domain::EmitterTime});
+    v(s.dragOverEmitterTime, {.key = "drag_over_emitter_time",
+                              .doc = "Emitter time (s) → drag at each particle's birth, kept for "
+                                     "its life; replaces drag when set.",
+                              .unit = "1/s",
+                              .min = 0,
+                              .max = 1e4,
+                              .domain = Domain::EmitterTime});
+    v(s.killRadiusOverEmitterTime, {.key = "kill_radius_over_emitter_time",
+                                    .doc = "Emitter time (s) → kill radius at each particle's "
+                                           "birth, kept for its life; replaces kill_radius when "
+                                           "set.",
+                                    .unit = "m",
+                                    .min = 0,
+                                    .max = 1e5,
+                                    .domain = Domain::EmitterTime});
+    v(s.travelTimeOverEmitterTime, {.key = "travel_time_over_emitter_time",
+                                    .doc = "Emitter time (s) → travel time at each particle's "
+                                           "birth, kept for its life; replaces travel_time when "
+                                           "set.",
+                                    .unit = "s",
+                                    .min = 0,
+                                    .max = 1e5,
+                                    .domain = Domain::EmitterTime});
+    v(s.sourceTangentOverEmitterTime, {.key = "source_tangent_over_emitter_time",
+                                       .doc = "Emitter time (s) → first handle length at each "
+                                              "particle's birth, kept for its life; replaces "
+                                              "source_tangent when set.",
+                                       .unit = "m",
+                                       .min = -1e5,
+                                       .max = 1e5,
+                                       .domain = Domain::EmitterTime});
+    v(s.targetTangentOverEmitterTime, {.key = "target_tangent_over_emitter_time",
+                                       .doc = "Emitter time (s) → second handle length at each "
+                                              "particle's birth, kept for its life; replaces "
+                                              "target_tangent when set.",
+                                       .unit = "m",
+                                       .min = -1e5,
+                                       .max = 1e5,
+                                       .domain = Domain::EmitterTime});
   }
 };
 
@@ -849,6 +909,12 @@ struct Reflect<CollisionModule> {
     v(s.response, {.key = "response", .doc = "What a hit does."});
     v(s.bounce,
       {.key = "bounce", .doc = "bounce: restitution along the normal.", .min = 0, .max = 10});
+    v(s.bounceOverEmitterTime, {.key = "bounce_over_emitter_time",
+                                .doc = "Emitter time (s) → restitution at each particle's birth, "
+                                       "kept for its life; replaces bounce when set.",
+                                .min = 0,
+                                .max = 10,
+                                .domain = Domain::EmitterTime});
     v(s.friction,
       {.key = "friction", .doc = "Fraction of tangential speed lost per hit.", .min = 0, .max = 1});
     v(s.particleRadius, {.key = "particle_radius",

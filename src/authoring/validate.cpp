@@ -616,6 +616,10 @@ class Validator {
           checkReference(c->spawnEmitter, emitters, "emitter");
         }
       }
+      if (!c->bounceOverEmitterTime.keys.empty() && c->response != CollisionResponse::Bounce) {
+        Scope bounce(*this, "bounce_over_emitter_time");
+        warning("ignored: the response is not bounce");
+      }
     }
     if (const auto* g = std::get_if<GraphModule>(&m)) {
       Scope graph(*this, "graph");
@@ -631,6 +635,10 @@ class Validator {
     if (sheet.columns < 1 || sheet.rows < 1) return;  // already an error of its own
     const std::uint64_t cells = std::uint64_t{sheet.columns} * sheet.rows;
     Scope s(*this, "sheet");
+    if (!sheet.fpsOverEmitterTime.keys.empty() && sheet.playback != SheetPlayback::Fps) {
+      Scope fps(*this, "fps_over_emitter_time");
+      warning("ignored: the sheet plays over life, not at a frame rate");
+    }
     if (sheet.frameBegin >= cells) {
       Scope f(*this, "frame_begin");
       error("frame " + std::to_string(sheet.frameBegin) + " is outside the " +

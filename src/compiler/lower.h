@@ -168,6 +168,10 @@ class EmitterCompiler {
   // --- lower_update.cpp: UPDATE modules
   void scanNeeds();
   Value targetPoint(Builder& b, const authoring::Vec3& local, const std::string& field);
+  /// The particle's sample of `curve` (one of spawnSampled_), stored by INIT at its birth.
+  Value spawnSample(Builder& b, const authoring::Curve& curve);
+  /// `constant`, or the particle's sample of `curve` when it has keys.
+  Value sampledOr(Builder& b, float constant, const authoring::Curve& curve);
   void lowerUpdate();
   void flushRunning(Builder& b);
   void reloadRunning(Builder& b);
@@ -202,6 +206,9 @@ class EmitterCompiler {
   bool needsSize0_ = false;
   bool needsSpin_ = false;
   bool needsMass_ = false;
+  /// Update-module parameters sampled at each particle's birth and kept in a field of its own
+  /// ("spawn_sample.<index>"): their emitter-time curves, in scanNeeds' order.
+  std::vector<const authoring::Curve*> spawnSampled_;
   bool needsOrigin_ = false;
 };
 

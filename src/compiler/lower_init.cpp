@@ -118,6 +118,10 @@ void EmitterCompiler::lowerInit() {
   initRotation(b, in.rotation);
   initSpin(b, in.spin);
   if (needsMass_) initMass(b, in.mass);
+  // Update-module parameters that follow emitter time: each particle's sample at its birth.
+  for (std::size_t k = 0; k < spawnSampled_.size(); ++k)
+    store(b, "spawn_sample." + std::to_string(k),
+          evalCurve(b, *spawnSampled_[k], b.builtin(Builtin::EmitterAge)));
   if (in.randomOrientation || !isZero(in.orientationAngle))
     initOrientation(b, in.orientationAxis, in.orientationAngle, in.randomOrientation);
   for (const FieldInit& f : in.fields)

@@ -21,10 +21,28 @@ void EmitterCompiler::scanNeeds() {
       needsSize0_ = true;
     if (std::holds_alternative<SpinOverLifeModule>(m)) needsSpin_ = true;
     if (const auto* g = std::get_if<GravityModule>(&m); g && g->scaleByMass) needsMass_ = true;
+    if (const auto* g = std::get_if<GravityModule>(&m); g && !g->scaleOverEmitterTime.keys.empty())
+      spawnSampled_.push_back(&g->scaleOverEmitterTime);
+    if (const auto* c = std::get_if<CollisionModule>(&m);
+        c && c->response == CollisionResponse::Bounce && !c->bounceOverEmitterTime.keys.empty())
+      spawnSampled_.push_back(&c->bounceOverEmitterTime);
     if (const auto* d = std::get_if<DragModule>(&m); d && d->divideByMass) needsMass_ = true;
     if (const auto* t = std::get_if<TargetModule>(&m); t && t->mode == TargetMode::Bezier)
       needsOrigin_ = true;
+    if (const auto* t = std::get_if<TargetModule>(&m)) {
+      const bool gravity = t->mode == TargetMode::Gravity;
+      for (const Curve* c : {&t->gravityOverEmitterTime, &t->dragOverEmitterTime,
+                             &t->killRadiusOverEmitterTime, &t->travelTimeOverEmitterTime,
+                             &t->sourceTangentOverEmitterTime, &t->targetTangentOverEmitterTime}) {
+        const bool gravityCurve = c == &t->gravityOverEmitterTime || c == &t->dragOverEmitterTime ||
+                                  c == &t->killRadiusOverEmitterTime;
+        if (!c->keys.empty() && gravity == gravityCurve) spawnSampled_.push_back(c);
+      }
+    }
   });
+  if (const SpriteSheet* s = animatedSheet();
+      s != nullptr && s->playback == SheetPlayback::Fps && !s->fpsOverEmitterTime.keys.empty())
+    spawnSampled_.push_back(&s->fpsOverEmitterTime);
   if (!isZero(e_.init.spin)) needsSpin_ = true;
   // A spin module of the INIT graph asks for a roll as init.spin does.
   for (const GraphNode& node : e_.init.graph.nodes)
@@ -40,6 +58,15 @@ Value EmitterCompiler::targetPoint(Builder& b, const Vec3& local, const std::str
   return b.add(
       b.builtin(Builtin::EmitterPosition),
       b.emit(Opcode::QuatRotate, 3, b.use(rotation), b.use(b.vec3(local[0], local[1], local[2]))));
+}
+
+Value EmitterCompiler::spawnSample(Builder& b, const Curve& curve) {
+  const auto at = std::find(spawnSampled_.begin(), spawnSampled_.end(), &curve);
+  return load(b, "spawn_sample." + std::to_string(at - spawnSampled_.begin()), 1);
+}
+
+Value EmitterCompiler::sampledOr(Builder& b, float constant, const Curve& curve) {
+  return curve.keys.empty() ? b.scalar(constant) : spawnSample(b, curve);
 }
 
 void EmitterCompiler::lowerUpdate() {
@@ -114,6 +141,8 @@ void EmitterCompiler::lowerModule(Builder& b, const UpdateModule& m) {
     Value acc =
         b.vec3(gravity->acceleration[0], gravity->acceleration[1], gravity->acceleration[2]);
     if (gravity->scaleByMass) acc = b.mul(acc, load(b, "mass", 1));
+    if (!gravity->scaleOverEmitterTime.keys.empty())
+      acc = b.mul(acc, spawnSample(b, gravity->scaleOverEmitterTime));
     v = b.fma(acc, dt, v);
   } else if (const auto* drag = std::get_if<DragModule>(&m)) {
     Value k = b.mul(b.scalar(-drag->coefficient), dt);
@@ -165,10 +194,16 @@ void EmitterCompiler::lowerModule(Builder& b, const UpdateModule& m) {
     if (tm->mode == TargetMode::Gravity) {
       const Value d = b.sub(target, p);
       const Value dist = b.length(d);
-      v = b.fma(b.normalize(d), b.mul(dt, b.scalar(tm->gravity)), v);
-      if (tm->drag > 0.0f) v = b.fma(v, b.mul(dt, b.scalar(-tm->drag)), v);
-      if (tm->killRadius > 0.0f) {
-        b.kill(b.emit(Opcode::CmpLt, 1, b.use(dist), b.use(b.scalar(tm->killRadius))));
+      v = b.fma(b.normalize(d), b.mul(dt, sampledOr(b, tm->gravity, tm->gravityOverEmitterTime)),
+                v);
+      if (!tm->dragOverEmitterTime.keys.empty()) {
+        v = b.fma(v, b.mul(dt, b.mul(spawnSample(b, tm->dragOverEmitterTime), b.scalar(-1.0f))), v);
+      } else if (tm->drag > 0.0f) {
+        v = b.fma(v, b.mul(dt, b.scalar(-tm->drag)), v);
+      }
+      if (tm->killRadius > 0.0f || !tm->killRadiusOverEmitterTime.keys.empty()) {
+        const Value radius = sampledOr(b, tm->killRadius, tm->killRadiusOverEmitterTime);
+        b.kill(b.emit(Opcode::CmpLt, 1, b.use(dist), b.use(radius)));
       }
     } else {
       // Cubic Bezier from the spawn point to the target: P1 = src + up·b2 and
@@ -177,10 +212,19 @@ void EmitterCompiler::lowerModule(Builder& b, const UpdateModule& m) {
       // Bezier; NWN's handles are along the node's Z).
       const Value src = load(b, "origin", 3);
       const Value dir = b.builtin(Builtin::EmitterUp);
-      const Value p1 = b.fma(dir, b.scalar(tm->sourceTangent), src);
-      const Value p2 = b.fma(dir, b.scalar(tm->targetTangent), target);
-      const Value s =
-          tm->travelTime > 0.0f ? b.saturate(b.div(state.age, b.scalar(tm->travelTime))) : state.t;
+      const Value p1 =
+          b.fma(dir, sampledOr(b, tm->sourceTangent, tm->sourceTangentOverEmitterTime), src);
+      const Value p2 =
+          b.fma(dir, sampledOr(b, tm->targetTangent, tm->targetTangentOverEmitterTime), target);
+      Value s = state.t;
+      if (!tm->travelTimeOverEmitterTime.keys.empty()) {
+        // A travel time of 0 at a particle's birth: its life, as the constant's 0 is.
+        const Value travel = spawnSample(b, tm->travelTimeOverEmitterTime);
+        const Value timed = b.emit(Opcode::CmpLt, 1, b.use(b.scalar(0.0f)), b.use(travel));
+        s = b.select(timed, b.saturate(b.div(state.age, b.max(travel, b.scalar(1e-30f)))), s);
+      } else if (tm->travelTime > 0.0f) {
+        s = b.saturate(b.div(state.age, b.scalar(tm->travelTime)));
+      }
       const Value u = b.sub(b.scalar(1.0f), s);
       const Value uu = b.mul(u, u);
       const Value ss = b.mul(s, s);
@@ -309,8 +353,9 @@ void EmitterCompiler::collide(Builder& b, const CollisionModule& c, Value& p, Va
     }
     const Value vNormal = b.mul(normal, vn);
     const Value vTangent = b.sub(v, vNormal);
+    const Value restitution = sampledOr(b, c.bounce, c.bounceOverEmitterTime);
     const Value bounced =
-        b.sub(b.mul(vTangent, b.scalar(1.0f - c.friction)), b.mul(vNormal, b.scalar(c.bounce)));
+        b.sub(b.mul(vTangent, b.scalar(1.0f - c.friction)), b.mul(vNormal, restitution));
     v = b.select(hit, bounced, v);
   }
 }
@@ -357,8 +402,9 @@ void EmitterCompiler::frameUpdate(Builder& b, Value age, Value t) {
   const SpriteSheet& s = *sheet;
   const float count = framesPlayed(s);
   const Value offset = load(b, "frame_offset", 1);
-  Value progress = s.playback == SheetPlayback::OverLife ? b.mul(t, b.scalar(count))
-                                                         : b.mul(age, b.scalar(s.fps));
+  Value progress = s.playback == SheetPlayback::OverLife
+                       ? b.mul(t, b.scalar(count))
+                       : b.mul(age, sampledOr(b, s.fps, s.fpsOverEmitterTime));
   progress = b.add(progress, offset);
   // loop: wrap into [0, count); else hold the last frame
   const Value within = s.loop && s.playback == SheetPlayback::Fps

@@ -67,7 +67,8 @@ inline constexpr std::uint32_t kStepBucket = 42;
 inline constexpr std::uint32_t kStepSizeWord = 43;
 inline constexpr std::uint32_t kStepVelocityWord = 44;
 inline constexpr std::uint32_t kStepStretch = 45;
-inline constexpr std::uint32_t kStepWords = 46;
+inline constexpr std::uint32_t kStepLoop = 46;
+inline constexpr std::uint32_t kStepWords = 48;
 // Step flags.
 inline constexpr std::uint32_t kRowAlive = 1;
 inline constexpr std::uint32_t kRowStepping = 2;

@@ -301,6 +301,7 @@ void ParticleWorld::Impl::writeStep(std::uint32_t row) {
   putDouble(s + frame::kStepT0, w.t0);
   putDouble(s + frame::kStepDt, w.dt);
   putDouble(s + frame::kStepStop, w.t0 + w.dt);  // runtime_detail::stopOf
+  putDouble(s + frame::kStepLoop, emission::loopLength(r.desc->emission));
   for (std::uint32_t c = 0; c < 3; ++c) {
     putDouble(s + frame::kStepStart + 2 * c, static_cast<double>(r.previous.position[c]));
     putDouble(s + frame::kStepPath + 2 * c,

@@ -2,6 +2,7 @@
 // Lowering of MDL emitter nodes to EffectDesc (docs/nwn-import.md is the field-by-field account;
 // MDL_EMITTERS.md §4, §6 and §7 the semantics it follows). Everything NWN-specific lives here
 // (rollnw seed, "Decision Rule").
+#include "mdl_playback.h"
 #include "mdl_report.h"
 #include "mdl_tables.h"
 #include "mdl_texture.h"
@@ -28,7 +29,6 @@ using namespace authoring;
 using detail::SortedTrack;
 
 constexpr float kRadiansToDegrees = 57.2957795f;
-constexpr std::uint32_t kMaxParticlesPerImportedEmitter = 16384;  // × 256 emitters = the effect cap
 
 bool equalsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -37,56 +37,18 @@ bool equalsIgnoreCase(std::string_view a, std::string_view b) {
   return true;
 }
 
+using detail::clampVec;
+using detail::eulerYXZ;
+using detail::kMaxParticlesPerImportedEmitter;
 using detail::Quat;
 using detail::toMote;
 using detail::Xform;
-
-// Euler degrees for Emitter::rotation, applied Y·X·Z (R = Ry · Rx · Rz).
-Vec3 eulerYXZ(const Quat& qIn) {
-  const float n = std::sqrt(qIn[0] * qIn[0] + qIn[1] * qIn[1] + qIn[2] * qIn[2] + qIn[3] * qIn[3]);
-  if (!(n > 0.0f)) return {0, 0, 0};
-  const float x = qIn[0] / n, y = qIn[1] / n, z = qIn[2] / n, w = qIn[3] / n;
-  const float m00 = 1 - 2 * (y * y + z * z);
-  const float m02 = 2 * (x * z + w * y);
-  const float m10 = 2 * (x * y + w * z);
-  const float m11 = 1 - 2 * (x * x + z * z);
-  const float m12 = 2 * (y * z - w * x);
-  const float m20 = 2 * (x * z - w * y);
-  const float m22 = 1 - 2 * (x * x + y * y);
-  const float sx = std::clamp(-m12, -1.0f, 1.0f);
-  const float ax = std::asin(sx);
-  float ay = 0.0f;
-  float az = 0.0f;
-  if (std::fabs(sx) < 0.99999f) {
-    ay = std::atan2(m02, m22);
-    az = std::atan2(m10, m11);
-  } else {
-    ay = std::atan2(-m20, m00);
-  }
-  const auto deg = [](float r) {
-    const float d = r * kRadiansToDegrees;
-    return std::fabs(d) < 1e-4f ? 0.0f : d;
-  };
-  return {deg(ax), deg(ay), deg(az)};
-}
 
 // A float for messages ("%g": 3, 0.5, 4e+19), never a cast that could overflow.
 std::string shown(float v) {
   char text[32];
   std::snprintf(text, sizeof text, "%g", static_cast<double>(v));
   return text;
-}
-
-// A vector every component of which is finite and within ±limit (non-finite → 0); `changed` is
-// set when anything had to be changed.
-Vec3 clampVec(const Vec3& v, float limit, bool& changed) {
-  Vec3 out = v;
-  for (float& c : out) {
-    const float before = c;
-    c = std::isfinite(c) ? std::clamp(c, -limit, limit) : 0.0f;
-    changed = changed || c != before;
-  }
-  return out;
 }
 
 class Lowerer {
@@ -100,6 +62,7 @@ class Lowerer {
 
   void run() {
     if (!chooseAnimation()) return;
+    choosePlayback();
     indexNodes();
     collectDetonations();
     if (!model_.supermodel.empty() && options_.supermodels.empty() &&
@@ -125,6 +88,7 @@ class Lowerer {
       error(0, "the model has no emitter nodes: nothing to import");
       return;
     }
+    if (length_ > 0.0f) detail::playEmission(effect, length_, loop_ > 0.0f, report_);
     if (texturesMissingWithoutDirectory_ > 0) {
       warn(0, std::to_string(texturesMissingWithoutDirectory_) +
                   " texture(s) drawn with builtin:soft_circle (no texture search path was given)");
@@ -144,6 +108,9 @@ class Lowerer {
   const ImportOptions& options_;
   ImportResult& result_;
   const MdlAnimation* anim_ = nullptr;
+  float length_ = 0.0f;          // of anim_, s; 0: no animation, or one without a length
+  float loop_ = 0.0f;            // length_ when anim_ loops, else 0
+  float animationScale_ = 1.0f;  // inherited animations' translations scale by it
   std::map<std::string, std::size_t> geometryIndex_;      // lower-case name → node
   std::map<std::string, const MdlNode*> animationNodes_;  // lower-case name → node of anim_
   std::vector<Xform> local_;
@@ -186,16 +153,50 @@ class Lowerer {
     return false;
   }
 
+  // Whether the animation loops (ImportOptions::play, else its name) and for how long it plays;
+  // the model's animation scale.
+  void choosePlayback() {
+    if (anim_ == nullptr) return;
+    const float scale = model_.animationScale;
+    if (scale > 0.0f && std::isfinite(scale)) {
+      animationScale_ = scale;
+    } else if (!anim_->inheritedFrom.empty()) {
+      warn(0, "setanimationscale " + shown(scale) + " is not a positive number; 1 is used");
+    }
+    const bool loops = options_.play == AnimationPlay::Loop ||
+                       (options_.play == AnimationPlay::Auto && animationLoops(anim_->name));
+    if (!(anim_->length > 0.0f) || !std::isfinite(anim_->length)) {
+      warn(anim_->line, "animation '" + anim_->name + "' has no length; it plays once and its " +
+                            "keys hold their end values");
+      return;
+    }
+    length_ = std::min(anim_->length, 1e6f);
+    loop_ = loops ? length_ : 0.0f;
+    result_.length = length_;
+    result_.looping = loops;
+  }
+
   const MdlNode* animationNode(const MdlNode& geometry) const {
     const auto it = animationNodes_.find(lowerCopy(geometry.name));
     return it == animationNodes_.end() ? nullptr : it->second;
   }
 
   // The track that drives a controller: the animation's keys when it has them, else the geometry's.
+  // An animation inherited from a supermodel moves the model's nodes by its translations times
+  // the model's animation scale (a smaller creature on its family's animations; rollnw's
+  // inherited_animation_translation_scale); the model's own animations are not scaled.
   SortedTrack track(const MdlNode& node, std::string_view name) const {
-    if (const MdlNode* a = animationNode(node))
-      if (const MdlTrack* t = a->track(name); t != nullptr && !t->keys.empty())
-        return detail::sortTrack(t);
+    if (const MdlNode* a = animationNode(node)) {
+      if (const MdlTrack* t = a->track(name); t != nullptr && !t->keys.empty()) {
+        SortedTrack sorted = detail::sortTrack(t);
+        if (name == "position" && !anim_->inheritedFrom.empty() && animationScale_ != 1.0f) {
+          for (MdlKey& k : sorted.keys)
+            for (std::size_t c = 0; c < 3; ++c)
+              k.value[c] *= animationScale_;
+        }
+        return sorted;
+      }
+    }
     return detail::sortTrack(node.track(name));
   }
 
@@ -203,6 +204,15 @@ class Lowerer {
   float value(const MdlNode& node, std::string_view name, float fallback, std::size_t column = 0) {
     const SortedTrack t = track(node, name);
     return t.present() ? t.eval(0.0f, column) : fallback;
+  }
+
+  // A controller sampled at each particle's birth: its value at 0 s clamped to [lo, hi] (0 when
+  // absent), and when keyed `curve` gets its keys (clamped likewise).
+  float keyed(const MdlNode& node, std::string_view name, float lo, float hi, Curve& curve) {
+    const auto clamped = [lo, hi](float v) { return std::clamp(v, lo, hi); };
+    if (const SortedTrack keys = track(node, name); keys.keyed)
+      curve = emitterCurve(keys, 0, node.name + " " + std::string(name), clamped);
+    return clamped(value(node, name, 0.0f));
   }
 
   // A controller EffectDesc has no time curve for: its value at 0 s, and a warning when keyed.
@@ -294,32 +304,10 @@ class Lowerer {
   }
 
   // A node's position and orientation keys (the chosen animation's, else the geometry's) as
-  // Motion keys in Mote's axes; keys before 0 s move to 0 s, non-finite ones are dropped, beyond
-  // kMaxMotionKeys a track is cut (with a warning). A track that never changes adds no keys.
+  // Motion keys, wrapped at the animation's length when it loops.
   authoring::Motion motionOf(const MdlNode& node, bool& outOfRange) {
-    authoring::Motion m;
-    const SortedTrack pos = track(node, "position");
-    const SortedTrack ori = track(node, "orientation");
-    for (const SortedTrack* t : {&pos, &ori}) {
-      if (!t->keyed) continue;
-      std::vector<authoring::Vec3Key>& keys = t == &pos ? m.position : m.rotation;
-      for (const MdlKey& k : t->keys) {
-        if (keys.size() == authoring::kMaxMotionKeys) {
-          warn(t->line, "'" + node.name + "' has more than " +
-                            std::to_string(authoring::kMaxMotionKeys) +
-                            " keys in a track; the rest are dropped");
-          break;
-        }
-        const auto& v = k.value;
-        if (!std::isfinite(k.time) || !std::isfinite(v[0]) || !std::isfinite(v[1]) ||
-            !std::isfinite(v[2]) || !std::isfinite(v[3]))
-          continue;
-        const Vec3 value = t == &pos ? clampVec(toMote(Vec3{v[0], v[1], v[2]}), 1e6f, outOfRange)
-                                     : eulerYXZ(toMote(detail::axisAngle(v[0], v[1], v[2], v[3])));
-        keys.push_back({std::max(0.0f, k.time), value});
-      }
-    }
-    return m;
+    return detail::motionKeys(track(node, "position"), track(node, "orientation"), loop_, node.name,
+                              report_, outOfRange);
   }
 
   std::string uniqueName(const std::string& raw) { return uniqueName(raw, usedNames_); }
@@ -729,19 +717,26 @@ void Lowerer::lowerEmitter(std::size_t index) {
         t.mode = number(node, "p2p_sel", 0.0f) == 1.0f ? TargetMode::Bezier : TargetMode::Gravity;
       }
       t.position = target;
-      t.gravity = std::clamp(unanimated(node, "grav", 0.0f), -1e5f, 1e5f);
-      t.drag = std::clamp(unanimated(node, "drag", 0.0f), 0.0f, 1e4f);
-      t.killRadius = std::clamp(unanimated(node, "threshold", 0.0f), 0.0f, 1e5f);
-      t.travelTime = std::clamp(unanimated(node, "combinetime", 0.0f), 0.0f, 1e5f);
-      t.sourceTangent = std::clamp(unanimated(node, "p2p_bezier2", 0.0f), -1e5f, 1e5f);
-      t.targetTangent = std::clamp(unanimated(node, "p2p_bezier3", 0.0f), -1e5f, 1e5f);
+      // Keyed: each particle follows the values of its birth.
+      t.gravity = keyed(node, "grav", -1e5f, 1e5f, t.gravityOverEmitterTime);
+      t.drag = keyed(node, "drag", 0.0f, 1e4f, t.dragOverEmitterTime);
+      t.killRadius = keyed(node, "threshold", 0.0f, 1e5f, t.killRadiusOverEmitterTime);
+      t.travelTime = keyed(node, "combinetime", 0.0f, 1e5f, t.travelTimeOverEmitterTime);
+      t.sourceTangent = keyed(node, "p2p_bezier2", -1e5f, 1e5f, t.sourceTangentOverEmitterTime);
+      t.targetTangent = keyed(node, "p2p_bezier3", -1e5f, 1e5f, t.targetTangentOverEmitterTime);
       e.update.push_back(t);
     }
   }
 
-  // Forces: mass is a world-down acceleration; wind; the walkmesh stands in as the ground plane.
-  const float mass = std::clamp(unanimated(node, "mass", 0.0f), -1e5f, 1e5f);
-  if (mass != 0.0f) e.update.insert(e.update.begin(), GravityModule{{0.0f, -mass, 0.0f}, false});
+  // Forces: mass is a world-down acceleration (keyed: each particle's at its birth); wind; the
+  // walkmesh stands in as the ground plane.
+  Curve massKeys;
+  const float mass = keyed(node, "mass", -1e5f, 1e5f, massKeys);
+  if (!massKeys.keys.empty()) {
+    e.update.insert(e.update.begin(), GravityModule{{0.0f, -1.0f, 0.0f}, false, massKeys});
+  } else if (mass != 0.0f) {
+    e.update.insert(e.update.begin(), GravityModule{{0.0f, -mass, 0.0f}, false, {}});
+  }
   if (flag(node, "affectedbywind")) e.update.push_back(WindModule{});
   const bool bounce = flag(node, "bounce");
   const bool splat = flag(node, "splat");
@@ -749,7 +744,9 @@ void Lowerer::lowerEmitter(std::size_t index) {
     CollisionModule c;
     c.colliders.push_back(Collider{});  // the ground plane y = 0, normal +Y
     c.response = splat ? CollisionResponse::Splat : CollisionResponse::Bounce;
-    c.bounce = std::clamp(unanimated(node, "bounce_co", 0.0f), 0.0f, 10.0f);
+    // Keyed bounce_co: each particle bounces with the coefficient of its birth.
+    c.bounce = keyed(node, "bounce_co", 0.0f, 10.0f, c.bounceOverEmitterTime);
+    if (splat) c.bounceOverEmitterTime = {};
     e.update.push_back(c);
   }
   const float blastRadius = number(node, "blastradius", 0.0f);
@@ -761,12 +758,7 @@ void Lowerer::lowerEmitter(std::size_t index) {
   lowerAppearance(node, e, m, invisible);
 
   // Capacity: the peak rate over the lifetime, with room to spare.
-  const float life = e.init.immortal ? 30.0f : std::max(e.init.lifetime.range.max, [&] {
-    float peak = 0.0f;
-    for (const CurveKey& k : e.init.lifetime.overEmitterTime.keys)
-      peak = std::max(peak, k.value);
-    return peak;
-  }());
+  const float life = detail::lifetimeBound(e);
   float peakRate = e.spawn.rate;
   for (const CurveKey& k : e.spawn.rateOverTime.keys)
     peakRate = std::max(peakRate, k.value);
@@ -918,9 +910,10 @@ void Lowerer::lowerSheet(const MdlNode& node, Material& m) {
     s.frameBegin = static_cast<std::uint32_t>(fs);
     s.frameEnd = static_cast<std::int32_t>(fe);
   }
-  const float fps = std::clamp(unanimated(node, "fps", 0.0f), 0.0f, 1000.0f);
-  s.fps = fps;
-  s.playback = fps > 0.0f ? SheetPlayback::Fps : SheetPlayback::OverLife;
+  // Keyed fps: each particle plays at the rate of its birth.
+  s.fps = keyed(node, "fps", 0.0f, 1000.0f, s.fpsOverEmitterTime);
+  s.playback = s.fps > 0.0f || !s.fpsOverEmitterTime.keys.empty() ? SheetPlayback::Fps
+                                                                  : SheetPlayback::OverLife;
   s.randomStart = flag(node, "random");
 }
 

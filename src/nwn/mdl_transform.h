@@ -88,6 +88,18 @@ inline Xform localXform(const SortedTrack& position, const SortedTrack& orientat
   return x;
 }
 
+/// The shorter-way spherical interpolation from `a` to `b` at u in [0, 1], normalised (nearly
+/// equal orientations are interpolated linearly).
+Quat slerp(const Quat& a, Quat b, float u);
+
+/// Euler degrees for Emitter::rotation, applied Y·X·Z (R = Ry · Rx · Rz), of `q` (any length;
+/// zero: no rotation); angles within 1e-4° of 0 are 0.
+Vec3 eulerYXZ(const Quat& q);
+
+/// `v` with every component finite and within ±limit (non-finite → 0); `changed` is set when
+/// anything had to be changed.
+Vec3 clampVec(const Vec3& v, float limit, bool& changed);
+
 inline constexpr std::size_t kRootNode = static_cast<std::size_t>(-1);
 
 /// The geometry nodes' hierarchy: the first node of each (lower-case) name and every node's

@@ -152,12 +152,15 @@ void emitEvents(const CompiledEmission& em, Clock& clock, const Window& w, Sink&
     sink.spawn(count, BirthTimes{w.start});
     sink.forceEvent();
   }
+  // A looping emission repeats them every cycle: at + k · duration, k = 0, 1, ...
+  std::uint32_t budget = kMaxOccurrencesPerTick;
+  const double period = w.looping ? w.duration : 0.0;
   for (const float e : em.eventTimesSeconds) {
-    const auto at = static_cast<double>(e);
-    if (at >= w.effect0 - w.catchup && at < w.effect0 + w.dt) {
-      sink.spawn(count, BirthTimes{at - static_cast<double>(em.delaySeconds)});
-      sink.forceEvent();
-    }
+    occurrences(static_cast<double>(e), period, 0, w.effect0 - w.catchup, w.effect0 + w.dt, budget,
+                [&](double at) {
+                  sink.spawn(count, BirthTimes{at - static_cast<double>(em.delaySeconds)});
+                  sink.forceEvent();
+                });
   }
 }
 
@@ -201,7 +204,7 @@ Window openStep(const bytecode::CompiledEmitter& emitter, Clock& clock, double d
   w.start = w.t0 - w.catchup;
   w.span = dt + w.catchup;
   w.duration = static_cast<double>(em.durationSeconds);
-  w.looping = em.loop && w.duration > 0.0;
+  w.looping = loopLength(em) > 0.0;
   w.lo = std::max(w.start, 0.0);
   w.hi = (w.duration > 0.0 && !w.looping) ? std::min(w.t0 + dt, w.duration) : w.t0 + dt;
   return w;

@@ -45,6 +45,13 @@ std::uint32_t SpawnTimesVectors(const SpawnTimes& in) {
   const V t0 = hn::Set(d, w.t0);
   const V dt = hn::Set(d, w.dt);
   const V iota = hn::Iota(d, 0.0);  // k + lane is exact: k < 2^32
+  const V loop = hn::Set(d, w.loop);
+  const bool loops = w.loop > 0.0;
+  // emission::cycleTime: t − loop · ⌊t / loop⌋, 0 where that is negative.
+  const auto cycle = [&](V t) {
+    const V c = hn::Sub(t, hn::Mul(loop, hn::Floor(hn::Div(t, loop))));
+    return hn::IfThenElse(hn::Lt(c, zero), zero, c);
+  };
   const bool spans = w.span > 0.0;
   const bool moves = w.dt > 0.0;
   const bool windowIsStep = isStep(w);
@@ -58,7 +65,7 @@ std::uint32_t SpawnTimesVectors(const SpawnTimes& in) {
     birth = clamp(birth, windowStart, stop);
     const V along = spans ? hn::Div(hn::Sub(birth, windowStart), span) : one;
     hn::StoreU(hn::DemoteTo(df, along), df, in.fraction + i);
-    hn::StoreU(hn::DemoteTo(df, birth), df, in.age + i);
+    hn::StoreU(hn::DemoteTo(df, loops ? cycle(birth) : birth), df, in.age + i);
     hn::StoreU(hn::DemoteTo(df, hn::Sub(stop, birth)), df, in.rest + i);
     if (in.at[0] == nullptr) continue;
     const V f =
@@ -96,7 +103,7 @@ void writeSpawnTimes(const SpawnTimes& in) noexcept {
                    w.windowStart, stop);
     const double along = w.span > 0.0 ? (birth - w.windowStart) / w.span : 1.0;
     in.fraction[i] = static_cast<float>(along);
-    in.age[i] = static_cast<float>(birth);
+    in.age[i] = static_cast<float>(emission::cycleTime(birth, w.loop));
     in.rest[i] = static_cast<float>(stop - birth);
     if (in.at[0] == nullptr) continue;
     const double f =

@@ -24,6 +24,7 @@ struct SpawnWindow {
   double span = 0.0;
   double t0 = 0.0;
   double dt = 0.0;
+  double loop = 0.0;  ///< emission::loopLength: the emitter age wraps at it (0: never)
 };
 
 /// The window's end, t0 + dt.
@@ -37,7 +38,8 @@ inline bool isStep(const SpawnWindow& w) {
 
 /// One run of newborns and where their lanes go. Newborn k of the call (k counted from the call's
 /// first) is born at birth(k) clamped to [windowStart, stop], and gets fraction =
-/// (birth − windowStart) / span (1 when span ≤ 0), emitter age = birth, rest = stop − birth, and,
+/// (birth − windowStart) / span (1 when span ≤ 0), emitter age = emission::cycleTime(birth, loop),
+/// rest = stop − birth, and,
 /// unless `at` is null, the position start + path · f with f = clamp(the window is the step ?
 /// fraction : (birth − t0) / dt, 0, 1) (1 when dt ≤ 0), all in double and rounded to float once.
 struct SpawnTimes {

@@ -90,7 +90,7 @@ void ParticleWorld::Impl::spawn(EmitterRow& r, std::uint32_t count, const BirthT
   run.count = born;
   run.index = r.newborn;
   run.id = r.nextId;
-  run.window = {birth, windowStart, span, t0, dt};
+  run.window = {birth, windowStart, span, t0, dt, emission::loopLength(r.desc->emission)};
   run.atPosition = position != nullptr;
   if (position != nullptr) run.position = *position;
   run.local = localOffset != nullptr;

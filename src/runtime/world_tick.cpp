@@ -336,7 +336,9 @@ void ParticleWorld::Impl::publishStats(std::span<const std::uint32_t> stepRowLis
 
 void ParticleWorld::Impl::prepareContext(EmitterRow& r, double dt) {
   VmContext& c = r.context;
-  c.builtins = emission::emitterBuiltins(r.world, r.velocity, dt, time, r.emitterTime());
+  c.builtins = emission::emitterBuiltins(
+      r.world, r.velocity, dt, time,
+      emission::cycleTime(r.emitterTime(), emission::loopLength(r.desc->emission)));
   c.laneBuiltins = {};
   c.particleIds = r.ids.data();
   c.emitterWords = r.emitterWords;

@@ -80,6 +80,36 @@ TEST(Validate, SpawnTimeCurvesAreCheckedWhereTheyApply) {
             "rect nor box\n");
 }
 
+// Update-module parameters sampled at birth: a gravity's scale may be negative (NWN mass), a
+// sheet's frame rate may not; each is ignored, with a warning, where its module does not use it.
+TEST(Validate, BirthSampledUpdateParametersAreCheckedWhereTheyApply) {
+  EffectDesc e = minimal();
+  Emitter& em = e.emitters[0];
+  GravityModule gravity;
+  gravity.scaleOverEmitterTime = Curve{Interp::Linear, {{0.0f, -3.0f}, {1.0f, 2.0f}}};
+  CollisionModule collision;
+  collision.colliders.push_back(Collider{});
+  collision.response = CollisionResponse::Splat;
+  collision.bounceOverEmitterTime = Curve{Interp::Linear, {{0.0f, 0.5f}}};
+  em.update = {gravity, collision};
+  Material m;
+  m.name = "sheet";
+  m.sheet.columns = 4;
+  m.sheet.fpsOverEmitterTime = Curve{Interp::Linear, {{0.0f, -1.0f}}};
+  e.materials.push_back(m);
+  em.material = "sheet";
+  EXPECT_EQ(findings(e),
+            "error: /materials/0/sheet/fps_over_emitter_time/keys/0/1: must be >= 0 (got -1)\n"
+            "warning: /emitters/0/update/1/bounce_over_emitter_time: ignored: the response is not "
+            "bounce\n");
+  e.materials[0].sheet.fpsOverEmitterTime.keys[0].value = 12.0f;
+  e.materials[0].sheet.playback = SheetPlayback::OverLife;
+  std::get<CollisionModule>(em.update[1]).response = CollisionResponse::Bounce;
+  EXPECT_EQ(findings(e),
+            "warning: /materials/0/sheet/fps_over_emitter_time: ignored: the sheet plays over "
+            "life, not at a frame rate\n");
+}
+
 TEST(Validate, NonFiniteValuesAreNamed) {
   EffectDesc e = minimal();
   e.emitters[0].spawn.rate = std::numeric_limits<float>::quiet_NaN();

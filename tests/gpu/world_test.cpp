@@ -159,7 +159,8 @@ INSTANTIATE_TEST_SUITE_P(HeavyExamples, GpuExample, ::testing::Values("rain", "s
 
 // Budgets too small for the rates (overflow), deaths, bursts with repeats, host events with a
 // force event that every emitter's wind feels, a per-distance rate, an emitter field steering a
-// target, and a global.
+// target, a global, and looping emissions (a spawn-time curve and a gravity sampled at birth over
+// the cycle's emitter time; an effect event repeated every cycle).
 constexpr const char* kScenario = R"({
   "format": "mote.effect/1", "name": "scenario", "materials": [{"name": "m"}],
   "global_fields": [{"name": "lift", "type": "vec3", "value": [0, 1, 0]}],
@@ -189,7 +190,16 @@ constexpr const char* kScenario = R"({
                   {"id": "v", "op": "particle_field_get", "names": {"field": "velocity"}},
                   {"id": "s", "op": "add", "inputs": {"a": "v", "b": "g"}},
                   {"id": "set", "op": "particle_field_set", "inputs": {"value": "s"},
-                   "names": {"field": "velocity"}}]}}]}
+                   "names": {"field": "velocity"}}]}}]},
+    {"name": "looped", "material": "m", "max_particles": 48,
+     "spawn": {"rate": 60, "duration": 0.35, "loop": true},
+     "init": {"lifetime": 0.6, "size": {"over_emitter_time": {"keys": [[0, 0.05], [0.35, 0.3]]}}},
+     "update": [{"type": "gravity", "acceleration": [0, -1, 0],
+                 "scale_over_emitter_time": {"keys": [[0, 0], [0.35, 6]]}}]},
+    {"name": "pulses", "material": "m", "max_particles": 32,
+     "spawn": {"mode": "event_burst", "rate": 4, "event_times": [0.1], "duration": 0.5,
+               "loop": true},
+     "init": {"lifetime": 0.4}}
   ]
 })";
 
@@ -643,6 +653,7 @@ TEST(GpuFrameLayout, TheShadersAndTheHostAgreeOnEveryNumber) {
       {"kStepSizeWord", gpu::frame::kStepSizeWord},
       {"kStepVelocityWord", gpu::frame::kStepVelocityWord},
       {"kStepStretch", gpu::frame::kStepStretch},
+      {"kStepLoop", gpu::frame::kStepLoop},
       {"kBoxWords", gpu::frame::kBoxWords},
       {"kRecordFree", gpu::frame::kRecordFree},
       {"kRecordKeep", gpu::frame::kRecordKeep},

@@ -3,6 +3,7 @@
 // dialect and quirk) imports with the lowered values computed by hand, compiles, simulates 10 s
 // and renders a frame; junk warns with its line; malformed structure is a located error.
 #include "mesh_loader.h"  // tools/mote: the CLI's chunk-model loader
+#include "support/emitter_named.h"
 #include "support/golden_image.h"
 #include "support/source_dir.h"
 
@@ -60,11 +61,7 @@ std::string allDiagnostics(const std::vector<Diagnostic>& diagnostics) {
 }
 
 const Emitter& emitter(const EffectDesc& effect, const std::string& name) {
-  for (const Emitter& e : effect.emitters)
-    if (e.name == name) return e;
-  ADD_FAILURE() << "no emitter " << name;
-  static const Emitter none;
-  return none;
+  return test::emitterNamed(effect, name);
 }
 
 const Material& material(const EffectDesc& effect, const std::string& name) {
@@ -412,10 +409,14 @@ TEST(MdlImport, SpritesSingleClampsFramesAndKeepsStepsAndNegativeKeys) {
   const ImportResult r = importFixture("sprites_single.mdl");
   ASSERT_TRUE(r.ok());
   const Emitter& rune = emitter(r.effect, "Rune");
-  EXPECT_EQ(rune.spawn.mode, EmissionMode::SingleShot);
-  EXPECT_FLOAT_EQ(rune.spawn.rate, 1.0f);
+  // One particle every 1 / birthrate 0.5 = 2 s, within each 3 s cycle of the looping duration
+  // animation: a burst at 0 s repeating every 2 s (0, 2; 3, 5; ...).
+  EXPECT_EQ(rune.spawn.mode, EmissionMode::Continuous);
+  EXPECT_EQ(rune.spawn.rate, 0.0f);
+  ASSERT_EQ(rune.spawn.bursts.size(), 1u);
+  EXPECT_EQ(rune.spawn.bursts[0], (Burst{0.0f, 1, 2.0f, 0}));
   EXPECT_TRUE(rune.spawn.loop);
-  EXPECT_FLOAT_EQ(rune.spawn.duration, 2.0f);  // 1 / birthrate 0.5
+  EXPECT_FLOAT_EQ(rune.spawn.duration, 3.0f);
   EXPECT_TRUE(rune.init.immortal);
   EXPECT_EQ(rune.render.mode, RenderMode::BillboardWorldZ);
   const Material& runes = material(r.effect, "Rune");

@@ -2,13 +2,17 @@
 // Keyed controllers (issue 27, deliverable 2): spread, randvel and xsize/ysize keys in the played
 // animation become spawn-time curves of the EffectDesc — the cone's spread_over_emitter_time, the
 // speed's range_scale_over_emitter_time, the rect's size_over_emitter_time — where the importer
-// used to keep their 0 s value; what EffectDesc cannot follow yet (mass) still warns.
+// used to keep their 0 s value — and keyed mass, a gravity whose scale each particle samples at its
+// birth.
+#include "support/emitter_named.h"
+
 #include <mote/authoring/effect_json.h>
 #include <mote/nwn/mdl.h>
 
 #include <gtest/gtest.h>
 
 #include <string>
+#include <variant>
 
 namespace mote::nwn {
 namespace {
@@ -16,8 +20,9 @@ namespace {
 using namespace authoring;
 
 // `wide`: spread from 0 to π (a 90° half-angle) over 2 s, randvel from 0 to 3 m/s at a static
-// velocity of 2, xsize keyed 0 → 200 cm with a step to 400 cm at 3 s, ysize static 50 cm, and mass
-// keyed. `steady`: the same controllers static.
+// velocity of 2, xsize keyed 0 → 200 cm with a step to 400 cm at 3 s, ysize static 50 cm, mass
+// keyed 1 → 5 and a 4-frame sheet's fps keyed 2 → 10. `steady`: the same controllers static.
+// `seeker`: p2p gravity toward its reference child, grav keyed 6 → 2 and threshold 0.8 → 0.2.
 constexpr const char* kKeyedModel = R"(newmodel keyed
 beginmodelgeom keyed
 node dummy keyed
@@ -29,6 +34,8 @@ birthrate 10
 lifeExp 1
 velocity 2
 ysize 50
+xgrid 4
+ygrid 1
 endnode
 node emitter steady
 parent keyed
@@ -39,6 +46,21 @@ randvel 1
 spread 7
 xsize 100
 ysize 0
+endnode
+node emitter seeker
+parent keyed
+birthrate 10
+lifeExp 1
+p2p 1
+p2p_type Gravity
+grav 6
+threshold 0.8
+drag 0.5
+endnode
+node reference seeker_ref
+parent seeker
+position 0 0 2
+refModel fx_ref
 endnode
 endmodelgeom keyed
 newanim duration keyed
@@ -62,16 +84,28 @@ masskey 2
 0 1
 2 5
 endlist
+fpskey 2
+0 2
+2 10
+endlist
+endnode
+node emitter seeker
+parent keyed
+gravkey 2
+0 6
+1 2
+endlist
+thresholdkey 2
+0 0.8
+1 0.2
+endlist
 endnode
 doneanim duration keyed
 donemodel keyed
 )";
 
 const Emitter& named(const EffectDesc& effect, const std::string& name) {
-  for (const Emitter& e : effect.emitters)
-    if (e.name == name) return e;
-  ADD_FAILURE() << "no emitter " << name;
-  return effect.emitters.front();
+  return test::emitterNamed(effect, name);
 }
 
 TEST(MdlKeyed, SpreadRandvelAndTheRegionFollowEmitterTime) {
@@ -112,14 +146,44 @@ TEST(MdlKeyed, SpreadRandvelAndTheRegionFollowEmitterTime) {
   EXPECT_EQ(size[2].time, 3.0f);
   EXPECT_EQ(size[2].value, (Vec3{4.0f, 0.0f, 0.5f}));
 
-  // Only mass, which EffectDesc has no spawn-time form for, still warns.
-  std::size_t keyWarnings = 0;
-  for (const Diagnostic& d : r.diagnostics) {
-    if (d.message.find("cannot be represented") == std::string::npos) continue;
-    ++keyWarnings;
-    EXPECT_NE(d.message.find("'mass' keys of 'wide'"), std::string::npos) << d.message;
-  }
-  EXPECT_EQ(keyWarnings, 1u);
+  // Mass 1 → 5 m/s² world-down over 2 s: a downward unit acceleration scaled by the curve at
+  // each particle's birth. Nothing warns that it cannot be represented.
+  ASSERT_FALSE(wide.update.empty());
+  const auto* gravity = std::get_if<GravityModule>(&wide.update.front());
+  ASSERT_NE(gravity, nullptr);
+  EXPECT_EQ(gravity->acceleration, (Vec3{0.0f, -1.0f, 0.0f}));
+  ASSERT_EQ(gravity->scaleOverEmitterTime.keys.size(), 2u);
+  EXPECT_EQ(gravity->scaleOverEmitterTime.keys[0].value, 1.0f);
+  EXPECT_EQ(gravity->scaleOverEmitterTime.keys[1].time, 2.0f);
+  EXPECT_EQ(gravity->scaleOverEmitterTime.keys[1].value, 5.0f);
+  // fps 2 → 10 over 2 s: each particle's frame rate is the one of its birth.
+  const Material* sheet = nullptr;
+  for (const Material& m : r.effect.materials)
+    if (m.name == wide.material) sheet = &m;
+  ASSERT_NE(sheet, nullptr);
+  EXPECT_EQ(sheet->sheet.columns, 4u);
+  EXPECT_EQ(sheet->sheet.playback, SheetPlayback::Fps);
+  EXPECT_EQ(sheet->sheet.fps, 2.0f);
+  ASSERT_EQ(sheet->sheet.fpsOverEmitterTime.keys.size(), 2u);
+  EXPECT_EQ(sheet->sheet.fpsOverEmitterTime.keys[1].time, 2.0f);
+  EXPECT_EQ(sheet->sheet.fpsOverEmitterTime.keys[1].value, 10.0f);
+  for (const Diagnostic& d : r.diagnostics)
+    EXPECT_EQ(d.message.find("cannot be represented"), std::string::npos) << d.message;
+
+  // p2p gravity: each particle pulled and killed with the values of its birth; drag stays constant.
+  const Emitter& seeker = named(r.effect, "seeker");
+  const TargetModule* target = nullptr;
+  for (const UpdateModule& m : seeker.update)
+    if (const auto* t = std::get_if<TargetModule>(&m)) target = t;
+  ASSERT_NE(target, nullptr);
+  EXPECT_EQ(target->mode, TargetMode::Gravity);
+  EXPECT_EQ(target->gravity, 6.0f);
+  EXPECT_EQ(target->gravityOverEmitterTime.keys,
+            (std::vector<CurveKey>{{0.0f, 6.0f}, {1.0f, 2.0f}}));
+  EXPECT_EQ(target->killRadiusOverEmitterTime.keys,
+            (std::vector<CurveKey>{{0.0f, 0.8f}, {1.0f, 0.2f}}));
+  EXPECT_EQ(target->drag, 0.5f);
+  EXPECT_TRUE(target->dragOverEmitterTime.keys.empty());
 
   // The static controllers are the constants they were.
   const Emitter& steady = named(r.effect, "steady");

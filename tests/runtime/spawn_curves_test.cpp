@@ -2,7 +2,7 @@
 // Spawn-time values that follow emitter time (docs/effect-format.md, "Spawn-time values"): a cone's
 // spread, a rect's extents and a speed's jitter, each sampled at a newborn's emitter time, checked
 // on every particle of a running world against the curve at the time it was born (its emitter time
-// now less its age).
+// now less its age); and a looping emission's, which follow the curve again every cycle.
 #include "support/compile_effect.h"
 
 #include <mote/bytecode/compiled_effect.h>
@@ -17,11 +17,17 @@
 namespace mote {
 namespace {
 
-// Three emitters, no forces, born for two seconds: `cone` along +Y at 1 m/s within a half-angle
-// of 45° per second of emitter time; `rect` at rest on a square 2 m wide per second; `jitter`
-// along +Y at 2 m/s plus up to 1.5 m/s per second.
+// Four emitters, born for two seconds: `cone` along +Y at 1 m/s within a half-angle of 45° per
+// second of emitter time; `rect` at rest on a square 2 m wide per second; `jitter` along +Y at
+// 2 m/s plus up to 1.5 m/s per second; `falling` born at rest under a gravity of 2 m/s² per second
+// of emitter time at its birth, which it keeps; `flipbook` playing an 8-frame sheet (no loop) at
+// 4 frames a second per second of emitter time at its birth; `pulled` toward a far target above
+// with a pull of 2 m/s² per second of emitter time at its birth.
 constexpr const char* kEffect = R"({
-  "format": "mote.effect/1", "name": "spawn_curves", "materials": [{"name": "m"}],
+  "format": "mote.effect/1", "name": "spawn_curves",
+  "materials": [{"name": "m"},
+                {"name": "sheet", "sheet": {"columns": 8, "rows": 1, "loop": false,
+                                            "fps_over_emitter_time": {"keys": [[0, 0], [2, 8]]}}}],
   "emitters": [
     {"name": "cone", "material": "m", "max_particles": 1000, "spawn": {"rate": 300},
      "init": {"lifetime": 100, "velocity": {"kind": "cone", "speed": 1,
@@ -32,7 +38,17 @@ constexpr const char* kEffect = R"({
     {"name": "jitter", "material": "m", "max_particles": 1000, "spawn": {"rate": 300},
      "init": {"lifetime": 100, "velocity": {"kind": "direction", "direction": [0, 1, 0],
               "speed": {"range": [0, 1], "over_emitter_time": {"keys": [[0, 2]]},
-                        "range_scale_over_emitter_time": {"keys": [[0, 0], [2, 3]]}}}}}]})";
+                        "range_scale_over_emitter_time": {"keys": [[0, 0], [2, 3]]}}}}},
+    {"name": "falling", "material": "m", "max_particles": 1000, "spawn": {"rate": 300},
+     "init": {"lifetime": 100},
+     "update": [{"type": "gravity", "acceleration": [0, -1, 0],
+                 "scale_over_emitter_time": {"keys": [[0, 0], [2, 4]]}}]},
+    {"name": "flipbook", "material": "sheet", "max_particles": 1000, "spawn": {"rate": 300},
+     "init": {"lifetime": 100}},
+    {"name": "pulled", "material": "m", "max_particles": 1000, "spawn": {"rate": 300},
+     "init": {"lifetime": 100},
+     "update": [{"type": "target", "mode": "gravity", "position": [0, 100000, 0],
+                 "gravity_over_emitter_time": {"keys": [[0, 0], [2, 4]]}}]}]})";
 
 struct Newborn {
   float bornAt;  // emitter time, s
@@ -121,6 +137,88 @@ TEST_F(SpawnCurves, ASpeedsJitterScalesWithEmitterTime) {
   }
   EXPECT_LT(fastestEarly, 2.16f);
   EXPECT_GT(fastestLate, 4.0f);
+}
+
+TEST_F(SpawnCurves, AGravitysScaleAndATargetsPullAreSampledAtBirthAndKept) {
+  for (const auto& [emitter, sign] : {std::pair{3u, -1.0f}, std::pair{5u, 1.0f}}) {
+    std::uint32_t late = 0;
+    for (const Newborn& n : of(emitter)) {
+      // |v| = 2 · bornAt · age: the acceleration of its birth for all of its age (2 s − bornAt),
+      // down for the gravity, up toward the target.
+      const float age = 2.0f - n.bornAt;
+      EXPECT_NEAR(n.velocity[1], sign * 2.0f * n.bornAt * age, 2e-3f) << "born at " << n.bornAt;
+      EXPECT_EQ(n.velocity[0], 0.0f);
+      if (n.bornAt > 1.5f) ++late;
+    }
+    EXPECT_GT(late, 100u) << emitter;
+  }
+}
+
+TEST_F(SpawnCurves, ASheetsFrameRateIsSampledAtBirthAndKept) {
+  const EmitterView v = world_->view(world_->emitter(handle_, 4)).value();
+  const auto& ch = v.emitter->channels;
+  ASSERT_GE(ch.frame, 0);
+  std::uint32_t moving = 0;
+  for (std::uint32_t i = 0; i < v.live; ++i) {
+    const float age = v.streams[static_cast<std::size_t>(ch.age)][i];
+    const float bornAt = 2.0f - age;
+    // frame = ⌊min(age · 4 · bornAt, 8)⌋, the last frame held (skipping values at a boundary).
+    const float played = age * 4.0f * bornAt;
+    if (std::fabs(played - std::round(played)) < 1e-2f) continue;
+    EXPECT_EQ(v.streams[static_cast<std::size_t>(ch.frame)][i], std::min(std::floor(played), 7.0f))
+        << "born at " << bornAt;
+    if (played > 1.0f && played < 7.0f) ++moving;
+  }
+  EXPECT_GT(moving, 100u);
+}
+
+// A looping emission (loop, duration 0.5 s): `sized` takes a size of 2 · its emitter time in the
+// cycle, so the curve starts again every half second; `pulses` fires its effect event at 0.25 s in
+// every cycle, 10 particles each.
+constexpr const char* kLooping = R"({
+  "format": "mote.effect/1", "name": "looping", "materials": [{"name": "m"}],
+  "emitters": [
+    {"name": "sized", "material": "m", "max_particles": 1000,
+     "spawn": {"rate": 300, "duration": 0.5, "loop": true},
+     "init": {"lifetime": 100, "size": {"over_emitter_time": {"keys": [[0, 0], [0.5, 1]]}}}},
+    {"name": "pulses", "material": "m", "max_particles": 100,
+     "spawn": {"mode": "event_burst", "rate": 10, "event_times": [0.25], "duration": 0.5,
+               "loop": true},
+     "init": {"lifetime": 100}}]})";
+
+TEST(SpawnCurvesLooping, EmitterTimeCurvesAndEventsRepeatEveryCycle) {
+  const bytecode::CompiledEffect effect = test::compileJson(kLooping);
+  auto world = ParticleWorld::create(worldDescFor(effect)).takeValue();
+  const EffectHandle handle = world->addEffect(effect).value();
+  for (int t = 0; t < 90; ++t)  // 1.5 s: three cycles
+    world->tick(1.0f / 60.0f);
+
+  const EmitterView sized = world->view(world->emitter(handle, 0)).value();
+  const auto& ch = sized.emitter->channels;
+  ASSERT_GE(ch.size, 0);
+  std::uint32_t wrapped = 0;
+  for (std::uint32_t i = 0; i < sized.live; ++i) {
+    const double bornAt =
+        1.5 - static_cast<double>(sized.streams[static_cast<std::size_t>(ch.age)][i]);
+    const double inCycle = bornAt - 0.5 * std::floor(bornAt / 0.5);
+    const float size = sized.streams[static_cast<std::size_t>(ch.size)][i];
+    // Within a float age's rounding of a cycle's start the particle may be in either cycle.
+    if (std::fabs(inCycle) < 1e-4 || std::fabs(inCycle - 0.5) < 1e-4) continue;
+    EXPECT_NEAR(size, 2.0 * inCycle, 1e-3) << "born at " << bornAt;
+    if (bornAt > 1.0 && size < 0.2f) ++wrapped;
+  }
+  EXPECT_GT(sized.live, 400u);
+  EXPECT_GT(wrapped, 20u);  // the third cycle starts small again
+
+  // Three events: at 0.25, 0.75 and 1.25 s, ten particles each.
+  const EmitterView pulses = world->view(world->emitter(handle, 1)).value();
+  ASSERT_EQ(pulses.live, 30u);
+  std::vector<float> ages(
+      pulses.streams[static_cast<std::size_t>(pulses.emitter->channels.age)],
+      pulses.streams[static_cast<std::size_t>(pulses.emitter->channels.age)] + pulses.live);
+  std::sort(ages.begin(), ages.end());
+  for (std::uint32_t i = 0; i < 30; ++i)
+    EXPECT_NEAR(ages[i], 0.25f + 0.5f * static_cast<float>(i / 10), 1e-4f) << i;
 }
 
 }  // namespace

@@ -706,6 +706,9 @@ int main(int argc, char** argv) {
                "Draw emitter axes, bounds boxes, velocity rays and colliders over the particles");
   app.add_option("--threads", o.threads, "Worker threads (0: the machine's)");
   app.add_option("--animation", o.animation, ".mdl input: the animation that drives the effect");
+  app.add_option("--play", o.play,
+                 ".mdl input: play the animation once or loop it (default: by its name)")
+      ->check(CLI::IsMember({"once", "loop"}));
   app.add_option("--texture-dir", o.textureDirectories,
                  ".mdl input: a folder where NWN textures are found (repeatable; after the "
                  "model's own, before MOTE_NWN_TEXTURE_PATH)")

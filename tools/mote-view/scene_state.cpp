@@ -27,8 +27,8 @@ std::unique_ptr<SceneState> SceneState::load(const cli::RenderCommandOptions& op
   std::vector<authoring::Collider> authored;
   if (!cli::loadCompiledEffect(
           options.input, s->effect_,
-          {options.animation, options.textureDirectories, options.modelDirectories}, &authored,
-          &messages))
+          {options.animation, options.textureDirectories, options.modelDirectories, options.play},
+          &authored, &messages))
     return nullptr;
   s->colliders_ = cli::debugColliders(authored);
   s->overlay_.colliders = s->colliders_;

@@ -135,6 +135,8 @@ bool importMdlEffect(const std::string& input, const MdlOptions& mdl, authoring:
                      std::vector<std::string>* sink = nullptr) {
   nwn::ImportOptions options;
   options.animation = mdl.animation;
+  if (mdl.play == "once") options.play = nwn::AnimationPlay::Once;
+  if (mdl.play == "loop") options.play = nwn::AnimationPlay::Loop;
   options.textureSearchPath = mdl.textureDirectories;
   options.modelSearchPath = mdl.modelDirectories;
   if (const char* list = std::getenv("MOTE_NWN_TEXTURE_PATH"); list != nullptr) {
@@ -182,8 +184,9 @@ int runImportMdl(const std::string& input, const std::string& output, const MdlO
       std::size_t detonations = 0;
       for (const nwn::MdlEvent& e : a.events)
         detonations += e.name == "detonate" ? 1 : 0;
-      fmt::print("{}  length {:.3f} s, {} event{} ({} detonate), {} node{}{}{}\n", a.name, a.length,
-                 a.events.size(), a.events.size() == 1 ? "" : "s", detonations, a.nodes.size(),
+      fmt::print("{}  length {:.3f} s{}, {} event{} ({} detonate), {} node{}{}{}\n", a.name,
+                 a.length, nwn::animationLoops(a.name) ? " (loops)" : "", a.events.size(),
+                 a.events.size() == 1 ? "" : "s", detonations, a.nodes.size(),
                  a.nodes.size() == 1 ? "" : "s",
                  a.inheritedFrom.empty() ? "" : "  (from " + a.inheritedFrom + ")",
                  a.name == chosen ? "  (default)" : "");
@@ -210,8 +213,12 @@ int runImportMdl(const std::string& input, const std::string& output, const MdlO
   }
   fmt::print("{}: {} emitter{} from {}{}, {} warning{}\n", output, effect.emitters.size(),
              effect.emitters.size() == 1 ? "" : "s", input,
-             animation.empty() ? std::string() : " (animation " + animation + ")", warnings,
-             warnings == 1 ? "" : "s");
+             animation.empty() ? std::string()
+             : summary.length > 0.0f
+                 ? fmt::format(" (animation {}, {} {:g} s)", animation,
+                               summary.looping ? "looping every" : "played once,", summary.length)
+                 : " (animation " + animation + ")",
+             warnings, warnings == 1 ? "" : "s");
   for (const nwn::ImportedChunk& c : summary.chunks)
     fmt::print("  chunk {}: {} triangle{} ({})\n", c.name, c.triangles, c.triangles == 1 ? "" : "s",
                c.mesh);

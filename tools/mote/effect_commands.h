@@ -51,6 +51,7 @@ struct MdlOptions {
   /// Where supermodels and chunk models are looked up after the model's own folder (--model-dir,
   /// repeatable).
   std::vector<std::string> modelDirectories;
+  std::string play;  ///< "once" or "loop" (--play); empty: by the animation's name
 };
 
 /// True when `path` names an NWN ASCII model (.mdl, any case).

@@ -349,6 +349,11 @@ int main(int argc, char** argv) {
   renderCommand->add_option("--animation", renderOptions.animation,
                             ".mdl input: the animation whose keys and events drive the effect");
   renderCommand
+      ->add_option("--play", renderOptions.play,
+                   ".mdl input: play the animation once or loop it (default: by its name — "
+                   "duration and resting states loop)")
+      ->check(CLI::IsMember({"once", "loop"}));
+  renderCommand
       ->add_option("--texture-dir", renderOptions.textureDirectories,
                    ".mdl input: a folder holding the model's textures (.png, .tga or .dds); "
                    "repeatable, searched after the model's own, before MOTE_NWN_TEXTURE_PATH")
@@ -370,6 +375,11 @@ int main(int argc, char** argv) {
   importMdl->add_option("--animation", importOptions.animation,
                         "The animation whose keys and events drive the effect (default: impact, "
                         "else duration, else the first)");
+  importMdl
+      ->add_option("--play", importOptions.play,
+                   "Play the animation once or loop it (default: by its name — duration and "
+                   "resting states loop)")
+      ->check(CLI::IsMember({"once", "loop"}));
   importMdl
       ->add_option("--texture-dir", importOptions.textureDirectories,
                    "A folder where the model's textures are looked up as <name>.png, .tga or "

@@ -91,7 +91,8 @@ int runRender(const RenderCommandOptions& o) {
 
   bytecode::CompiledEffect effect;
   std::vector<authoring::Collider> authored;
-  if (!loadCompiledEffect(o.input, effect, {o.animation, o.textureDirectories, o.modelDirectories},
+  if (!loadCompiledEffect(o.input, effect,
+                          {o.animation, o.textureDirectories, o.modelDirectories, o.play},
                           &authored))
     return 1;
   const std::vector<render::DebugCollider> colliders = debugColliders(authored);

@@ -27,6 +27,7 @@ struct RenderCommandOptions {
   double circle = 0.0;
   bool dither = false;
   std::string animation;  ///< .mdl input: the animation that drives the effect
+  std::string play;       ///< .mdl input: "once" or "loop"; empty: by the animation's name
   /// .mdl input: folders where NWN textures are looked up (after the model's own, before
   /// MOTE_NWN_TEXTURE_PATH's).
   std::vector<std::string> textureDirectories;

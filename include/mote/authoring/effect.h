@@ -142,6 +142,9 @@ struct SpriteSheet {
   std::uint32_t rows = 1;
   SheetPlayback playback = SheetPlayback::Fps;
   float fps = 0.0f;
+  /// Fps playback: emitter time → frames per second, sampled at each particle's birth and kept
+  /// for its life (NWN keyed fps); replaces `fps` when set.
+  Curve fpsOverEmitterTime;
   std::uint32_t frameBegin = 0;
   std::int32_t frameEnd = -1;  ///< inclusive; -1: the last cell
   bool randomStart = false;    ///< start at a random frame of the range
@@ -300,6 +303,9 @@ struct GravityModule {
   static constexpr std::string_view kType = "gravity";
   Vec3 acceleration{0.0f, -9.81f, 0.0f};  ///< m/s²
   bool scaleByMass = false;
+  /// Emitter time → a factor of the acceleration, sampled at each particle's birth and kept for
+  /// its life (0 and negative allowed: NWN's keyed mass); empty: 1.
+  Curve scaleOverEmitterTime;
   bool operator==(const GravityModule&) const = default;
 };
 
@@ -356,6 +362,15 @@ struct TargetModule {
   float travelTime = 0.0f;          ///< Bezier: s to reach the target; 0: the particle's life
   float sourceTangent = 0.0f;       ///< Bezier: first handle length, m
   float targetTangent = 0.0f;       ///< Bezier: second handle length, m
+  /// Emitter time → each parameter above, sampled at each particle's birth and kept for its life
+  /// (NWN keyed grav, drag, threshold, combinetime, p2p_bezier2/3); each replaces its constant
+  /// when set.
+  Curve gravityOverEmitterTime;
+  Curve dragOverEmitterTime;
+  Curve killRadiusOverEmitterTime;
+  Curve travelTimeOverEmitterTime;
+  Curve sourceTangentOverEmitterTime;
+  Curve targetTangentOverEmitterTime;
   bool operator==(const TargetModule&) const = default;
 };
 
@@ -390,7 +405,10 @@ struct CollisionModule {
   static constexpr std::string_view kType = "collision";
   std::vector<Collider> colliders;
   CollisionResponse response = CollisionResponse::Bounce;
-  float bounce = 0.5f;          ///< restitution along the normal
+  float bounce = 0.5f;  ///< restitution along the normal
+  /// Emitter time → restitution, sampled at each particle's birth and kept for its life (NWN
+  /// keyed bounce_co); replaces `bounce` when set.
+  Curve bounceOverEmitterTime;
   float friction = 0.0f;        ///< 0..1 of tangential speed lost per hit
   float particleRadius = 0.0f;  ///< m
   std::string spawnEmitter;     ///< an emitter of this effect to spawn into on each hit

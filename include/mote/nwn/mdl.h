@@ -290,9 +290,24 @@ struct ImportedTexture {
   bool operator==(const ImportedTexture&) const = default;
 };
 
+/// How the played animation runs (docs/nwn-import.md, "Time domains and animations").
+enum class AnimationPlay : std::uint8_t {
+  Auto,  ///< by its name: loops when animationLoops(name), else once
+  Once,  ///< continuous emission ends at the animation's length; keys hold their end values
+  Loop,  ///< every emission and keyed motion repeats with the animation's length
+};
+
+/// Whether the game loops an animation of this name (case-insensitive): a VFX's `duration` and
+/// the states an object rests in (`default`, `on`, `off`, `activated`, `deactivated`, `dead`,
+/// `closed`, `opened*`, `pause*`, `cpause*`, `walk*`, `run*`). `impact`, `cessation` and other
+/// actions play once.
+[[nodiscard]] bool animationLoops(std::string_view name);
+
 struct ImportOptions {
   /// The animation whose keys and events drive the effect; empty: defaultAnimation(model).
   std::string animation;
+  /// Whether it loops or plays once (Auto: by its name).
+  AnimationPlay play = AnimationPlay::Auto;
   /// Where NWN texture names are looked up, in order: in each directory <name>.png, else .tga,
   /// else .dds (any case of the name; the material gets the file's absolute path, which the
   /// renderer reads by its extension); the first directory that has one wins. Its <name>.txi is
@@ -346,6 +361,8 @@ struct ImportedChunk {
 struct ImportResult {
   authoring::EffectDesc effect;  ///< meaningful only when ok(); passes authoring::validateEffect
   std::string animation;         ///< the animation used; empty when the model has none
+  float length = 0.0f;           ///< its length, s (0: none, or it has no length)
+  bool looping = false;          ///< it loops (else it plays once)
   std::vector<ImportedChunk> chunks;      ///< one per chunk name (case-insensitive), in file order
   std::vector<ImportedTexture> textures;  ///< one per texture name (case-insensitive), file order
   std::vector<authoring::Diagnostic> diagnostics;

@@ -13,6 +13,7 @@
 #include <mote/bytecode/compiled_effect.h>
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 
 namespace mote::emission {
@@ -53,6 +54,21 @@ struct Clock {
 /// The emitter time of `clock`: seconds since the emission's delay ended (negative before).
 inline double emitterTime(const bytecode::CompiledEmission& e, const Clock& clock) {
   return clock.effectTime - static_cast<double>(e.delaySeconds);
+}
+
+/// The length emitter time wraps at: `duration` for a looping emission (every emitter-time curve,
+/// shot, burst and effect event repeats with it), 0 for one that does not loop.
+inline double loopLength(const bytecode::CompiledEmission& e) {
+  return e.loop && e.durationSeconds > 0.0f ? static_cast<double>(e.durationSeconds) : 0.0;
+}
+
+/// Emitter time `t` within its loop's cycle, what `emitter_age` reads: t − loop · ⌊t / loop⌋, 0
+/// where rounding would make it negative; `t` itself when `loop` ≤ 0. Each step one IEEE double
+/// operation in this order, as the spawn lanes' vector code and the GPU's exact mode compute it.
+inline double cycleTime(double t, double loop) {
+  if (!(loop > 0.0)) return t;
+  const double c = t - loop * std::floor(t / loop);
+  return c < 0.0 ? 0.0 : c;
 }
 
 /// The most trigger()s an emitter holds before its next step; more are not counted.

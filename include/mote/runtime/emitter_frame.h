@@ -37,7 +37,8 @@ std::array<float, 3> emitterVelocity(const Transform& previous, const Transform&
 using Builtins = std::array<std::array<float, 4>, bytecode::kBuiltinCount>;
 
 /// The builtins of a step of `dt` at world time `time` for an emitter at `world` moving at
-/// `velocity`, `emitterTime` seconds after its delay ended. The spawn index, spawn fraction and
+/// `velocity`, `emitterTime` seconds after its delay ended (the caller wraps it into a looping
+/// emission's cycle: emission::cycleTime). The spawn index, spawn fraction and
 /// particle id are per particle (zero here).
 Builtins emitterBuiltins(const Transform& world, const std::array<float, 3>& velocity, double dt,
                          double time, double emitterTime);

@@ -136,6 +136,14 @@ bool dLt(double a, double b) { return a < b; }
 // std::clamp(v, lo, hi): v < lo ? lo : (hi < v ? hi : v).
 double dClamp(double v, double lo, double hi) { return dLt(v, lo) ? lo : (dLt(hi, v) ? hi : v); }
 
+// emission::cycleTime: t − loop · ⌊t / loop⌋, 0 where that is negative; t when loop ≤ 0 (floor is
+// exact: no rounding to differ in).
+double dCycle(double t, double loop) {
+  if (!dLt(0.0LF, loop)) return t;
+  const double c = dSub(t, dMul(loop, floor(dDiv(t, loop))));
+  return dLt(c, 0.0LF) ? 0.0LF : c;
+}
+
 bool xDoubleSpecial(double d) { return (doubleBitsToUint64(d) & 0x7ff0000000000000UL) == 0x7ff0000000000000UL; }
 
 // a + b rounded to odd: the round-to-nearest sum, moved to its odd neighbour when inexact (TwoSum

@@ -329,7 +329,7 @@ void spawnLanes(uint call, uint k) {
   const double along =
       (flags & kRowSpans) != 0u ? dDiv(dSub(birth, windowStart), stepDouble(kStepSpan)) : 1.0LF;
   gSpawnFraction = xToFloat(along);
-  gEmitterAge = xToFloat(birth);
+  gEmitterAge = xToFloat(dCycle(birth, stepDouble(kStepLoop)));
   gRest = xToFloat(dSub(stop, birth));
   if (request) return;
   double f = 1.0LF;
@@ -354,7 +354,8 @@ void spawnLanes(uint call, uint k) {
   const float along =
       (flags & kRowSpans) != 0u ? (birth - windowStart) / stepFloat(kStepSpan) : 1.0;
   gSpawnFraction = floatBitsToUint(along);
-  gEmitterAge = floatBitsToUint(birth);
+  const float loop = stepFloat(kStepLoop);
+  gEmitterAge = floatBitsToUint(loop > 0.0 ? max(birth - loop * floor(birth / loop), 0.0) : birth);
   gRest = floatBitsToUint(stop - birth);
   if (request) return;
   float f = 1.0;

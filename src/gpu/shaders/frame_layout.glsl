@@ -58,7 +58,8 @@ const uint kStepSizeWord = 43u;     // the size channel's first word (0xffffffff
 // (0xffffffff: none), and √3 · |stretch_scale| as float bits (runtime: boundsInput).
 const uint kStepVelocityWord = 44u;
 const uint kStepStretch = 45u;
-const uint kStepWords = 46u;
+const uint kStepLoop = 46u;         // a double: the emitter age wraps at it (0: never)
+const uint kStepWords = 48u;
 
 // Step flags.
 const uint kRowAlive = 1u;
