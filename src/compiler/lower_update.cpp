@@ -3,6 +3,7 @@
 #include "lower.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <variant>
 
@@ -29,15 +30,16 @@ void EmitterCompiler::scanNeeds() {
     if (const auto* d = std::get_if<DragModule>(&m); d && d->divideByMass) needsMass_ = true;
     if (const auto* t = std::get_if<TargetModule>(&m); t && t->mode == TargetMode::Bezier)
       needsOrigin_ = true;
-    if (const auto* t = std::get_if<TargetModule>(&m)) {
-      const bool gravity = t->mode == TargetMode::Gravity;
-      for (const Curve* c : {&t->gravityOverEmitterTime, &t->dragOverEmitterTime,
-                             &t->killRadiusOverEmitterTime, &t->travelTimeOverEmitterTime,
-                             &t->sourceTangentOverEmitterTime, &t->targetTangentOverEmitterTime}) {
-        const bool gravityCurve = c == &t->gravityOverEmitterTime || c == &t->dragOverEmitterTime ||
-                                  c == &t->killRadiusOverEmitterTime;
-        if (!c->keys.empty() && gravity == gravityCurve) spawnSampled_.push_back(c);
-      }
+    if (const auto* t = std::get_if<TargetModule>(&m)) {  // the curves its mode reads
+      const std::array<const Curve*, 3> curves =
+          t->mode == TargetMode::Gravity
+              ? std::array<const Curve*, 3>{&t->gravityOverEmitterTime, &t->dragOverEmitterTime,
+                                            &t->killRadiusOverEmitterTime}
+              : std::array<const Curve*, 3>{&t->travelTimeOverEmitterTime,
+                                            &t->sourceTangentOverEmitterTime,
+                                            &t->targetTangentOverEmitterTime};
+      for (const Curve* c : curves)
+        if (!c->keys.empty()) spawnSampled_.push_back(c);
     }
   });
   if (const SpriteSheet* s = animatedSheet();
