@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The ASCII MDL parser: a line-oriented state machine over three block kinds (the model, a node,
 // an animation). MDL_EMITTERS.md §2–3 is the grammar this accepts.
+#include "mdl_binary.h"
 #include "mdl_lines.h"
 #include "mdl_tables.h"
 
@@ -32,7 +33,7 @@ class Parser {
     MdlParseResult result;
     result.model.file = file_;
     if (std::count(text.begin(), text.end(), '\0') > 0) {
-      error(1, "not an ASCII MDL file (it holds NUL bytes: a binary model? decompile it first)");
+      error(1, "not an ASCII MDL file: it holds NUL bytes (a binary model starts with one)");
       result.diagnostics = std::move(diagnostics_);
       return result;
     }
@@ -623,6 +624,7 @@ const MdlTrack* MdlNode::track(std::string_view wanted) const {
 
 MdlParseResult parseMdl(std::string_view text, std::string_view fileName,
                         const MdlParseOptions& options) {
+  if (detail::isBinaryMdl(text)) return detail::parseBinaryMdl(text, fileName, options);
   Parser parser(text, fileName, options);
   return parser.run(text);
 }

@@ -151,7 +151,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, EveryFixture,
                          ::testing::Values("bioware_fountain.mdl", "nwmax_gravity.mdl",
                                            "nwnmdlcomp_flash.mdl", "explosion_events.mdl",
                                            "cleanmodels_lightning.mdl", "sprites_single.mdl",
-                                           "junk.mdl", "chunks/chunk_rocks.mdl"),
+                                           "junk.mdl", "chunks/chunk_rocks.mdl", "three_stage.mdl"),
                          [](const ::testing::TestParamInfo<const char*>& p) {
                            return std::filesystem::path(p.param).stem().string();
                          });
@@ -398,8 +398,8 @@ TEST(MdlImport, LightningBecomesABeamToItsReferenceEvenWithoutP2p) {
   EXPECT_FLOAT_EQ(beam.render.beam.updateInterval, 0.1f);
   EXPECT_EQ(beam.render.beam.subdivisions, 3u);
   EXPECT_EQ(module<TargetModule>(beam), nullptr);
-  EXPECT_TRUE(hasWarning(r.diagnostics, 57, "key suffix written twice"));
-  EXPECT_TRUE(hasWarning(r.diagnostics, 61, "stray endlist"));
+  EXPECT_TRUE(hasWarning(r.diagnostics, 60, "key suffix written twice"));
+  EXPECT_TRUE(hasWarning(r.diagnostics, 64, "stray endlist"));
 }
 
 // -------------------------------------------------------------------------------------------------

@@ -40,7 +40,8 @@ Result<render::Mesh> loadHostMesh(const std::string& path) {
   if (!loaded.ok()) {
     for (const authoring::Diagnostic& d : loaded.diagnostics) {
       if (d.severity == authoring::Severity::Error)
-        return parseError(path + ":" + std::to_string(d.line) + ": " + d.message);
+        return parseError(path + (d.line > 0 ? ":" + std::to_string(d.line) : std::string()) +
+                          ": " + d.message);
     }
   }
   render::Mesh mesh;
