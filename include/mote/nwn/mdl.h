@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: MIT
-// NWN1 ASCII MDL import (ARCHITECTURE §11): a tolerant parser for the BioWare exporter, NWMax,
-// nwnmdlcomp and CleanModels dialects, and the lowering of a model's emitter nodes to one
-// EffectDesc. docs/nwn-import.md has every field's lowering and the decisions taken where the
-// format is undocumented; shared/nwn/MDL_EMITTERS.md is the format reference.
+// NWN1 MDL import (ARCHITECTURE §11): a tolerant parser for the BioWare exporter, NWMax,
+// nwnmdlcomp and CleanModels ASCII dialects, a strict reader of binary (compiled) models, and the
+// lowering of a model's emitter nodes to one EffectDesc. docs/nwn-import.md has every field's
+// lowering and the decisions taken where the format is undocumented; shared/nwn/MDL_EMITTERS.md is
+// the format reference.
 //
 // Also the geometry of chunk models (`chunkName`, the small models mesh particles instance):
-// loadChunkMesh reads an ASCII model's trimesh, danglymesh, skin and animmesh nodes into one
+// loadChunkMesh reads a model's trimesh, danglymesh, skin and animmesh nodes into one
 // triangle list.
 //
 // Errors: junk lines, unknown keywords, typos and values the importer cannot represent are
-// warnings with file and line; parsing and lowering go on. Only malformed structure (a binary
-// file, a node without a name or without `endnode`, an animation without `doneanim`, a file with
-// no model; for a chunk mesh also a malformed vertex, texture-vertex or face list) is an error.
+// warnings with file and line; parsing and lowering go on. Only malformed structure (NUL bytes in
+// an ASCII file, a node without a name or without `endnode`, an animation without `doneanim`, a
+// file with no model; for a chunk mesh also a malformed vertex, texture-vertex or face list; any
+// fault of a binary model, at its byte offset) is an error.
 // Safe on hostile input: never crashes, never loops without consuming input, and holds memory
 // proportional to the input (counted key lists never pre-allocate).
 //
@@ -173,11 +175,13 @@ struct MdlParseOptions {
   bool meshes = false;
 };
 
-/// Parses ASCII MDL text. Keywords and enum values are case-insensitive; CRLF, tabs, free
-/// indentation, trailing spaces, `#` comments, counted and `endlist` key lists (and both),
-/// `bezierkey`, blank `detonatekey` rows and the junk of MDL_EMITTERS.md §2 are accepted (junk and
-/// unknown keywords warn). Complexity: O(text). Allocates: the model and the diagnostics (never
-/// ahead of a list's count: memory is proportional to the text).
+/// Parses a model: a binary (compiled) model when its first byte is 0 (docs/nwn-import.md, "Binary
+/// models": errors name a byte offset, diagnostics have no line), else ASCII MDL text. ASCII
+/// keywords and enum values are case-insensitive; CRLF, tabs, free indentation, trailing spaces,
+/// `#` comments, counted and `endlist` key lists (and both), `bezierkey`, blank `detonatekey` rows
+/// and the junk of MDL_EMITTERS.md §2 are accepted (junk and unknown keywords warn). Complexity:
+/// O(text). Allocates: the model and the diagnostics (never ahead of a list's count: memory is
+/// proportional to the text).
 [[nodiscard]] MdlParseResult parseMdl(std::string_view text, std::string_view fileName = {},
                                       const MdlParseOptions& options = {});
 
