@@ -234,6 +234,20 @@ struct Reflect<SpriteSheet> {
                    .doc = "Last frame of the range, inclusive; -1: the last cell.",
                    .min = -1,
                    .max = 65535});
+    v(s.frameBeginOverEmitterTime,
+      {.key = "frame_begin_over_emitter_time",
+       .doc = "Emitter time (s) → first frame at each particle's birth (rounded to the nearest "
+              "cell, clamped into the sheet), kept for its life; replaces frame_begin when set.",
+       .min = 0,
+       .max = 65535,
+       .domain = Domain::EmitterTime});
+    v(s.frameEndOverEmitterTime,
+      {.key = "frame_end_over_emitter_time",
+       .doc = "Emitter time (s) → last frame at each particle's birth (rounded, clamped into the "
+              "sheet, at least the first), kept for its life; replaces frame_end when set.",
+       .min = 0,
+       .max = 65535,
+       .domain = Domain::EmitterTime});
     v(s.randomStart,
       {.key = "random_start", .doc = "Each particle starts at a random frame of the range."});
     v(s.loop,

@@ -639,6 +639,15 @@ class Validator {
       Scope fps(*this, "fps_over_emitter_time");
       warning("ignored: the sheet plays over life, not at a frame rate");
     }
+    if (cells == 1) {
+      for (const auto& [curve, key] :
+           {std::pair{&sheet.frameBeginOverEmitterTime, "frame_begin_over_emitter_time"},
+            std::pair{&sheet.frameEndOverEmitterTime, "frame_end_over_emitter_time"}}) {
+        if (curve->keys.empty()) continue;
+        Scope f(*this, key);
+        warning("ignored: a one-cell sheet has one frame");
+      }
+    }
     if (sheet.frameBegin >= cells) {
       Scope f(*this, "frame_begin");
       error("frame " + std::to_string(sheet.frameBegin) + " is outside the " +

@@ -207,6 +207,20 @@ float EmitterCompiler::framesPlayed(const SpriteSheet& s) {
   return static_cast<float>(last - s.frameBegin + 1);
 }
 
+EmitterCompiler::FrameRange EmitterCompiler::frameRange(Builder& b, const SpriteSheet& s) {
+  const float last = static_cast<float>(s.columns * s.rows - 1);
+  // A sampled frame: clamped into the sheet, rounded to the nearest cell.
+  const auto cell = [&](Value v) {
+    return b.unary(Opcode::Floor,
+                   b.add(b.min(b.max(v, b.scalar(0.0f)), b.scalar(last)), b.scalar(0.5f)));
+  };
+  const Value begin =
+      cell(sampledOr(b, static_cast<float>(s.frameBegin), s.frameBeginOverEmitterTime));
+  const float end = s.frameEnd < 0 ? last : static_cast<float>(s.frameEnd);
+  const Value endFrame = b.max(cell(sampledOr(b, end, s.frameEndOverEmitterTime)), begin);
+  return {begin, b.add(b.sub(endFrame, begin), b.scalar(1.0f))};
+}
+
 namespace {
 
 static_assert(authoring::kMaxCurveKeys <= bytecode::kMaxCurveTableKeys,

@@ -140,6 +140,17 @@ class EmitterCompiler {
   Value sampleColor(Builder& b, const authoring::ColorParam& p);
   const authoring::SpriteSheet* animatedSheet() const;
   static float framesPlayed(const authoring::SpriteSheet& s);
+  /// Whether the sheet's frame range follows emitter time (each particle's own, frameRange).
+  static bool keyedFrameRange(const authoring::SpriteSheet& s) {
+    return !s.frameBeginOverEmitterTime.keys.empty() || !s.frameEndOverEmitterTime.keys.empty();
+  }
+  /// The frames a particle plays when the sheet's range follows emitter time: its first frame and
+  /// how many, from its birth samples (spawnSample).
+  struct FrameRange {
+    Value begin;
+    Value count;
+  };
+  FrameRange frameRange(Builder& b, const authoring::SpriteSheet& s);
 
   // --- lower_init.cpp: INIT
   Value spawnPoint(Builder& b, const authoring::SpawnShape& s);

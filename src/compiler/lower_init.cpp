@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <variant>
 
 namespace mote::compiler {
@@ -299,14 +300,18 @@ void EmitterCompiler::frameInit(Builder& b) {
   const SpriteSheet* sheet = animatedSheet();
   if (sheet == nullptr) return;
   const SpriteSheet& s = *sheet;
-  const float count = framesPlayed(s);
+  const bool keyed =
+      !s.frameBeginOverEmitterTime.keys.empty() || !s.frameEndOverEmitterTime.keys.empty();
+  const std::optional<FrameRange> range =
+      keyed ? std::optional<FrameRange>(frameRange(b, s)) : std::nullopt;
   const Value offset =
       s.randomStart ? b.unary(Opcode::Floor,
                               b.mul(b.emit(Opcode::RandUniform, 1, Builder::index(b.nextDraw())),
-                                    b.scalar(count)))
+                                    keyed ? range->count : b.scalar(framesPlayed(s))))
                     : b.scalar(0.0f);
   store(b, "frame_offset", offset);
-  store(b, "frame", b.add(offset, b.scalar(static_cast<float>(s.frameBegin))));
+  store(b, "frame",
+        b.add(offset, keyed ? range->begin : b.scalar(static_cast<float>(s.frameBegin))));
 }
 
 }  // namespace mote::compiler

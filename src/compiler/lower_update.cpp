@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 #include <variant>
 
 namespace mote::compiler {
@@ -42,9 +43,12 @@ void EmitterCompiler::scanNeeds() {
         if (!c->keys.empty()) spawnSampled_.push_back(c);
     }
   });
-  if (const SpriteSheet* s = animatedSheet();
-      s != nullptr && s->playback == SheetPlayback::Fps && !s->fpsOverEmitterTime.keys.empty())
-    spawnSampled_.push_back(&s->fpsOverEmitterTime);
+  if (const SpriteSheet* s = animatedSheet()) {
+    if (s->playback == SheetPlayback::Fps && !s->fpsOverEmitterTime.keys.empty())
+      spawnSampled_.push_back(&s->fpsOverEmitterTime);
+    for (const Curve* c : {&s->frameBeginOverEmitterTime, &s->frameEndOverEmitterTime})
+      if (!c->keys.empty()) spawnSampled_.push_back(c);
+  }
   if (!isZero(e_.init.spin)) needsSpin_ = true;
   // A spin module of the INIT graph asks for a roll as init.spin does.
   for (const GraphNode& node : e_.init.graph.nodes)
@@ -402,18 +406,27 @@ void EmitterCompiler::frameUpdate(Builder& b, Value age, Value t) {
   const SpriteSheet* sheet = animatedSheet();
   if (sheet == nullptr) return;
   const SpriteSheet& s = *sheet;
+  // A range that follows emitter time is the particle's own (frameRange); a fixed one is constant.
+  const bool keyed =
+      !s.frameBeginOverEmitterTime.keys.empty() || !s.frameEndOverEmitterTime.keys.empty();
+  const std::optional<FrameRange> range =
+      keyed ? std::optional<FrameRange>(frameRange(b, s)) : std::nullopt;
   const float count = framesPlayed(s);
+  const auto frames = [&] { return keyed ? range->count : b.scalar(count); };
   const Value offset = load(b, "frame_offset", 1);
   Value progress = s.playback == SheetPlayback::OverLife
-                       ? b.mul(t, b.scalar(count))
+                       ? b.mul(t, frames())
                        : b.mul(age, sampledOr(b, s.fps, s.fpsOverEmitterTime));
   progress = b.add(progress, offset);
   // loop: wrap into [0, count); else hold the last frame
-  const Value within = s.loop && s.playback == SheetPlayback::Fps
-                           ? b.emit(Opcode::Mod, 1, b.use(progress), b.use(b.scalar(count)))
-                           : b.min(progress, b.scalar(count - (s.frameBlend ? 1.0f : 0.0001f)));
+  const float hold = s.frameBlend ? 1.0f : 0.0001f;
+  const Value within =
+      s.loop && s.playback == SheetPlayback::Fps
+          ? b.emit(Opcode::Mod, 1, b.use(progress), b.use(frames()))
+          : b.min(progress, keyed ? b.sub(range->count, b.scalar(hold)) : b.scalar(count - hold));
   const Value frame = s.frameBlend ? within : b.unary(Opcode::Floor, within);
-  store(b, "frame", b.add(frame, b.scalar(static_cast<float>(s.frameBegin))));
+  store(b, "frame",
+        b.add(frame, keyed ? range->begin : b.scalar(static_cast<float>(s.frameBegin))));
 }
 
 }  // namespace mote::compiler

@@ -887,8 +887,8 @@ void Lowerer::lowerSheet(const MdlNode& node, Material& m) {
   const std::uint32_t cells = s.columns * s.rows;
   const SortedTrack fsTrack = track(node, "framestart");
   const SortedTrack feTrack = track(node, "frameend");
-  float fs = std::round(unanimated(node, "framestart", 0.0f));
-  float fe = std::round(unanimated(node, "frameend", 0.0f));
+  float fs = std::round(value(node, "framestart", 0.0f));  // at 0 s
+  float fe = std::round(value(node, "frameend", 0.0f));
   const float last = static_cast<float>(cells - 1);
   if (fs == 0.0f && fe == 0.0f && cells > 1) {
     s.frameBegin = 0;
@@ -910,6 +910,9 @@ void Lowerer::lowerSheet(const MdlNode& node, Material& m) {
     s.frameBegin = static_cast<std::uint32_t>(fs);
     s.frameEnd = static_cast<std::int32_t>(fe);
   }
+  // Keyed frames: each particle plays the range of its birth (clamped into the sheet).
+  if (fsTrack.keyed) (void)keyed(node, "framestart", 0.0f, last, s.frameBeginOverEmitterTime);
+  if (feTrack.keyed) (void)keyed(node, "frameend", 0.0f, last, s.frameEndOverEmitterTime);
   // Keyed fps: each particle plays at the rate of its birth.
   s.fps = keyed(node, "fps", 0.0f, 1000.0f, s.fpsOverEmitterTime);
   s.playback = s.fps > 0.0f || !s.fpsOverEmitterTime.keys.empty() ? SheetPlayback::Fps

@@ -108,6 +108,13 @@ TEST(Validate, BirthSampledUpdateParametersAreCheckedWhereTheyApply) {
   EXPECT_EQ(findings(e),
             "warning: /materials/0/sheet/fps_over_emitter_time: ignored: the sheet plays over "
             "life, not at a frame rate\n");
+  // A frame range that follows emitter time needs more than one cell.
+  e.materials[0].sheet.playback = SheetPlayback::Fps;
+  e.materials[0].sheet.columns = 1;
+  e.materials[0].sheet.frameEndOverEmitterTime = Curve{Interp::Linear, {{0.0f, 3.0f}}};
+  EXPECT_EQ(findings(e),
+            "warning: /materials/0/sheet/frame_end_over_emitter_time: ignored: a one-cell sheet "
+            "has one frame\n");
 }
 
 TEST(Validate, NonFiniteValuesAreNamed) {

@@ -159,10 +159,15 @@ INSTANTIATE_TEST_SUITE_P(HeavyExamples, GpuExample, ::testing::Values("rain", "s
 
 // Budgets too small for the rates (overflow), deaths, bursts with repeats, host events with a
 // force event that every emitter's wind feels, a per-distance rate, an emitter field steering a
-// target, a global, and looping emissions (a spawn-time curve and a gravity sampled at birth over
-// the cycle's emitter time; an effect event repeated every cycle).
+// target, a global, and looping emissions (a spawn-time curve, a gravity and a sheet's frame range
+// sampled at birth over the cycle's emitter time; an effect event repeated every cycle).
 constexpr const char* kScenario = R"({
-  "format": "mote.effect/1", "name": "scenario", "materials": [{"name": "m"}],
+  "format": "mote.effect/1", "name": "scenario",
+  "materials": [{"name": "m"},
+                {"name": "frames", "sheet": {"columns": 4, "rows": 2, "playback": "over_life",
+                  "random_start": true,
+                  "frame_begin_over_emitter_time": {"keys": [[0, 0], [0.35, 4]]},
+                  "frame_end_over_emitter_time": {"keys": [[0, 2], [0.35, 9]]}}}],
   "global_fields": [{"name": "lift", "type": "vec3", "value": [0, 1, 0]}],
   "emitters": [
     {"name": "rate", "material": "m", "max_particles": 24, "spawn": {"rate": 300},
@@ -191,7 +196,7 @@ constexpr const char* kScenario = R"({
                   {"id": "s", "op": "add", "inputs": {"a": "v", "b": "g"}},
                   {"id": "set", "op": "particle_field_set", "inputs": {"value": "s"},
                    "names": {"field": "velocity"}}]}}]},
-    {"name": "looped", "material": "m", "max_particles": 48,
+    {"name": "looped", "material": "frames", "max_particles": 48,
      "spawn": {"rate": 60, "duration": 0.35, "loop": true},
      "init": {"lifetime": 0.6, "size": {"over_emitter_time": {"keys": [[0, 0.05], [0.35, 0.3]]}}},
      "update": [{"type": "gravity", "acceleration": [0, -1, 0],

@@ -21,7 +21,8 @@ using namespace authoring;
 
 // `wide`: spread from 0 to π (a 90° half-angle) over 2 s, randvel from 0 to 3 m/s at a static
 // velocity of 2, xsize keyed 0 → 200 cm with a step to 400 cm at 3 s, ysize static 50 cm, mass
-// keyed 1 → 5 and a 4-frame sheet's fps keyed 2 → 10. `steady`: the same controllers static.
+// keyed 1 → 5 and a 4-frame sheet's fps keyed 2 → 10, its frameStart 0 → 2 and frameEnd 1 → 5
+// (past the sheet). `steady`: the same controllers static.
 // `seeker`: p2p gravity toward its reference child, grav keyed 6 → 2 and threshold 0.8 → 0.2.
 constexpr const char* kKeyedModel = R"(newmodel keyed
 beginmodelgeom keyed
@@ -87,6 +88,14 @@ endlist
 fpskey 2
 0 2
 2 10
+endlist
+framestartkey 2
+0 0
+2 2
+endlist
+frameEndkey 2
+0 1
+2 5
 endlist
 endnode
 node emitter seeker
@@ -167,6 +176,14 @@ TEST(MdlKeyed, SpreadRandvelAndTheRegionFollowEmitterTime) {
   ASSERT_EQ(sheet->sheet.fpsOverEmitterTime.keys.size(), 2u);
   EXPECT_EQ(sheet->sheet.fpsOverEmitterTime.keys[1].time, 2.0f);
   EXPECT_EQ(sheet->sheet.fpsOverEmitterTime.keys[1].value, 10.0f);
+  // The frame range of each particle's birth: the values at 0 s, and the keys (clamped into the
+  // sheet).
+  EXPECT_EQ(sheet->sheet.frameBegin, 0u);
+  EXPECT_EQ(sheet->sheet.frameEnd, 1);
+  EXPECT_EQ(sheet->sheet.frameBeginOverEmitterTime.keys,
+            (std::vector<CurveKey>{{0.0f, 0.0f}, {2.0f, 2.0f}}));
+  EXPECT_EQ(sheet->sheet.frameEndOverEmitterTime.keys,
+            (std::vector<CurveKey>{{0.0f, 1.0f}, {2.0f, 3.0f}}));
   for (const Diagnostic& d : r.diagnostics)
     EXPECT_EQ(d.message.find("cannot be represented"), std::string::npos) << d.message;
 

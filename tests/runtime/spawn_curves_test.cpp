@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -219,6 +220,62 @@ TEST(SpawnCurvesLooping, EmitterTimeCurvesAndEventsRepeatEveryCycle) {
   std::sort(ages.begin(), ages.end());
   for (std::uint32_t i = 0; i < 30; ++i)
     EXPECT_NEAR(ages[i], 0.25f + 0.5f * static_cast<float>(i / 10), 1e-4f) << i;
+}
+
+// A sheet's frame range sampled at birth and kept (NWN keyed frameStart/frameEnd): a 4×4 sheet
+// still at fps 0. `first` shows the first frame of its birth's range, round(5 · t); `ranged` a
+// random frame of [round(5 · t), round(min(3 + 8.5 · t, 15))] (the end's last key, 20, is past
+// the sheet and clamped to 15).
+constexpr const char* kFrameRange = R"({
+  "format": "mote.effect/1", "name": "frame_range",
+  "materials": [{"name": "still", "sheet": {"columns": 4, "rows": 4, "fps": 0,
+                  "frame_begin_over_emitter_time": {"keys": [[0, 0], [2, 10]]},
+                  "frame_end_over_emitter_time": {"keys": [[0, 3], [2, 20]]}}},
+                {"name": "random", "sheet": {"columns": 4, "rows": 4, "fps": 0,
+                  "random_start": true,
+                  "frame_begin_over_emitter_time": {"keys": [[0, 0], [2, 10]]},
+                  "frame_end_over_emitter_time": {"keys": [[0, 3], [2, 20]]}}}],
+  "emitters": [
+    {"name": "first", "material": "still", "max_particles": 1000, "spawn": {"rate": 300},
+     "init": {"lifetime": 100}},
+    {"name": "ranged", "material": "random", "max_particles": 1000, "spawn": {"rate": 300},
+     "init": {"lifetime": 100}}]})";
+
+TEST(SpawnCurvesFrames, ASheetsFrameRangeIsSampledAtBirthAndKept) {
+  const bytecode::CompiledEffect effect = test::compileJson(kFrameRange);
+  auto world = ParticleWorld::create(worldDescFor(effect)).takeValue();
+  const EffectHandle handle = world->addEffect(effect).value();
+  for (int t = 0; t < 120; ++t)  // 2 s
+    world->tick(1.0f / 60.0f);
+  // Frames within a rounding of a half cell of a boundary may round either way: skipped.
+  const auto nearHalf = [](double x) { return std::fabs(x - std::floor(x) - 0.5) < 1e-3; };
+  std::array<std::uint32_t, 2> checked{};
+  std::array<bool, 16> seen{};
+  for (std::uint32_t e = 0; e < 2; ++e) {
+    const EmitterView v = world->view(world->emitter(handle, e)).value();
+    const auto& ch = v.emitter->channels;
+    ASSERT_GE(ch.frame, 0);
+    ASSERT_GT(v.live, 500u);
+    for (std::uint32_t i = 0; i < v.live; ++i) {
+      const double bornAt =
+          2.0 - static_cast<double>(v.streams[static_cast<std::size_t>(ch.age)][i]);
+      const double begin = 5.0 * bornAt;
+      const double end = std::min(3.0 + 8.5 * bornAt, 15.0);
+      if (nearHalf(begin) || nearHalf(end)) continue;
+      const float frame = v.streams[static_cast<std::size_t>(ch.frame)][i];
+      if (e == 0) {
+        EXPECT_EQ(frame, std::round(begin)) << "born at " << bornAt;
+      } else {
+        EXPECT_GE(frame, std::round(begin)) << "born at " << bornAt;
+        EXPECT_LE(frame, std::round(end)) << "born at " << bornAt;
+        seen[static_cast<std::size_t>(frame)] = true;
+      }
+      ++checked[e];
+    }
+  }
+  EXPECT_GT(checked[0], 500u);
+  EXPECT_GT(checked[1], 500u);
+  EXPECT_TRUE(seen[0] && seen[15]);  // the range's ends are both reached
 }
 
 }  // namespace

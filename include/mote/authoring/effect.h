@@ -147,9 +147,14 @@ struct SpriteSheet {
   Curve fpsOverEmitterTime;
   std::uint32_t frameBegin = 0;
   std::int32_t frameEnd = -1;  ///< inclusive; -1: the last cell
-  bool randomStart = false;    ///< start at a random frame of the range
-  bool loop = true;            ///< Fps playback wraps (else holds the last frame)
-  bool frameBlend = false;     ///< cross-fade between consecutive frames
+  /// Emitter time → first / last frame of the range, sampled at each particle's birth and kept for
+  /// its life (NWN keyed frameStart/frameEnd), rounded to the nearest cell and clamped into the
+  /// sheet (the last at least the first); replace frameBegin / frameEnd when set.
+  Curve frameBeginOverEmitterTime;
+  Curve frameEndOverEmitterTime;
+  bool randomStart = false;  ///< start at a random frame of the range
+  bool loop = true;          ///< Fps playback wraps (else holds the last frame)
+  bool frameBlend = false;   ///< cross-fade between consecutive frames
   bool operator==(const SpriteSheet&) const = default;
 };
 
