@@ -101,6 +101,8 @@ MOTE_ENUM_TRAITS(ColliderKind, "ColliderKind", {"plane", ColliderKind::Plane},
                  {"sphere", ColliderKind::Sphere}, {"box", ColliderKind::Box});
 MOTE_ENUM_TRAITS(CollisionResponse, "CollisionResponse", {"bounce", CollisionResponse::Bounce},
                  {"splat", CollisionResponse::Splat}, {"kill", CollisionResponse::Kill});
+MOTE_ENUM_TRAITS(ParticleEventKind, "ParticleEventKind", {"death", ParticleEventKind::Death},
+                 {"collision", ParticleEventKind::Collision});
 MOTE_ENUM_TRAITS(KillCondition, "KillCondition", {"age", KillCondition::Age},
                  {"plane", KillCondition::Plane}, {"sphere", KillCondition::Sphere},
                  {"box", KillCondition::Box}, {"speed_below", KillCondition::SpeedBelow});
@@ -289,6 +291,26 @@ struct Reflect<Material> {
        .doc = "Draw the back face too (meshes, and cards whose face can turn away)."});
     v(s.ambientTint,
       {.key = "ambient_tint", .doc = "Tint by the scene's ambient colour (NWN m_isTinted)."});
+  }
+};
+
+template <>
+struct Reflect<ParticleEvent> {
+  static constexpr std::string_view kName = "ParticleEvent";
+  static constexpr std::string_view kDoc =
+      "Particles born in another emitter when a particle of this one dies or collides.";
+  template <class V, class S>
+  static void fields(V& v, S& s) {
+    v(s.on, {.key = "on",
+             .doc = "death: the tick the particle dies; collision: each tick it hits a collider.",
+             .alwaysWritten = true});
+    v(s.spawn, {.key = "spawn",
+                .doc = "The emitter of this effect the particles are born in.",
+                .alwaysWritten = true});
+    v(s.count, {.key = "count",
+                .doc = "Particles born per event.",
+                .min = 0,
+                .max = kMaxParticlesPerEmitter});
   }
 };
 
@@ -1232,6 +1254,10 @@ struct Reflect<Emitter> {
                         .doc = "Per-emitter fields (settable at run time without recompiling).",
                         .maxItems = kMaxFields});
     v(s.forceEvent, {.key = "force_event", .doc = "Wind burst with the emitter's events."});
+    v(s.events, {.key = "events",
+                 .doc = "Particle events: particles born in another emitter of the effect when a "
+                        "particle of this one dies or collides.",
+                 .maxItems = kMaxParticleEvents});
   }
 };
 

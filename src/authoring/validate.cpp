@@ -705,8 +705,37 @@ class Validator {
         if (const auto* c = std::get_if<CollisionModule>(&m))
           target = target || c->spawnEmitter == name;
       });
+      for (const ParticleEvent& event : e.events)
+        target = target || event.spawn == name;
     }
     return target;
+  }
+
+  // An emitter's particle events: each names another emitter; a collision event needs a
+  // collision module to fire.
+  void checkParticleEvents(const Emitter& e, const std::vector<std::string_view>& emitters) {
+    if (e.events.empty()) return;
+    Scope events(*this, "events");
+    bool collides = false;
+    forEachUpdateModule(e.update, [&](const UpdateModule& m) {
+      collides = collides || std::holds_alternative<CollisionModule>(m);
+    });
+    for (std::size_t i = 0; i < e.events.size(); ++i) {
+      const ParticleEvent& event = e.events[i];
+      Scope at(*this, i);
+      if (event.on == ParticleEventKind::Collision && !collides) {
+        Scope on(*this, "on");
+        warning("ignored: the emitter has no collision module");
+      }
+      Scope spawn(*this, "spawn");
+      if (event.spawn.empty()) {
+        error("names no emitter");
+      } else if (event.spawn == e.name) {
+        error("an emitter cannot spawn into itself");
+      } else {
+        checkReference(event.spawn, emitters, "emitter");
+      }
+    }
   }
 
   void checkEmitter(const EffectDesc& effect, const Emitter& e,
@@ -718,6 +747,7 @@ class Validator {
     }
     checkFieldDecls("particle_fields", e.particleFields);
     checkFieldDecls("emitter_fields", e.emitterFields);
+    checkParticleEvents(e, emitters);
     const std::vector<std::string_view> positionFields = vec3Fields(effect, e);
 
     {

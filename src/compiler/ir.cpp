@@ -136,6 +136,7 @@ Value Builder::loadGlobal(std::uint32_t import, std::uint32_t width) {
 
 void Builder::kill(Value condition) {
   emit(Opcode::Kill, 1, use(condition));
+  if (trackingKills_) killed_ = select(condition, scalar(1.0f), killed_);
 }
 
 Value Builder::curve(const std::vector<std::pair<float, Lanes>>& keys,

@@ -96,6 +96,13 @@ class Builder {
   /// A fresh random-draw index for this section (each draw gets its own counter stream).
   std::uint32_t nextDraw() { return draws_++; }
   void kill(Value condition);
+  /// From here on, killed() is 1 where a KILL of this section has fired for the particle (a
+  /// non-zero or NaN condition, as KILL reads it), else 0: what particle death events read.
+  void trackKills() {
+    killed_ = scalar(0.0f);
+    trackingKills_ = true;
+  }
+  [[nodiscard]] Value killed() const { return killed_; }
   /// CURVE over `keys` (time, value) pairs, `width` lanes of value, at 1-wide `x`; 2 keys or more,
   /// times finite and non-decreasing. The table goes into the pool whole when emitted.
   Value curve(const std::vector<std::pair<float, Lanes>>& keys, bytecode::CurveTableInterp interp,
@@ -104,6 +111,8 @@ class Builder {
  private:
   std::vector<Node> nodes_;
   std::uint32_t draws_ = 0;
+  bool trackingKills_ = false;
+  Value killed_{};
 };
 
 /// The lanes a Value operand reads (its swizzle applied) when its node is a literal; else none.

@@ -189,6 +189,8 @@ class EmitterCompiler {
   void lowerModuleNode(Builder& b, const std::vector<authoring::NodeModule>& modules);
   void lowerModule(Builder& b, const authoring::UpdateModule& m);
   void collide(Builder& b, const authoring::CollisionModule& c, Value& p, Value& v);
+  std::uint32_t emitterIndex(const std::string& name) const;
+  void spawnWhere(Builder& b, std::uint32_t target, std::uint32_t count, Value fired, Value point);
   void killIf(Builder& b, const authoring::KillModule& k, Value age, Value p, Value v);
   void frameUpdate(Builder& b, Value age, Value t);
 

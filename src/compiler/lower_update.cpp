@@ -82,6 +82,10 @@ void EmitterCompiler::lowerUpdate() {
   r.age = b.add(load(b, "age", 1), r.dt);
   store(b, "age", r.age);
   const Value lifetime = load(b, "lifetime", 1);
+  const bool deathEvents = std::any_of(e_.events.begin(), e_.events.end(), [](const auto& event) {
+    return event.on == ParticleEventKind::Death && event.count > 0;
+  });
+  if (deathEvents) b.trackKills();
   if (!e_.init.immortal) b.kill(b.emit(Opcode::CmpLt, 1, b.use(lifetime), b.use(r.age)));
   r.t = b.saturate(b.div(r.age, lifetime));
   r.p = load(b, "position", 3);
@@ -102,6 +106,10 @@ void EmitterCompiler::lowerUpdate() {
   }
   if (!r.positionSet) r.p = b.fma(r.v, r.dt, r.p);
   flushRunning(b);
+  // Death events: where a KILL fired this tick, at the particle's last position.
+  for (const ParticleEvent& event : e_.events)
+    if (event.on == ParticleEventKind::Death && event.count > 0)
+      spawnWhere(b, emitterIndex(event.spawn), event.count, b.killed(), r.p);
   if (needsSpin_) store(b, "rotation", b.fma(r.spin, r.dt, load(b, "rotation", 1)));
   frameUpdate(b, r.age, r.t);
 }
@@ -279,10 +287,28 @@ void EmitterCompiler::lowerModule(Builder& b, const UpdateModule& m) {
   }
 }
 
-void EmitterCompiler::collide(Builder& b, const CollisionModule& c, Value& p, Value& v) {
-  std::uint32_t spawnTarget = 0;
+// The index of the effect's emitter named `name` (validated to exist).
+std::uint32_t EmitterCompiler::emitterIndex(const std::string& name) const {
   for (std::size_t t = 0; t < effect_.emitters.size(); ++t)
-    if (effect_.emitters[t].name == c.spawnEmitter) spawnTarget = static_cast<std::uint32_t>(t);
+    if (effect_.emitters[t].name == name) return static_cast<std::uint32_t>(t);
+  return 0;
+}
+
+// SPAWN `count` × `fired` (0 or 1) particles into emitter `target` at `point`.
+void EmitterCompiler::spawnWhere(Builder& b, std::uint32_t target, std::uint32_t count, Value fired,
+                                 Value point) {
+  b.emit(Opcode::Spawn, 1, Builder::index(target),
+         b.use(b.mul(fired, b.scalar(static_cast<float>(count)))), b.use(point));
+}
+
+void EmitterCompiler::collide(Builder& b, const CollisionModule& c, Value& p, Value& v) {
+  // Sub-emitters: the module's spawn_emitter, then the emitter's collision events.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> spawns;  // (target, count)
+  if (!c.spawnEmitter.empty() && c.spawnCount > 0)
+    spawns.emplace_back(emitterIndex(c.spawnEmitter), c.spawnCount);
+  for (const ParticleEvent& event : e_.events)
+    if (event.on == ParticleEventKind::Collision && event.count > 0)
+      spawns.emplace_back(emitterIndex(event.spawn), event.count);
   for (std::size_t i = 0; i < c.colliders.size(); ++i) {
     const Collider& k = c.colliders[i];
     const Value center = b.vec3(k.position[0], k.position[1], k.position[2]);
@@ -341,12 +367,8 @@ void EmitterCompiler::collide(Builder& b, const CollisionModule& c, Value& p, Va
     const Value vn = b.dot(v, normal);
     const Value hit = b.mul(b.emit(Opcode::CmpLt, 1, b.use(b.scalar(0.0f)), b.use(depth)),
                             b.emit(Opcode::CmpLe, 1, b.use(vn), b.use(b.scalar(0.0f))));
-    if (!c.spawnEmitter.empty() && c.spawnCount > 0) {
-      // Sub-emitter: spawn_count particles into the target at the point of contact.
-      b.emit(Opcode::Spawn, 1, Builder::index(spawnTarget),
-             b.use(b.mul(hit, b.scalar(static_cast<float>(c.spawnCount)))),
-             b.use(b.fma(normal, depth, p)));
-    }
+    for (const auto& [target, count] : spawns)  // at the point of contact
+      spawnWhere(b, target, count, hit, b.fma(normal, depth, p));
     if (c.response == CollisionResponse::Kill) {
       b.kill(hit);
       continue;

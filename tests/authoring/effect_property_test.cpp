@@ -357,6 +357,13 @@ void makeConsistent(EffectDesc& e) {
             fixModule(inner);
       }
     }
+    // Particle events name another emitter (as collision spawns do).
+    if (e.emitters.size() > 1 && i == 0) {
+      for (ParticleEvent& event : em.events)
+        event.spawn = "emitter 1";
+    } else {
+      em.events.clear();
+    }
     if (em.render.mode == RenderMode::Mesh && em.render.mesh.empty()) em.render.mesh = "shard";
     em.render.beam.targetField.clear();
   }

@@ -117,6 +117,23 @@ TEST(Validate, BirthSampledUpdateParametersAreCheckedWhereTheyApply) {
             "has one frame\n");
 }
 
+TEST(Validate, ParticleEventsNameAnotherEmitter) {
+  EffectDesc e = minimal();
+  Emitter sparks = e.emitters[0];
+  sparks.name = "sparks";
+  e.emitters.push_back(sparks);
+  e.emitters[0].events = {ParticleEvent{ParticleEventKind::Death, "sparkz", 3},
+                          ParticleEvent{ParticleEventKind::Collision, "sparks", 1},
+                          ParticleEvent{ParticleEventKind::Death, e.emitters[0].name, 1},
+                          ParticleEvent{ParticleEventKind::Death, "", 1}};
+  EXPECT_EQ(findings(e),
+            "error: /emitters/0/events/0/spawn: no emitter named \"sparkz\" (did you mean "
+            "\"sparks\"?)\n"
+            "warning: /emitters/0/events/1/on: ignored: the emitter has no collision module\n"
+            "error: /emitters/0/events/2/spawn: an emitter cannot spawn into itself\n"
+            "error: /emitters/0/events/3/spawn: names no emitter\n");
+}
+
 TEST(Validate, NonFiniteValuesAreNamed) {
   EffectDesc e = minimal();
   e.emitters[0].spawn.rate = std::numeric_limits<float>::quiet_NaN();

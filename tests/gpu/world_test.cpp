@@ -157,10 +157,11 @@ INSTANTIATE_TEST_SUITE_P(HeavyExamples, GpuExample, ::testing::Values("rain", "s
 
 // ---- the lifecycle, scripted on both worlds -----------------------------------------------------
 
-// Budgets too small for the rates (overflow), deaths, bursts with repeats, host events with a
-// force event that every emitter's wind feels, a per-distance rate, an emitter field steering a
-// target, a global, and looping emissions (a spawn-time curve, a gravity and a sheet's frame range
-// sampled at birth over the cycle's emitter time; an effect event repeated every cycle).
+// Budgets too small for the rates (overflow), deaths (each a death event into `distance`), bursts
+// with repeats, host events with a force event that every emitter's wind feels, a per-distance
+// rate, an emitter field steering a target, a global, and looping emissions (a spawn-time curve, a
+// gravity and a sheet's frame range sampled at birth over the cycle's emitter time; an effect event
+// repeated every cycle).
 constexpr const char* kScenario = R"({
   "format": "mote.effect/1", "name": "scenario",
   "materials": [{"name": "m"},
@@ -173,7 +174,8 @@ constexpr const char* kScenario = R"({
     {"name": "rate", "material": "m", "max_particles": 24, "spawn": {"rate": 300},
      "init": {"lifetime": [0.2, 0.4], "velocity": {"kind": "sphere", "speed": [1, 2]}},
      "update": [{"type": "gravity", "acceleration": [0, -9.8, 0]},
-                {"type": "wind", "velocity": [0.5, 0, 0], "response": 2}]},
+                {"type": "wind", "velocity": [0.5, 0, 0], "response": 2}],
+     "events": [{"on": "death", "spawn": "distance", "count": 2}]},
     {"name": "bursts", "material": "m", "max_particles": 40,
      "spawn": {"rate": 0, "bursts": [{"time": 0.05, "count": 30, "repeat_interval": 0.3,
                                       "repeat_count": 4}]},

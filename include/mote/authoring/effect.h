@@ -38,6 +38,7 @@ inline constexpr std::uint64_t kMaxParticlesPerEffect = 1u << 22;
 inline constexpr std::uint32_t kMaxCurveKeys = 256;
 inline constexpr std::uint32_t kMaxModules = 64;
 inline constexpr std::uint32_t kMaxBursts = 256;
+inline constexpr std::uint32_t kMaxParticleEvents = 16;  ///< per emitter
 inline constexpr std::uint32_t kMaxFields = 64;
 inline constexpr std::uint32_t kMaxCollisionShapes = 64;
 inline constexpr std::uint32_t kMaxGraphNodes = 4096;
@@ -678,6 +679,23 @@ struct Culling {
   bool operator==(const Culling&) const = default;
 };
 
+/// When a particle event fires.
+enum class ParticleEventKind : std::uint8_t {
+  Death,      ///< the tick a particle dies (its lifetime, a kill module, a killing collision)
+  Collision,  ///< each tick a particle hits a collider of one of its collision modules
+};
+
+/// A particle event: when it fires for a particle, `count` particles are born in emitter `spawn`
+/// of the same effect at the particle's position (its position at the end of the tick for a death,
+/// the point of contact for a collision), queued as the collision module's sub-emitter spawns are
+/// (the target emits them at the start of the next tick, in source-particle order).
+struct ParticleEvent {
+  ParticleEventKind on = ParticleEventKind::Death;
+  std::string spawn;  ///< an emitter of this effect, not this one
+  std::uint32_t count = 1;
+  bool operator==(const ParticleEvent&) const = default;
+};
+
 /// A wind burst fired with the emitter's events (NWN blastRadius / blastLength).
 struct ForceEvent {
   float radius = 0.0f;     ///< m; 0: none
@@ -731,6 +749,7 @@ struct Emitter {
   std::vector<FieldDecl> particleFields;
   std::vector<FieldDecl> emitterFields;
   ForceEvent forceEvent;
+  std::vector<ParticleEvent> events;  ///< particle events (birth is not supported yet)
   bool operator==(const Emitter&) const = default;
 };
 
