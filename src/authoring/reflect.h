@@ -102,7 +102,7 @@ MOTE_ENUM_TRAITS(ColliderKind, "ColliderKind", {"plane", ColliderKind::Plane},
 MOTE_ENUM_TRAITS(CollisionResponse, "CollisionResponse", {"bounce", CollisionResponse::Bounce},
                  {"splat", CollisionResponse::Splat}, {"kill", CollisionResponse::Kill});
 MOTE_ENUM_TRAITS(ParticleEventKind, "ParticleEventKind", {"death", ParticleEventKind::Death},
-                 {"collision", ParticleEventKind::Collision});
+                 {"collision", ParticleEventKind::Collision}, {"birth", ParticleEventKind::Birth});
 MOTE_ENUM_TRAITS(KillCondition, "KillCondition", {"age", KillCondition::Age},
                  {"plane", KillCondition::Plane}, {"sphere", KillCondition::Sphere},
                  {"box", KillCondition::Box}, {"speed_below", KillCondition::SpeedBelow});
@@ -298,11 +298,12 @@ template <>
 struct Reflect<ParticleEvent> {
   static constexpr std::string_view kName = "ParticleEvent";
   static constexpr std::string_view kDoc =
-      "Particles born in another emitter when a particle of this one dies or collides.";
+      "Particles born in another emitter when a particle of this one is born, dies or collides.";
   template <class V, class S>
   static void fields(V& v, S& s) {
     v(s.on, {.key = "on",
-             .doc = "death: the tick the particle dies; collision: each tick it hits a collider.",
+             .doc = "death: the tick the particle dies; collision: each tick it hits a collider; "
+                    "birth: when it is born.",
              .alwaysWritten = true});
     v(s.spawn, {.key = "spawn",
                 .doc = "The emitter of this effect the particles are born in.",
@@ -1256,7 +1257,7 @@ struct Reflect<Emitter> {
     v(s.forceEvent, {.key = "force_event", .doc = "Wind burst with the emitter's events."});
     v(s.events, {.key = "events",
                  .doc = "Particle events: particles born in another emitter of the effect when a "
-                        "particle of this one dies or collides.",
+                        "particle of this one is born, dies or collides.",
                  .maxItems = kMaxParticleEvents});
   }
 };

@@ -158,7 +158,7 @@ INSTANTIATE_TEST_SUITE_P(HeavyExamples, GpuExample, ::testing::Values("rain", "s
 // ---- the lifecycle, scripted on both worlds -----------------------------------------------------
 
 // Budgets too small for the rates (overflow), deaths (each a death event into `distance`), bursts
-// with repeats, host events with a force event that every emitter's wind feels, a per-distance
+// with repeats (each newborn a birth event into `distance`), host events with a force event that every emitter's wind feels, a per-distance
 // rate, an emitter field steering a target, a global, and looping emissions (a spawn-time curve, a
 // gravity and a sheet's frame range sampled at birth over the cycle's emitter time; an effect event
 // repeated every cycle).
@@ -180,7 +180,8 @@ constexpr const char* kScenario = R"({
      "spawn": {"rate": 0, "bursts": [{"time": 0.05, "count": 30, "repeat_interval": 0.3,
                                       "repeat_count": 4}]},
      "init": {"lifetime": 0.5, "velocity": {"kind": "cone", "spread": 30, "speed": [2, 3]}},
-     "update": [{"type": "wind", "velocity": [0, 0, 0], "response": 1}]},
+     "update": [{"type": "wind", "velocity": [0, 0, 0], "response": 1}],
+     "events": [{"on": "birth", "spawn": "distance", "count": 1}]},
     {"name": "events", "material": "m", "max_particles": 16,
      "spawn": {"mode": "event_burst", "rate": 6, "event_name": "boom"},
      "force_event": {"radius": 4, "duration": 0.5, "strength": 12},

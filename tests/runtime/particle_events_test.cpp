@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Particle events (issue 26, deliverable 1, first part): an emitter's `events` birth particles in
-// another emitter of the effect when one of its particles dies or collides — counted by hand: each
-// death or hit queues `count` particles, born at the particle's last position or at the point of
-// contact; and the state is the same under any thread count.
+// another emitter of the effect when one of its particles is born, dies or collides — counted by
+// hand: each birth, death or hit queues `count` particles, born where the particle was born, at
+// its last position or at the point of contact; and the state is the same under any thread count.
 #include "support/compile_effect.h"
 
 #include <mote/core/job_system.h>
@@ -97,6 +97,38 @@ TEST(ParticleEvents, EveryHitBirthsItsCountAtThePointOfContact) {
       EXPECT_EQ(v->streams[p + 1][i], y);
     }
   }
+}
+
+TEST(ParticleEvents, EveryBirthBirthsItsCountWhereTheParticleWasBorn) {
+  // Five particles born at (1, 2, 3) at t = 0, flying off; each birth births 2 `puffs` there, and
+  // a steady 64 a second (one a tick) births 1 `trail` each.
+  constexpr const char* kBirths = R"({"format": "mote.effect/1", "name": "births",
+    "materials": [{"name": "m"}],
+    "emitters": [
+      {"name": "shots", "material": "m", "position": [1, 2, 3], "max_particles": 5,
+       "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 5}]},
+       "init": {"lifetime": 100, "velocity": {"kind": "sphere", "speed": 3}},
+       "events": [{"on": "birth", "spawn": "puffs", "count": 2}]},
+      {"name": "steady", "material": "m", "max_particles": 100, "spawn": {"rate": 64},
+       "init": {"lifetime": 100}, "events": [{"on": "birth", "spawn": "trail"}]},
+      {"name": "puffs", "material": "m", "spawn": {"rate": 0}, "init": {"lifetime": 100}},
+      {"name": "trail", "material": "m", "spawn": {"rate": 0}, "init": {"lifetime": 100}}]})";
+  auto world = makeWorld();
+  const EffectHandle h = world->addEffect(test::compileJson(kBirths)).value();
+  for (int t = 0; t < 10; ++t)
+    world->tick(kDt);
+  const EmitterView puffs = world->view(world->emitter(h, 2)).value();
+  ASSERT_EQ(puffs.live, 10u);  // 5 births × 2
+  const auto p = static_cast<std::size_t>(puffs.emitter->channels.position);
+  for (std::uint32_t i = 0; i < puffs.live; ++i) {
+    EXPECT_EQ(puffs.streams[p][i], 1.0f);
+    EXPECT_EQ(puffs.streams[p + 1][i], 2.0f);
+    EXPECT_EQ(puffs.streams[p + 2][i], 3.0f);
+  }
+  // A birth's particles are born the tick after it: 10 births in 10 ticks, the last one's still
+  // queued.
+  EXPECT_EQ(world->emitterStats(world->emitter(h, 1)).value().live, 10u);
+  EXPECT_EQ(world->emitterStats(world->emitter(h, 3)).value().live, 9u);
 }
 
 TEST(ParticleEvents, TheStateIsTheSameUnderAnyThreadCount) {

@@ -683,12 +683,14 @@ struct Culling {
 enum class ParticleEventKind : std::uint8_t {
   Death,      ///< the tick a particle dies (its lifetime, a kill module, a killing collision)
   Collision,  ///< each tick a particle hits a collider of one of its collision modules
+  Birth,      ///< the tick a particle is born
 };
 
 /// A particle event: when it fires for a particle, `count` particles are born in emitter `spawn`
-/// of the same effect at the particle's position (its position at the end of the tick for a death,
-/// the point of contact for a collision), queued as the collision module's sub-emitter spawns are
-/// (the target emits them at the start of the next tick, in source-particle order).
+/// of the same effect at the particle's position (where it was born for a birth, its position at
+/// the end of the tick for a death, the point of contact for a collision), queued as the collision
+/// module's sub-emitter spawns are (the target emits them at the start of the next tick, in
+/// source-particle order).
 struct ParticleEvent {
   ParticleEventKind on = ParticleEventKind::Death;
   std::string spawn;  ///< an emitter of this effect, not this one
@@ -749,7 +751,7 @@ struct Emitter {
   std::vector<FieldDecl> particleFields;
   std::vector<FieldDecl> emitterFields;
   ForceEvent forceEvent;
-  std::vector<ParticleEvent> events;  ///< particle events (birth is not supported yet)
+  std::vector<ParticleEvent> events;  ///< particle events
   bool operator==(const Emitter&) const = default;
 };
 
