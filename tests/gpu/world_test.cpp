@@ -158,10 +158,10 @@ INSTANTIATE_TEST_SUITE_P(HeavyExamples, GpuExample, ::testing::Values("rain", "s
 // ---- the lifecycle, scripted on both worlds -----------------------------------------------------
 
 // Budgets too small for the rates (overflow), deaths (each a death event into `distance`), bursts
-// with repeats (each newborn a birth event into `distance`), host events with a force event that every emitter's wind feels, a per-distance
-// rate, an emitter field steering a target, a global, and looping emissions (a spawn-time curve, a
-// gravity and a sheet's frame range sampled at birth over the cycle's emitter time; an effect event
-// repeated every cycle).
+// with repeats (each newborn a birth event into `distance`), host events with a force event that
+// every emitter's wind feels, a per-distance rate, an emitter field steering a target, a global,
+// and looping emissions (a spawn-time curve, a gravity and a sheet's frame range sampled at birth
+// over the cycle's emitter time; an effect event repeated every cycle).
 constexpr const char* kScenario = R"({
   "format": "mote.effect/1", "name": "scenario",
   "materials": [{"name": "m"},
