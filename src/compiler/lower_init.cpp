@@ -304,8 +304,7 @@ void EmitterCompiler::frameInit(Builder& b) {
   const SpriteSheet* sheet = animatedSheet();
   if (sheet == nullptr) return;
   const SpriteSheet& s = *sheet;
-  const bool keyed =
-      !s.frameBeginOverEmitterTime.keys.empty() || !s.frameEndOverEmitterTime.keys.empty();
+  const bool keyed = keyedFrameRange(s);
   const std::optional<FrameRange> range =
       keyed ? std::optional<FrameRange>(frameRange(b, s)) : std::nullopt;
   const Value offset =

@@ -429,8 +429,7 @@ void EmitterCompiler::frameUpdate(Builder& b, Value age, Value t) {
   if (sheet == nullptr) return;
   const SpriteSheet& s = *sheet;
   // A range that follows emitter time is the particle's own (frameRange); a fixed one is constant.
-  const bool keyed =
-      !s.frameBeginOverEmitterTime.keys.empty() || !s.frameEndOverEmitterTime.keys.empty();
+  const bool keyed = keyedFrameRange(s);
   const std::optional<FrameRange> range =
       keyed ? std::optional<FrameRange>(frameRange(b, s)) : std::nullopt;
   const float count = framesPlayed(s);
