@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <variant>
 
 namespace mote::compiler {
@@ -305,16 +304,15 @@ void EmitterCompiler::frameInit(Builder& b) {
   if (sheet == nullptr) return;
   const SpriteSheet& s = *sheet;
   const bool keyed = keyedFrameRange(s);
-  const std::optional<FrameRange> range =
-      keyed ? std::optional<FrameRange>(frameRange(b, s)) : std::nullopt;
+  const FrameRange range = keyed ? frameRange(b, s) : FrameRange{};
   const Value offset =
       s.randomStart ? b.unary(Opcode::Floor,
                               b.mul(b.emit(Opcode::RandUniform, 1, Builder::index(b.nextDraw())),
-                                    keyed ? range->count : b.scalar(framesPlayed(s))))
+                                    keyed ? range.count : b.scalar(framesPlayed(s))))
                     : b.scalar(0.0f);
   store(b, "frame_offset", offset);
   store(b, "frame",
-        b.add(offset, keyed ? range->begin : b.scalar(static_cast<float>(s.frameBegin))));
+        b.add(offset, keyed ? range.begin : b.scalar(static_cast<float>(s.frameBegin))));
 }
 
 }  // namespace mote::compiler

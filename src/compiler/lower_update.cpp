@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <optional>
 #include <variant>
 
 namespace mote::compiler {
@@ -430,10 +429,9 @@ void EmitterCompiler::frameUpdate(Builder& b, Value age, Value t) {
   const SpriteSheet& s = *sheet;
   // A range that follows emitter time is the particle's own (frameRange); a fixed one is constant.
   const bool keyed = keyedFrameRange(s);
-  const std::optional<FrameRange> range =
-      keyed ? std::optional<FrameRange>(frameRange(b, s)) : std::nullopt;
+  const FrameRange range = keyed ? frameRange(b, s) : FrameRange{};
   const float count = framesPlayed(s);
-  const auto frames = [&] { return keyed ? range->count : b.scalar(count); };
+  const auto frames = [&] { return keyed ? range.count : b.scalar(count); };
   const Value offset = load(b, "frame_offset", 1);
   Value progress = s.playback == SheetPlayback::OverLife
                        ? b.mul(t, frames())
@@ -444,10 +442,9 @@ void EmitterCompiler::frameUpdate(Builder& b, Value age, Value t) {
   const Value within =
       s.loop && s.playback == SheetPlayback::Fps
           ? b.emit(Opcode::Mod, 1, b.use(progress), b.use(frames()))
-          : b.min(progress, keyed ? b.sub(range->count, b.scalar(hold)) : b.scalar(count - hold));
+          : b.min(progress, keyed ? b.sub(range.count, b.scalar(hold)) : b.scalar(count - hold));
   const Value frame = s.frameBlend ? within : b.unary(Opcode::Floor, within);
-  store(b, "frame",
-        b.add(frame, keyed ? range->begin : b.scalar(static_cast<float>(s.frameBegin))));
+  store(b, "frame", b.add(frame, keyed ? range.begin : b.scalar(static_cast<float>(s.frameBegin))));
 }
 
 }  // namespace mote::compiler
