@@ -27,6 +27,12 @@ std::unique_ptr<ParticleWorld> makeWorld(WorldDesc desc = {}) {
   return ParticleWorld::create(desc).takeValue();
 }
 
+// Particle i's position.
+std::array<float, 3> positionOf(const EmitterView& v, std::uint32_t i) {
+  const auto p = static_cast<std::size_t>(v.emitter->channels.position);
+  return {v.streams[p][i], v.streams[p + 1][i], v.streams[p + 2][i]};
+}
+
 // `shells`: `n` particles at t = 0 flying out at 1 m/s in random directions, living 0.5 s; each
 // death births 3 `sparks`, at rest where the shell died.
 std::string shells(std::uint32_t n) {
@@ -53,10 +59,8 @@ TEST(ParticleEvents, EveryDeathBirthsItsCountWhereTheParticleDied) {
   // A shell dies in the tick its age passes 0.5 s (33 ticks of 1/64 s: 0.515625 s at 1 m/s), and
   // its sparks are born at its last position: three at each of ten points on that sphere.
   std::set<std::array<float, 3>> points;
-  const auto p = static_cast<std::size_t>(sparks.emitter->channels.position);
   for (std::uint32_t i = 0; i < sparks.live; ++i) {
-    const std::array<float, 3> at{sparks.streams[p][i], sparks.streams[p + 1][i],
-                                  sparks.streams[p + 2][i]};
+    const std::array<float, 3> at = positionOf(sparks, i);
     EXPECT_NEAR(std::hypot(at[0], at[1], at[2]), 33.0f / 64.0f, 1e-5f);
     points.insert(at);
   }
@@ -91,10 +95,9 @@ TEST(ParticleEvents, EveryHitBirthsItsCountAtThePointOfContact) {
   // next finds it 1/32 m below. The contact point is on the ground, and the drop dies at the end
   // of that tick, one more step of 1/32 m down.
   for (const auto& [v, y] : {std::pair{&splash, 0.0f}, std::pair{&marks, -2.0f / 32.0f}}) {
-    const auto p = static_cast<std::size_t>(v->emitter->channels.position);
     for (std::uint32_t i = 0; i < v->live; ++i) {
-      EXPECT_EQ(v->streams[p][i], 0.0f);
-      EXPECT_EQ(v->streams[p + 1][i], y);
+      EXPECT_EQ(positionOf(*v, i)[0], 0.0f);
+      EXPECT_EQ(positionOf(*v, i)[1], y);
     }
   }
 }
@@ -119,11 +122,8 @@ TEST(ParticleEvents, EveryBirthBirthsItsCountWhereTheParticleWasBorn) {
     world->tick(kDt);
   const EmitterView puffs = world->view(world->emitter(h, 2)).value();
   ASSERT_EQ(puffs.live, 10u);  // 5 births × 2
-  const auto p = static_cast<std::size_t>(puffs.emitter->channels.position);
   for (std::uint32_t i = 0; i < puffs.live; ++i) {
-    EXPECT_EQ(puffs.streams[p][i], 1.0f);
-    EXPECT_EQ(puffs.streams[p + 1][i], 2.0f);
-    EXPECT_EQ(puffs.streams[p + 2][i], 3.0f);
+    EXPECT_EQ(positionOf(puffs, i), (std::array<float, 3>{1.0f, 2.0f, 3.0f}));
   }
   // A birth's particles are born the tick after it: 10 births in 10 ticks, the last one's still
   // queued.
