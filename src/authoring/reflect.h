@@ -98,7 +98,8 @@ MOTE_ENUM_TRAITS(CurveMode, "CurveMode", {"multiply", CurveMode::Multiply},
 MOTE_ENUM_TRAITS(TargetMode, "TargetMode", {"gravity", TargetMode::Gravity},
                  {"bezier", TargetMode::Bezier});
 MOTE_ENUM_TRAITS(ColliderKind, "ColliderKind", {"plane", ColliderKind::Plane},
-                 {"sphere", ColliderKind::Sphere}, {"box", ColliderKind::Box});
+                 {"sphere", ColliderKind::Sphere}, {"box", ColliderKind::Box},
+                 {"host", ColliderKind::Host});
 MOTE_ENUM_TRAITS(CollisionResponse, "CollisionResponse", {"bounce", CollisionResponse::Bounce},
                  {"splat", CollisionResponse::Splat}, {"kill", CollisionResponse::Kill});
 MOTE_ENUM_TRAITS(ParticleEventKind, "ParticleEventKind", {"death", ParticleEventKind::Death},
@@ -388,7 +389,10 @@ struct Reflect<SpawnShape> {
       "hemisphere open along local +Y, line runs from the origin to end.";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.kind, {.key = "kind", .doc = "Shape.", .alwaysWritten = true});
+    v(s.kind, {.key = "kind",
+               .doc = "Shape; host: the world the host gives (a heightfield, a distance volume, "
+                      "a physics scene), swept along each particle's motion.",
+               .alwaysWritten = true});
     v(s.size, {.key = "size",
                .doc = "rect (x, z) and box full extents.",
                .unit = "m",
@@ -921,7 +925,10 @@ struct Reflect<Collider> {
   static constexpr std::string_view kDoc = "A static collision shape in world space.";
   template <class V, class S>
   static void fields(V& v, S& s) {
-    v(s.kind, {.key = "kind", .doc = "Shape.", .alwaysWritten = true});
+    v(s.kind, {.key = "kind",
+               .doc = "Shape; host: the world the host gives (a heightfield, a distance volume, "
+                      "a physics scene), swept along each particle's motion.",
+               .alwaysWritten = true});
     v(s.position, {.key = "position",
                    .doc = "plane: a point on it; sphere, box: centre.",
                    .unit = "m",

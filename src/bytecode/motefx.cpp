@@ -9,6 +9,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <concepts>
@@ -549,23 +550,31 @@ Status checkEffect(const CompiledEffect& e) {
   return {};
 }
 
-// Version 1 → 2. The payload layout is the same (visitEffectV2 reads both); what v2 adds is the
-// CURVE opcode, which a v1 program cannot hold: a v1 file with one is refused, like any other
-// opcode unknown to its version. A v1 program's curves are arithmetic (docs/compiler.md) and stay
-// so: they verify and run unchanged in v2, only slower than CURVE.
-Status upgradeV1ToV2(const EffectV2& effect) {
-  for (const EmitterV2& old : effect.emitters) {
-    const CompiledEmitter& em = old.emitter;
-    for (const Section s : {Section::Init, Section::Update}) {
-      const std::span<const std::uint32_t> code = em.program.section(s);
-      for (std::size_t at = 0; at + kWordsPerInstruction <= code.size();
-           at += kWordsPerInstruction) {
-        if ((code[at] & 0xFFu) == static_cast<std::uint32_t>(Opcode::Curve)) {
-          return parseError("emitter " + em.name + ": " +
-                            (s == Section::Init ? "init[" : "update[") +
-                            std::to_string(at / kWordsPerInstruction) +
-                            "]: opcode 54 (curve) in a version 1 file (curve is version 2)");
-        }
+// The opcodes a version step added: a file of an older version cannot hold them, and one that
+// does is refused like any other opcode unknown to its version. v2 added CURVE (a v1 program's
+// curves are arithmetic, docs/compiler.md, and stay so: they verify and run unchanged, only slower
+// than CURVE); v5 added COLLIDE. Every other step changed the layout, not what a program may hold.
+struct OpcodeSince {
+  Opcode opcode;
+  std::uint32_t version;
+};
+constexpr std::array kOpcodesSince{OpcodeSince{Opcode::Curve, 2}, OpcodeSince{Opcode::Collide, 5}};
+
+Status refuseLaterOpcodes(std::uint32_t version, const CompiledEmitter& em) {
+  for (const Section s : {Section::Init, Section::Update}) {
+    const std::span<const std::uint32_t> code = em.program.section(s);
+    for (std::size_t at = 0; at + kWordsPerInstruction <= code.size(); at += kWordsPerInstruction) {
+      for (const OpcodeSince& since : kOpcodesSince) {
+        if ((code[at] & 0xFFu) != static_cast<std::uint32_t>(since.opcode) ||
+            version >= since.version)
+          continue;
+        return parseError("emitter " + em.name + ": " + (s == Section::Init ? "init[" : "update[") +
+                          std::to_string(at / kWordsPerInstruction) + "]: opcode " +
+                          std::to_string(static_cast<unsigned>(since.opcode)) + " (" +
+                          std::string(opInfo(since.opcode).mnemonic) + ") in a version " +
+                          std::to_string(version) + " file (" +
+                          std::string(opInfo(since.opcode).mnemonic) + " is version " +
+                          std::to_string(since.version) + ")");
       }
     }
   }
@@ -599,10 +608,16 @@ Result<CompiledEffect> readPayload(std::uint32_t version, std::span<const std::u
     }
     return {};
   };
-  if (version == kMotefxVersion) {
+  const auto opcodesOf = [version](const CompiledEffect& effect) -> Status {
+    for (const CompiledEmitter& em : effect.emitters)
+      MOTE_RETURN_IF_ERROR(refuseLaterOpcodes(version, em));
+    return {};
+  };
+  if (version >= 4) {  // versions 4 and 5 share a layout (5 adds COLLIDE)
     CompiledEffect effect;
     visitEffect(r, effect);
     MOTE_RETURN_IF_ERROR(finish());
+    MOTE_RETURN_IF_ERROR(opcodesOf(effect));
     return effect;
   }
   if (version == 3) {
@@ -611,12 +626,14 @@ Result<CompiledEffect> readPayload(std::uint32_t version, std::span<const std::u
     CompiledEffect effect;
     visitEffectWith(r, effect, [](auto& w, auto& em) { visitEmitterV3(w, em); });
     MOTE_RETURN_IF_ERROR(finish());
+    MOTE_RETURN_IF_ERROR(opcodesOf(effect));
     return effect;
   }
-  EffectV2 old;  // versions 1 and 2 share a layout
+  EffectV2 old;  // versions 1 and 2 share a layout (2 adds CURVE)
   visitEffectV2(r, old);
   MOTE_RETURN_IF_ERROR(finish());
-  if (version == 1) MOTE_RETURN_IF_ERROR(upgradeV1ToV2(old));
+  for (const EmitterV2& em : old.emitters)
+    MOTE_RETURN_IF_ERROR(refuseLaterOpcodes(version, em.emitter));
   return upgradeV2ToV3(std::move(old));
 }
 

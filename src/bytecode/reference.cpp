@@ -434,6 +434,16 @@ class Machine {
                                read(in, 1, 1)[0]),
               w);
         return;
+      case Opcode::Collide: {
+        const Lanes from = read(in, 0, 3);
+        const Lanes to = read(in, 1, 3);
+        const CollisionCast cast{
+            {from[0], from[1], from[2]}, {to[0], to[1], to[2]}, read(in, 2, 1)[0]};
+        CollisionHit hit;
+        if (ctx_.collision != nullptr) ctx_.collision->cast({&cast, 1}, {&hit, 1});
+        write(in, collideResult(cast, hit), 4);
+        return;
+      }
       case Opcode::SampleWind: {
         const Lanes pos = read(in, 0, 3);
         std::array<float, 3> wind{0.0f, 0.0f, 0.0f};

@@ -312,8 +312,19 @@ void EmitterCompiler::collide(Builder& b, const CollisionModule& c, Value& p, Va
     const Collider& k = c.colliders[i];
     const Value center = b.vec3(k.position[0], k.position[1], k.position[2]);
     Value normal;
-    Value depth;  // > 0: penetration along `normal`
-    if (k.kind == ColliderKind::Plane) {
+    Value depth;   // > 0: penetration of `at` along `normal`
+    Value at = p;  // the shapes test where the particle is now
+    if (k.kind == ColliderKind::Host) {
+      // The host's world, swept along this tick's motion: depth is how far the end of the sweep
+      // lies behind the contact plane (bytecode/collision.h), so the response below puts the
+      // particle on it.
+      const Value to = b.fma(v, run_.dt, p);
+      const Value r =
+          b.emit(Opcode::Collide, 4, b.use(p), b.use(to), b.use(b.scalar(c.particleRadius)));
+      normal = b.emit(Opcode::Mov, 3, b.use(r));
+      depth = b.lane(r, 3);
+      at = to;
+    } else if (k.kind == ColliderKind::Plane) {
       const Vec3& n = k.normal;
       const float len = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
       normal = b.vec3(n[0] / len, n[1] / len, n[2] / len);
@@ -367,12 +378,12 @@ void EmitterCompiler::collide(Builder& b, const CollisionModule& c, Value& p, Va
     const Value hit = b.mul(b.emit(Opcode::CmpLt, 1, b.use(b.scalar(0.0f)), b.use(depth)),
                             b.emit(Opcode::CmpLe, 1, b.use(vn), b.use(b.scalar(0.0f))));
     for (const auto& [target, count] : spawns)  // at the point of contact
-      spawnWhere(b, target, count, hit, b.fma(normal, depth, p));
+      spawnWhere(b, target, count, hit, b.fma(normal, depth, at));
     if (c.response == CollisionResponse::Kill) {
       b.kill(hit);
       continue;
     }
-    const Value pushed = b.fma(normal, depth, p);
+    const Value pushed = b.fma(normal, depth, at);
     p = b.select(hit, pushed, p);
     if (c.response == CollisionResponse::Splat) {
       v = b.select(hit, b.vec3(0.0f, 0.0f, 0.0f), v);

@@ -69,6 +69,12 @@ Status ParticleWorld::Impl::admit(const CompiledEffect& effect) {
                       "(WorldDesc::maxContextWords)",
                       where, contextWords, desc.maxContextWords));
     }
+    if (p.countOf(bytecode::Opcode::Collide) > 0) {
+      return invalidArgument(
+          fmt::format("{}it collides with the host's world (COLLIDE, a collider of kind 'host'), "
+                      "which only the CPU runtime asks; simulate it on the CPU",
+                      where));
+    }
     requestsNeeded += std::uint64_t{e.maxParticles} * p.countOf(bytecode::Opcode::Spawn);
     if (findProgram(p, bytecode::contentHash(p)) == programSlots.size())
       programWordsNeeded += p.init.size() + p.update.size() + 4 * p.constants.size();

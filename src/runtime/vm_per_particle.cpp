@@ -99,6 +99,31 @@ void curveSegments(const BatchState& batch, const PreparedProgram::Op& op,
   }
 }
 
+// COLLIDE: the batch's casts, kCollisionChunk at a time, to the host's world.
+void collide(const BatchState& batch, const PreparedProgram::Op& op,
+             const std::array<std::array<const float*, 4>, 3>& s, const std::array<float*, 4>& d) {
+  const bytecode::CollisionProvider* world = batch.ctx->collision;
+  std::array<bytecode::CollisionCast, bytecode::kCollisionChunk> casts;
+  std::array<bytecode::CollisionHit, bytecode::kCollisionChunk> hits;
+  for (std::uint32_t first = 0; first < batch.n; first += bytecode::kCollisionChunk) {
+    const std::uint32_t n = std::min(bytecode::kCollisionChunk, batch.n - first);
+    for (std::uint32_t k = 0; k < n; ++k) {
+      const std::uint32_t i = first + k;
+      casts[k] = {
+          {s[0][0][i], s[0][1][i], s[0][2][i]}, {s[1][0][i], s[1][1][i], s[1][2][i]}, s[2][0][i]};
+      hits[k] = {};
+    }
+    if (world != nullptr) world->cast({casts.data(), n}, {hits.data(), n});
+    for (std::uint32_t k = 0; k < n; ++k) {
+      const std::array<float, 4> r = bytecode::collideResult(casts[k], hits[k]);
+      for (std::uint32_t c = 0; c < 4; ++c)
+        d[c][first + k] = r[c];
+    }
+  }
+  for (std::uint32_t c = 0; c < 4; ++c)
+    batch.rowSources[op.dst + c] = d[c];
+}
+
 // The lane-mixing ops and host calls (runsPerParticle), one particle at a time: gather its
 // sources, compute as the reference
 // does, write its destination lanes.
@@ -122,6 +147,10 @@ void runPerParticle(const BatchState& batch, const PreparedProgram::Op& op) {
       std::fill_n(d[c], batch.n, 0.0f);
       batch.rowSources[op.dst + c] = d[c];
     }
+    return;
+  }
+  if (op.op == Opcode::Collide) {
+    collide(batch, op, s, d);
     return;
   }
   const bool spawns = op.op == Opcode::Spawn;

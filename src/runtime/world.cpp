@@ -472,6 +472,10 @@ void ParticleWorld::setWind(WindField wind, void* user) noexcept {
   impl_->windUser = user;
 }
 
+void ParticleWorld::setCollision(const bytecode::CollisionProvider* world) noexcept {
+  impl_->collision = world;
+}
+
 Result<std::uint32_t> ParticleWorld::trigger(EffectHandle effect, std::string_view name) {
   Impl& w = *impl_;
   EffectSlot* e = w.effectSlot(effect);

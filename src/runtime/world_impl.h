@@ -251,6 +251,7 @@ struct ParticleWorld::Impl {
   std::uint64_t particlesInUse = 0;
   WindField wind = nullptr;
   void* windUser = nullptr;
+  const bytecode::CollisionProvider* collision = nullptr;
   WorldStats stats;
   double time = 0.0;
   // Force events (an emitter's `force_event`, raised with its events during tick()): wind bursts

@@ -211,6 +211,7 @@ void ParticleWorld::Impl::step(std::span<const std::uint32_t> stepRowList, doubl
     VmContext& c = rows[row].context;
     c.wind = bursts.size() > 0 ? &Impl::windWithBlasts : wind;
     c.windUser = bursts.size() > 0 ? static_cast<void*>(this) : windUser;
+    c.collision = collision;
   }
   if (backend != nullptr) {  // the particles are the backend's; its counts come back on request
     backend->step(stepRowList, dt);

@@ -90,6 +90,7 @@ constexpr std::array kHandComputed = {
     HandComputed{Opcode::SampleWind, "SampleWindAsksTheHostOrIsStill"},
     HandComputed{Opcode::Spawn, "SpawnQueuesWholeParticlesAtAPosition"},
     HandComputed{Opcode::Curve, "CurveHoldsTheEndsSearchesTheSegmentAndLerps"},
+    HandComputed{Opcode::Collide, "CollideAsksTheHostOrMisses"},
 };
 
 constexpr bool everyOpcodeHandComputedExactlyOnce() {
@@ -289,7 +290,7 @@ TEST(IsaTable, OpcodesAreDenseAndRowsAreWellFormed) {
   }
   EXPECT_EQ(opInfo(kOpcodeCount), nullptr);
   EXPECT_EQ(opInfo(255u), nullptr);
-  EXPECT_EQ(kOpcodeCount, 55u);  // append-only: a new opcode updates this and kHandComputed
+  EXPECT_EQ(kOpcodeCount, 56u);  // append-only: a new opcode updates this and kHandComputed
 }
 
 // --- every opcode is of one class, and each class means what isa.h says

@@ -716,6 +716,49 @@ TEST(ReferenceOp, SampleWindAsksTheHostOrIsStill) {
   EXPECT_EQ(h.out(3), (std::vector<float>{0.0f, 0.0f, 0.0f}));
 }
 
+// The ground y = 0 as a host world: a sphere's centre meets it at y = radius.
+class Floor final : public CollisionProvider {
+ public:
+  void cast(std::span<const CollisionCast> casts, std::span<CollisionHit> hits) const override {
+    for (std::size_t i = 0; i < casts.size(); ++i) {
+      const CollisionCast& c = casts[i];
+      const float above = c.from[1] - c.radius;
+      const float below = c.to[1] - c.radius;
+      hits[i] = {};
+      if (!(above >= 0.0f && below < 0.0f)) continue;
+      const float dx = c.to[0] - c.from[0];
+      const float dy = c.to[1] - c.from[1];
+      const float dz = c.to[2] - c.from[2];
+      hits[i].hit = true;
+      hits[i].normal = {0.0f, 1.0f, 0.0f};
+      hits[i].distance = above / (above - below) * std::sqrt(dx * dx + dy * dy + dz * dz);
+    }
+  }
+};
+
+TEST(ReferenceOp, CollideAsksTheHostOrMisses) {
+  Harness h;
+  h.program.constants = {
+      {0.0f, 2.0f, 0.0f, 0.0f}, {0.0f, -2.0f, 0.0f, 0.0f}, {0.0f, 1.0f, 0.0f, 0.0f}};
+  const Floor floor;
+  h.context.collision = &floor;
+  // From (0, 2, 0) to (0, -2, 0), radius 0.5: the centre meets the ground at y = 0.5, 1.5 m
+  // along; the end lies 2.5 m behind that plane.
+  const auto run = [&](std::uint32_t to) {
+    return h.run({op(Opcode::LoadConst, 3, 0, {idx(0)}), op(Opcode::LoadConst, 3, 4, {idx(to)}),
+                  op(Opcode::Collide, 4, 8, {reg(0), reg(4), imm(0.5f)}), store(kOut, 4, 8)});
+  };
+  ASSERT_TRUE(run(1));
+  EXPECT_EQ(h.out(4), (std::vector<float>{0.0f, 1.0f, 0.0f, 2.5f}));
+  // To (0, 1, 0): the sphere stops short of the ground.
+  ASSERT_TRUE(run(2));
+  EXPECT_EQ(h.out(4), (std::vector<float>{0.0f, 0.0f, 0.0f, -1.0f}));
+  // No host world: nothing is hit.
+  h.context.collision = nullptr;
+  ASSERT_TRUE(run(1));
+  EXPECT_EQ(h.out(4), (std::vector<float>{0.0f, 0.0f, 0.0f, -1.0f}));
+}
+
 struct SpawnLog {
   std::vector<std::array<float, 5>> requests;  // target, count, x, y, z
 };

@@ -34,12 +34,12 @@ TEST(Motefx, DamagedFilesAreRefusedWithTheReason) {
   b[0] = 'X';
   EXPECT_EQ(loadError(b), "offset 0: not a .motefx file (bad magic)");
   b = good;
-  b[8] = 5;  // a future version
+  b[8] = 6;  // a future version
   EXPECT_EQ(loadError(b),
-            "offset 8: unsupported .motefx version 5 (this build reads versions 1 to 4)");
+            "offset 8: unsupported .motefx version 6 (this build reads versions 1 to 5)");
   b[8] = 0;
   EXPECT_EQ(loadError(b),
-            "offset 8: unsupported .motefx version 0 (this build reads versions 1 to 4)");
+            "offset 8: unsupported .motefx version 0 (this build reads versions 1 to 5)");
   b = good;
   b[12] = 1;
   EXPECT_EQ(loadError(b), "offset 12: unknown flags 1");
@@ -70,11 +70,50 @@ std::size_t curveInstructions(const CompiledEffect& effect) {
   return count;
 }
 
-TEST(Motefx, SavesVersionFour) {
+TEST(Motefx, SavesVersionFive) {
   const std::vector<std::uint8_t> bytes = bonfireBytes();
   ASSERT_GE(bytes.size(), 12u);
-  EXPECT_EQ(bytes[8], 4u);
-  EXPECT_EQ(kMotefxVersion, 4u);
+  EXPECT_EQ(bytes[8], 5u);
+  EXPECT_EQ(kMotefxVersion, 5u);
+}
+
+// v5 added COLLIDE in v4's layout: the v4 fixture loads to the effect the v5 fixture holds, and
+// saving it writes the v5 file byte for byte (only the header's version differs).
+TEST(Motefx, TheVersionFourFixtureIsTheVersionFiveEffect) {
+  Result<CompiledEffect> v4 = loadFixture("v4/explosion.motefx");
+  ASSERT_TRUE(v4.ok()) << v4.status().toString();
+  Result<CompiledEffect> v5 = loadFixture("v5/explosion.motefx");
+  ASSERT_TRUE(v5.ok()) << v5.status().toString();
+  EXPECT_TRUE(*v4 == *v5);
+  Result<std::vector<std::uint8_t>> v5Bytes =
+      readFile(mote::test::sourcePath("tests/golden/motefx/v5/explosion.motefx"), kMaxMotefxBytes);
+  ASSERT_TRUE(v5Bytes.ok());
+  EXPECT_TRUE(saveMotefx(*v4) == *v5Bytes);
+}
+
+TEST(Motefx, AFileBeforeVersionFiveWithCollideIsRefused) {
+  const authoring::EffectLoadResult loaded = authoring::parseEffect(
+      R"({"format": "mote.effect/1", "name": "rainfall", "materials": [{"name": "m"}],
+          "emitters": [{"name": "drops", "material": "m", "update": [
+            {"type": "collision", "colliders": [{"kind": "host"}]}]}]})",
+      "rainfall.json");
+  ASSERT_TRUE(loaded.ok());
+  const compiler::CompileResult compiled = compiler::compileEffect(loaded.effect);
+  ASSERT_TRUE(compiled.ok());
+  std::vector<std::uint8_t> bytes = saveMotefx(compiled.effect);
+  EXPECT_TRUE(loadMotefx(bytes).ok());
+  for (const std::uint8_t older : {std::uint8_t{4}, std::uint8_t{3}}) {
+    bytes[8] = older;  // the checksum covers the payload only
+    const std::string error = loadError(bytes);
+    if (older == 4) {
+      EXPECT_EQ(error.rfind("emitter drops: update[", 0), 0u) << error;
+      EXPECT_NE(error.find("]: opcode 55 (collide) in a version 4 file (collide is version 5)"),
+                std::string::npos)
+          << error;
+    } else {
+      EXPECT_FALSE(error.empty());  // a v3 file has another layout: refused either way
+    }
+  }
 }
 
 // explosion.motefx in v2/ and v3/ (both written by mote compile from the same effect; v3 without
@@ -99,7 +138,11 @@ TEST(Motefx, TheVersionTwoAndThreeFixturesUpgradeToTheVersionFourEffect) {
   Result<std::vector<std::uint8_t>> v4Bytes =
       readFile(mote::test::sourcePath("tests/golden/motefx/v4/explosion.motefx"), kMaxMotefxBytes);
   ASSERT_TRUE(v3Bytes.ok() && v4Bytes.ok());
-  EXPECT_TRUE(saveMotefx(*v2) == *v4Bytes);
+  std::vector<std::uint8_t> saved = saveMotefx(*v2);
+  ASSERT_EQ(saved.size(), v4Bytes->size());
+  saved[8] =
+      4;  // saving writes version 5, v4's layout (TheVersionFourFixtureIsTheVersionFiveEffect)
+  EXPECT_TRUE(saved == *v4Bytes);
   EXPECT_EQ(v4Bytes->size(), v3Bytes->size() + 7 * 16);
 }
 

@@ -523,6 +523,22 @@ TEST_F(GpuWorld, APoolPastTheDevicesLimitIsOutOfMemoryNamingIt) {
       << w.status().message();
 }
 
+TEST_F(GpuWorld, AnEffectThatCollidesWithTheHostsWorldIsRefused) {
+  // COLLIDE asks the host's world, which only the CPU runtime has: refused, naming the emitter.
+  const bytecode::CompiledEffect effect = compileJson(
+      R"({"format": "mote.effect/1", "name": "rainfall", "materials": [{"name": "m"}],
+          "emitters": [{"name": "drops", "material": "m", "update": [
+            {"type": "collision", "colliders": [{"kind": "host"}]}]}]})");
+  std::unique_ptr<gpu::ParticleWorld> gpu = makeGpu(gpu::worldDescFor(effect));
+  ASSERT_TRUE(gpu);
+  const Result<EffectHandle> placed = gpu->addEffect(effect);
+  ASSERT_FALSE(placed.ok());
+  EXPECT_EQ(placed.status().code(), StatusCode::InvalidArgument);
+  EXPECT_EQ(placed.status().message(),
+            "addEffect: 'rainfall' emitter 'drops': it collides with the host's world (COLLIDE, a "
+            "collider of kind 'host'), which only the CPU runtime asks; simulate it on the CPU");
+}
+
 TEST_F(GpuWorld, WhatDoesNotFitTheDescIsAnErrorAtAddEffect) {
   const bytecode::CompiledEffect effect = compileJson(kScenario);
   gpu::WorldDesc desc = gpu::worldDescFor(effect);

@@ -59,6 +59,23 @@ std::array<float, 3> wind(const std::array<float, 3>& p, void*) {
   return {p[1] * 0.5f, -p[0], p[2] + 1.0f};
 }
 
+// A host world that hits every cast moving down, part-way and from inside when it starts below
+// y = 0, so COLLIDE's result differs from particle to particle.
+class Slope final : public CollisionProvider {
+ public:
+  void cast(std::span<const CollisionCast> casts, std::span<CollisionHit> hits) const override {
+    for (std::size_t i = 0; i < casts.size(); ++i) {
+      const CollisionCast& c = casts[i];
+      hits[i] = {};
+      if (!(c.to[1] < c.from[1])) continue;
+      hits[i].hit = true;
+      hits[i].normal = {0.6f, 0.8f, 0.0f};
+      hits[i].distance = (c.from[1] - c.to[1]) * 0.25f + c.radius;
+      hits[i].penetration = c.from[1] < 0.0f ? -c.from[1] : 0.0f;
+    }
+  }
+};
+
 // Runs every opcode instance through the VM (on whichever SIMD target is chosen now) and the
 // reference; returns the number of cases.
 std::size_t expectEveryOpcodeMatches() {
@@ -104,6 +121,8 @@ std::size_t expectEveryOpcodeMatches() {
         vc.seed = rc.seed = 99;
         vc.tick = rc.tick = 5;
         vc.wind = rc.wind = &wind;
+        const Slope slope;
+        vc.collision = rc.collision = &slope;
         vc.spawn = rc.spawn = &record;
         vc.spawnUser = &vmLog;
         rc.spawnUser = &refLog;

@@ -570,7 +570,8 @@ TEST(ParticleWorld, BonfireStateHashIsPinned) {
 
 // The explosion fixtures of tests/golden/motefx: v1 (written before CURVE: its curves are
 // arithmetic), v2 (its curves are CURVE instructions), v3 (v2's programs, without the fields
-// nothing reads) and v4 (v3 with empty motion). The programs compute the same values
+// nothing reads), v4 (v3 with empty motion) and v5 (v4's bytes, relabelled by the version that
+// added COLLIDE). The programs compute the same values
 // (docs/compiler.md, "Curves"), so the simulations end in the same state, bit for bit.
 TEST(ParticleWorld, EveryVersionsFixtureRunsToTheSameStateHash) {
   const auto run = [](const char* path) -> std::uint64_t {
@@ -593,6 +594,7 @@ TEST(ParticleWorld, EveryVersionsFixtureRunsToTheSameStateHash) {
   EXPECT_EQ(run("v2/explosion.motefx"), v1);
   EXPECT_EQ(run("v3/explosion.motefx"), v1);
   EXPECT_EQ(run("v4/explosion.motefx"), v1);
+  EXPECT_EQ(run("v5/explosion.motefx"), v1);
 }
 
 // The state hash canonicalises NaN: particles whose field holds log(−1) (a quiet NaN) and

@@ -170,6 +170,7 @@ std::vector<render::DebugCollider> debugColliders(
     const std::vector<authoring::Collider>& authored) {
   std::vector<render::DebugCollider> colliders;
   for (const authoring::Collider& c : authored) {
+    if (c.kind == authoring::ColliderKind::Host) continue;  // the host's world has no gizmo
     render::DebugCollider d;
     d.kind = c.kind == authoring::ColliderKind::Plane    ? render::DebugCollider::Kind::Plane
              : c.kind == authoring::ColliderKind::Sphere ? render::DebugCollider::Kind::Sphere

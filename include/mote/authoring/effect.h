@@ -389,7 +389,9 @@ struct WindModule {
   bool operator==(const WindModule&) const = default;
 };
 
-enum class ColliderKind : std::uint8_t { Plane, Sphere, Box };
+/// Host: the world the host gives (ParticleWorld::setCollision: a physics scene, a heightfield, a
+/// distance volume), swept from each particle's position along this tick's motion.
+enum class ColliderKind : std::uint8_t { Plane, Sphere, Box, Host };
 
 struct Collider {
   ColliderKind kind = ColliderKind::Plane;

@@ -69,7 +69,7 @@ enum class WidthRule : std::uint8_t {
   X(Random, "dst lane c from word c of the particle's draw i (and lane c of the sources)")     \
   X(RandomShape, "a 3-vector from all four words of the particle's draw i")                    \
   X(Curve, "dst = a keyed curve, a table in the constant pool, at a 1-wide t")                 \
-  X(Host, "calls the host for each particle (the wind field, the spawn sink)")                 \
+  X(Host, "calls the host for each particle (the wind field, the spawn sink, collisions)")     \
   X(Kill, "marks the particle dead; no dst")
 
 enum class OpClass : std::uint8_t {
@@ -184,7 +184,9 @@ inline constexpr std::uint32_t kOpClassCount = static_cast<std::uint32_t>(kOpCla
   X(Spawn, 53, "spawn", Host, NoDst, Index, Scalar, Vec3,                                          \
     "queue floor(b) particles (none for b < 1 or nan) into emitter i, born at position c")         \
   X(Curve, 54, "curve", Curve, Any, Index, Scalar, Index,                                          \
-    "dst = the keyed curve of c keys (c >> 16: interpolation) in constants from i, at t = b")
+    "dst = the keyed curve of c keys (c >> 16: interpolation) in constants from i, at t = b")      \
+  X(Collide, 55, "collide", Host, Fixed4, Vec3, Vec3, Scalar,                                      \
+    "dst = (n, d): host hit normal n, radius c swept a to b, b's depth d; miss: (0,0,0,-1)")
 
 enum class Opcode : std::uint8_t {
 #define MOTE_ISA_ENUM(name, code, mnemonic, cls, width, s0, s1, s2, doc) name = code,

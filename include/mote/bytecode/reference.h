@@ -10,6 +10,7 @@
 // Allocation: never.
 #pragma once
 
+#include <mote/bytecode/collision.h>
 #include <mote/bytecode/program.h>
 
 #include <array>
@@ -38,6 +39,7 @@ struct ReferenceContext {
   void* windUser = nullptr;
   SpawnFn spawn = nullptr;  ///< null: SPAWN requests are dropped
   void* spawnUser = nullptr;
+  const CollisionProvider* collision = nullptr;  ///< COLLIDE's world; null: nothing is hit
 };
 
 /// The Philox stream of random draw `index` (< kMaxRandomDraws = 2^16) of `section` at `tick`:

@@ -12,6 +12,7 @@
 // and may be shared. Allocation: create() and prepare() allocate; run() never does.
 #pragma once
 
+#include <mote/bytecode/collision.h>
 #include <mote/bytecode/program.h>
 #include <mote/bytecode/reference.h>
 #include <mote/core/status.h>
@@ -129,6 +130,8 @@ struct VmContext {
   void* windUser = nullptr;
   bytecode::SpawnFn spawn = nullptr;
   void* spawnUser = nullptr;
+  /// COLLIDE's world (null: nothing is hit), asked kCollisionChunk particles at a time.
+  const bytecode::CollisionProvider* collision = nullptr;
 };
 
 class BatchVm {

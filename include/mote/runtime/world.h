@@ -203,6 +203,11 @@ class ParticleWorld {
   Status setGlobal(std::string_view name, std::span<const float> value);
   /// The wind SAMPLE_WIND reads (null: still air).
   void setWind(WindField wind, void* user) noexcept;
+  /// The world COLLIDE asks — colliders of kind "host" (null: nothing is hit). Not owned: it must
+  /// outlive the ticks that use it. Its cast() is called from every worker at once during tick()
+  /// (bytecode/collision.h states what it must do); HeightfieldCollider and SdfCollider
+  /// (runtime/colliders.h) are two a tool can give without a physics engine.
+  void setCollision(const bytecode::CollisionProvider* world) noexcept;
 
   /// Fires the event `name` on the effect: every event_burst emitter with that event name emits
   /// its rate of particles in the next tick. Returns how many emitters it fired (0 is not an

@@ -86,6 +86,7 @@ const uint OP_KILL = 51u;
 const uint OP_WIND = 52u;
 const uint OP_SPAWN = 53u;
 const uint OP_CURVE = 54u;
+const uint OP_COLLIDE = 55u;
 
 const uint KIND_IMM = 2u;
 // CurveTableInterp (MOTE_CURVE_INTERP_LIST).
@@ -435,6 +436,15 @@ bool vmRun(uint instructions, VmRandom rng) {
       }
       case OP_CURVE:
         vmWrite(dst, vmCurve(s0, s2, w, b.x), w);
+        break;
+      case OP_COLLIDE:
+        // No host world on the GPU: nothing is hit (the GPU world refuses effects that collide
+        // with the host's world; this keeps the interpreter total). Lane by lane: lavapipe wrote
+        // -0 into lane 2 of vmWrite(dst, uvec4(0u, 0u, 0u, 0xbf800000u), 4u).
+        vmSetReg(dst, kZero);
+        vmSetReg(dst + 1u, kZero);
+        vmSetReg(dst + 2u, kZero);
+        vmSetReg(dst + 3u, xNeg(kOne));
         break;
       default:
         break;  // every opcode is handled above (GpuVmSource.KnowsEveryOpcodeByItsNumber)
