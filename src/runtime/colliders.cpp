@@ -35,10 +35,14 @@ Vec along(const Vec& from, const Vec& d, float t) {
   return {from[0] + d[0] * t, from[1] + d[1] * t, from[2] + d[2] * t};
 }
 
+// v / |v|, scaled by its largest component first so that neither a tiny (subnormal squares) nor a
+// huge (overflowing squares) gradient loses its direction; `fallback` for a zero or non-finite v.
 Vec unit(const Vec& v, const Vec& fallback) {
-  const float len = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-  if (!(len > 0.0f) || !std::isfinite(len)) return fallback;
-  return {v[0] / len, v[1] / len, v[2] / len};
+  const float m = std::max({std::fabs(v[0]), std::fabs(v[1]), std::fabs(v[2])});
+  if (!(m > 0.0f) || !std::isfinite(m)) return fallback;
+  const Vec s{v[0] / m, v[1] / m, v[2] / m};
+  const float len = std::sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+  return {s[0] / len, s[1] / len, s[2] / len};
 }
 
 // The first contact of the cast with `field`'s surface: field.gap(p, r) > 0 where a sphere of

@@ -119,7 +119,7 @@ Result<render::Camera> SceneState::defaultCamera() const {
 Status SceneState::draw(const render::Camera& camera, render::Image& image) {
   Result<const ParticleWorld*> world = sim_->world();
   if (!world.ok()) return world.status();
-  const cli::FrameExtras extras{placed_, &hidden_, options_.debug ? &overlay_ : nullptr};
+  const cli::FrameExtras extras{placed_, &hidden_, options_.debug ? &overlay_ : nullptr, {}};
   return cli::drawFrame(*renderer_, **world, camera, extras, scratch_, image);
 }
 

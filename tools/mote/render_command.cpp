@@ -102,6 +102,9 @@ int runRender(const RenderCommandOptions& o) {
   if (filtered && o.gpu)
     return fail("--hide and --solo draw with the software renderer: not with --gpu");
 
+  Result<std::unique_ptr<HostWorld>> host = HostWorld::load(o.hostWorld);
+  if (!host.ok()) return fail(host.status().message());
+
   std::unique_ptr<ThreadPool> pool;
   {
     Result<std::unique_ptr<ThreadPool>> created = ThreadPool::create(o.threads);
@@ -113,6 +116,7 @@ int runRender(const RenderCommandOptions& o) {
   place.jobs = pool.get();
   place.seed = o.seed;
   place.transform = transformAt(o, 0.0);
+  place.collision = (*host)->collision();
   EffectHandle placed;
   Result<std::unique_ptr<Simulation>> made = placeEffect(effect, place, placed);
   if (!made.ok()) return fail(o.input + ": " + made.status().message());
@@ -126,6 +130,7 @@ int runRender(const RenderCommandOptions& o) {
 
   render::RendererOptions ro = settings->renderer;
   ro.jobs = pool.get();
+  if (!(*host)->terrain().empty()) ro.ground = false;  // the terrain is the ground
   Result<render::ParticleRenderer> renderer = render::ParticleRenderer::create(ro);
   if (!renderer.ok()) return fail(renderer.status().message());
 #if MOTE_HAVE_GPU
@@ -149,7 +154,7 @@ int runRender(const RenderCommandOptions& o) {
   render::DebugOverlayOptions overlay;
   overlay.colliders = colliders;
   // --hide, --solo and --debug: the software frame's extras.
-  const FrameExtras extras{placed, &*hidden, o.debug ? &overlay : nullptr};
+  const FrameExtras extras{placed, &*hidden, o.debug ? &overlay : nullptr, (*host)->terrain()};
   FrameScratch scratch;
 
   std::vector<render::Image> frames(o.frames);

@@ -3,6 +3,8 @@
 // numbered PNG sequence or (through the ffmpeg CLI) MP4 / WebM.
 #pragma once
 
+#include "host_world.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -49,6 +51,9 @@ struct RenderCommandOptions {
   /// the simulation runs them all. The software renderer's only.
   std::vector<std::string> hide;
   std::string solo;
+  /// --heightfield, --sdf and their placement: the world colliders of kind "host" meet, the
+  /// heightfield drawn as terrain (in place of the ground grid).
+  HostWorldOptions hostWorld;
 };
 
 /// Returns 0 on success, 1 (with a message on stderr) on any error.

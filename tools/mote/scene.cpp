@@ -62,18 +62,6 @@ bool parseColor(const std::string& text, std::array<float, 3>& linear) {
   return true;
 }
 
-// "x,y,z" → three finite floats.
-bool parseTriple(const std::string& text, std::array<float, 3>& out) {
-  float a = 0.0f;
-  float b = 0.0f;
-  float c = 0.0f;
-  char tail = 0;
-  if (std::sscanf(text.c_str(), "%f,%f,%f%c", &a, &b, &c, &tail) != 3) return false;
-  if (!std::isfinite(a) || !std::isfinite(b) || !std::isfinite(c)) return false;
-  out = {a, b, c};
-  return true;
-}
-
 // --light dir:x,y,z:r,g,b (x,y,z toward the light) or point:x,y,z:r,g,b:radius.
 Result<render::Light> parseLight(const std::string& text) {
   const auto bad = [&](const std::string& why) {
@@ -105,6 +93,17 @@ Result<render::Light> parseLight(const std::string& text) {
 }
 
 }  // namespace
+
+bool parseTriple(const std::string& text, std::array<float, 3>& out) {
+  float a = 0.0f;
+  float b = 0.0f;
+  float c = 0.0f;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%f,%f,%f%c", &a, &b, &c, &tail) != 3) return false;
+  if (!std::isfinite(a) || !std::isfinite(b) || !std::isfinite(c)) return false;
+  out = {a, b, c};
+  return true;
+}
 
 Result<SceneSettings> sceneSettings(const RenderCommandOptions& o) {
   SceneSettings out;
@@ -346,7 +345,8 @@ Status drawFrame(render::ParticleRenderer& renderer, const ParticleWorld& world,
   const bool filtered =
       extras.hidden != nullptr &&
       std::find(extras.hidden->begin(), extras.hidden->end(), true) != extras.hidden->end();
-  if (!filtered && extras.overlay == nullptr) return renderer.render(world, camera, image);
+  if (!filtered && extras.overlay == nullptr && extras.scene.empty())
+    return renderer.render(world, camera, image);
   if (!scratch.packets) {  // room for the placed effect's emitters (the tools' worlds hold one)
     const auto room = static_cast<std::uint32_t>(
         extras.hidden != nullptr ? std::max<std::size_t>(extras.hidden->size(), 1) : 4096);
@@ -364,6 +364,8 @@ Status drawFrame(render::ParticleRenderer& renderer, const ParticleWorld& world,
   } else {
     MOTE_RETURN_IF_ERROR(renderer.prepare(world, camera));
   }
+  for (const SceneTriangle& t : extras.scene)
+    MOTE_RETURN_IF_ERROR(renderer.drawTriangle3D(t.a, t.b, t.c, t.color));
   if (extras.overlay != nullptr) {
     if (Status s = render::drawDebugOverlay(renderer, world, drawn, *extras.overlay); !s.ok())
       return Status(s.code(), "--debug: " + s.message());

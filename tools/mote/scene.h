@@ -6,6 +6,7 @@
 #pragma once
 
 #include "framing.h"
+#include "host_world.h"
 #include "render_command.h"
 #include "simulation.h"
 
@@ -28,6 +29,9 @@
 #include <vector>
 
 namespace mote::cli {
+
+/// "x,y,z" → three finite floats; false otherwise.
+bool parseTriple(const std::string& text, std::array<float, 3>& out);
 
 /// "rrggbb" or "#rrggbb" → sRGB components in [0, 1]; false when it is not six hex digits.
 bool parseHexColor(const std::string& text, std::array<float, 3>& srgb);
@@ -107,6 +111,7 @@ struct FrameExtras {
   EffectHandle placed;
   const std::vector<bool>* hidden = nullptr;  ///< one flag per emitter of `placed`; null: none
   const render::DebugOverlayOptions* overlay = nullptr;
+  std::span<const SceneTriangle> scene;  ///< opaque scene triangles (the host world's terrain)
 };
 
 /// Scratch a frame with extras reuses (made once, so steady frames allocate nothing).
@@ -116,8 +121,8 @@ struct FrameScratch {
 };
 
 /// `world` under `camera` into `image` with `renderer`: render() itself when `extras` asks for
-/// nothing, else the kept packets prepared, the overlay drawn (errors prefixed "--debug: "),
-/// rasterized. `jobs` builds the packets (null: this thread).
+/// nothing, else the kept packets prepared, the scene's triangles and the overlay drawn (errors
+/// prefixed "--debug: "), rasterized. `jobs` builds the packets (null: this thread).
 Status drawFrame(render::ParticleRenderer& renderer, const ParticleWorld& world,
                  const render::Camera& camera, const FrameExtras& extras, FrameScratch& scratch,
                  render::Image& image, JobSystem* jobs = nullptr);

@@ -71,6 +71,11 @@ Result<std::unique_ptr<Simulation>> placeEffect(const bytecode::CompiledEffect& 
   EffectOptions effectOptions;
   effectOptions.seed = options.seed;
   effectOptions.transform = options.transform;
+  if (options.gpu && options.collision != nullptr) {
+    return invalidArgument(
+        "--heightfield and --sdf give the CPU world a host world to collide with; the GPU world "
+        "has none");
+  }
   if (options.gpu) {
 #if MOTE_HAVE_GPU
     Result<std::unique_ptr<gpu::Context>> context = gpu::Context::create();
@@ -92,6 +97,7 @@ Result<std::unique_ptr<Simulation>> placeEffect(const bytecode::CompiledEffect& 
   Result<std::unique_ptr<ParticleWorld>> world =
       ParticleWorld::create(worldDescFor(effect, options.jobs));
   if (!world.ok()) return world.status();
+  (*world)->setCollision(options.collision);
   Result<EffectHandle> h = (*world)->addEffect(effect, effectOptions);
   if (!h.ok()) return h.status();
   placed = *h;

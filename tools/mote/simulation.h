@@ -44,6 +44,9 @@ struct PlaceOptions {
   JobSystem* jobs = nullptr;  ///< the CPU world's workers (borrowed)
   std::uint64_t seed = 0;     ///< EffectOptions::seed
   Transform transform;        ///< where the effect starts
+  /// The world colliders of kind "host" ask (borrowed; must outlive the simulation). The CPU
+  /// world's only: with gpu, an error.
+  const bytecode::CollisionProvider* collision = nullptr;
 };
 
 /// `effect` placed in a world of its own sized for it. The error says what failed (no GPU in this
