@@ -8,11 +8,14 @@
 #include <mote/authoring/effect_json.h>
 #include <mote/compiler/compiler.h>
 #include <mote/core/job_system.h>
+#include <mote/runtime/colliders.h>
 #include <mote/runtime/world.h>
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -233,6 +236,63 @@ void BM_PeerBurst(benchmark::State& state) {
       static_cast<double>(std::max<std::int64_t>(state.iterations(), 1));
 }
 BENCHMARK(BM_PeerBurst)->Name("particles_burst_spawn")->Arg(1024)->Arg(4096);
+
+// World collision through the host (docs/runtime.md, "Host collision"): casts through the
+// heightfield alone, 64 at a time as the VM hands them over; and a tick of 4,096 drops bouncing on
+// the ground, through a flat heightfield (collider kind host) against the analytic plane.
+mote::HeightfieldCollider hills() {
+  constexpr std::uint32_t kSide = 128;
+  mote::HeightfieldDesc d;
+  d.columns = d.rows = kSide;
+  for (std::uint32_t j = 0; j < kSide; ++j)
+    for (std::uint32_t i = 0; i < kSide; ++i)
+      d.heights.push_back(0.5f + 0.25f * std::sin(0.11f * static_cast<float>(i)) *
+                                     std::cos(0.07f * static_cast<float>(j)));
+  d.min = {-8.0f, 0.0f, -8.0f};
+  d.size = {16.0f, 2.0f, 16.0f};
+  return mote::HeightfieldCollider::create(std::move(d)).takeValue();
+}
+
+void BM_CollideCasts(benchmark::State& state) {
+  const mote::HeightfieldCollider ground = hills();
+  // Drops falling 0.15 m a tick (9 m/s at 60 Hz) from heights spread over 0..2 m above the ground:
+  // about one in seven crosses it.
+  std::array<mote::bytecode::CollisionCast, mote::bytecode::kCollisionChunk> casts{};
+  for (std::size_t k = 0; k < casts.size(); ++k) {
+    const float x = -7.5f + 15.0f * static_cast<float>(k * 37 % 64) / 64.0f;
+    const float z = -7.5f + 15.0f * static_cast<float>(k * 11 % 64) / 64.0f;
+    const float y = ground.heightAt(x, z) + 2.0f * static_cast<float>(k) / 64.0f;
+    casts[k] = {{x, y, z}, {x, y - 0.15f, z}, 0.02f};
+  }
+  std::array<mote::bytecode::CollisionHit, mote::bytecode::kCollisionChunk> hits{};
+  for (auto _ : state) {
+    ground.cast(casts, hits);
+    benchmark::DoNotOptimize(hits.data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(casts.size()));
+}
+BENCHMARK(BM_CollideCasts)->Name("collide/heightfield/casts");
+
+std::string bouncingDrops(const char* collider) {
+  return std::string(R"({"format": "mote.effect/1", "name": "drops", "materials": [{"name": "m"}],
+    "emitters": [{"name": "drops", "material": "m", "position": [0, 2, 0], "max_particles": 4096,
+      "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 4096}]},
+      "shape": {"kind": "box", "size": [8, 2, 8]},
+      "init": {"lifetime": 100000, "velocity": {"kind": "sphere", "speed": 2}},
+      "update": [{"type": "gravity"}, {"type": "collision", "colliders": [)") +
+         collider + R"(], "bounce": 0.6, "particle_radius": 0.02}]}]})";
+}
+
+void BM_CollideWorld(benchmark::State& state, const char* collider) {
+  const mote::HeightfieldCollider ground = hills();
+  auto w = world(compile(bouncingDrops(collider)), nullptr);
+  w->setCollision(&ground);
+  for (auto _ : state)
+    w->tick(kBenchDt);
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(w->stats().live));
+}
+BENCHMARK_CAPTURE(BM_CollideWorld, host, R"({"kind": "host"})")->Name("collide/host/4096");
+BENCHMARK_CAPTURE(BM_CollideWorld, plane, R"({"kind": "plane"})")->Name("collide/plane/4096");
 
 void BM_Threads(benchmark::State& state) {
   const auto threads = static_cast<std::uint32_t>(state.range(0));

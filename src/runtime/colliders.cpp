@@ -38,8 +38,9 @@ Vec along(const Vec& from, const Vec& d, float t) {
 // v / |v|, scaled by its largest component first so that neither a tiny (subnormal squares) nor a
 // huge (overflowing squares) gradient loses its direction; `fallback` for a zero or non-finite v.
 Vec unit(const Vec& v, const Vec& fallback) {
+  if (!finite(v)) return fallback;  // (std::max would pass a NaN lane by)
   const float m = std::max({std::fabs(v[0]), std::fabs(v[1]), std::fabs(v[2])});
-  if (!(m > 0.0f) || !std::isfinite(m)) return fallback;
+  if (!(m > 0.0f)) return fallback;
   const Vec s{v[0] / m, v[1] / m, v[2] / m};
   const float len = std::sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
   return {s[0] / len, s[1] / len, s[2] / len};
