@@ -313,6 +313,18 @@ struct Reflect<ParticleEvent> {
                 .doc = "Particles born per event.",
                 .min = 0,
                 .max = kMaxParticlesPerEmitter});
+    v(s.inheritVelocity,
+      {.key = "inherit_velocity",
+       .doc = "Fraction of the particle's velocity added to the velocity the spawned particles "
+              "are born with (its velocity after the tick, after a collision's response).",
+       .min = -10,
+       .max = 10});
+    v(s.inheritColor, {.key = "inherit_color",
+                       .doc = "The spawned particles' birth colour is multiplied by the "
+                              "particle's colour."});
+    v(s.inheritSize, {.key = "inherit_size",
+                      .doc = "The spawned particles' birth size is multiplied by the particle's "
+                             "width (size x)."});
   }
 };
 

@@ -12,6 +12,7 @@
 #include <mote/core/builtin_sprites.h>
 #include <mote/core/suggest.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -711,9 +712,36 @@ class Validator {
     return target;
   }
 
+  // What an event passes that its target's update modules overwrite every tick: a colour or size
+  // over-life curve in set mode.
+  void checkInheritance(const EffectDesc& effect, const ParticleEvent& event) {
+    const auto target = std::find_if(effect.emitters.begin(), effect.emitters.end(),
+                                     [&](const Emitter& t) { return t.name == event.spawn; });
+    if (target == effect.emitters.end()) return;
+    bool setsColor = false;
+    bool setsSize = false;
+    forEachUpdateModule(target->update, [&](const UpdateModule& m) {
+      if (const auto* c = std::get_if<ColorOverLifeModule>(&m))
+        setsColor = setsColor || c->mode == CurveMode::Set;
+      if (const auto* s = std::get_if<SizeOverLifeModule>(&m))
+        setsSize = setsSize || s->mode == CurveMode::Set;
+    });
+    if (event.inheritColor && setsColor) {
+      Scope key(*this, "inherit_color");
+      warning("lost: " + event.spawn +
+              "'s color_over_life sets the colour every tick (use mode multiply to keep it)");
+    }
+    if (event.inheritSize && setsSize) {
+      Scope key(*this, "inherit_size");
+      warning("lost: " + event.spawn +
+              "'s size_over_life sets the size every tick (use mode multiply to keep it)");
+    }
+  }
+
   // An emitter's particle events: each names another emitter; a collision event needs a
   // collision module to fire.
-  void checkParticleEvents(const Emitter& e, const std::vector<std::string_view>& emitters) {
+  void checkParticleEvents(const EffectDesc& effect, const Emitter& e,
+                           const std::vector<std::string_view>& emitters) {
     if (e.events.empty()) return;
     Scope events(*this, "events");
     bool collides = false;
@@ -727,6 +755,7 @@ class Validator {
         Scope on(*this, "on");
         warning("ignored: the emitter has no collision module");
       }
+      checkInheritance(effect, event);
       Scope spawn(*this, "spawn");
       if (event.spawn.empty()) {
         error("names no emitter");
@@ -747,7 +776,7 @@ class Validator {
     }
     checkFieldDecls("particle_fields", e.particleFields);
     checkFieldDecls("emitter_fields", e.emitterFields);
-    checkParticleEvents(e, emitters);
+    checkParticleEvents(effect, e, emitters);
     const std::vector<std::string_view> positionFields = vec3Fields(effect, e);
 
     {

@@ -55,7 +55,11 @@ std::string instructionText(const std::uint32_t* words) {
   out += '.';
   out += std::to_string(in.width);
   std::vector<std::string> operands;
-  if (hasDst) operands.push_back("r" + std::to_string(in.dst));
+  if (info->width == WidthRule::DstIndex) {
+    operands.push_back("#" + std::to_string(in.dst));
+  } else if (hasDst) {
+    operands.push_back("r" + std::to_string(in.dst));
+  }
   for (std::uint32_t slot = 0; slot < 3; ++slot) {
     const SourceRule rule = info->sources[slot];
     const std::uint32_t word = in.src[slot];
@@ -344,7 +348,14 @@ class Assembler {
       if (t.empty()) fail("expected an operand");
       return t;
     };
-    if (info.width != WidthRule::NoDst) {
+    if (info.width == WidthRule::DstIndex) {
+      const std::string_view t = operand();
+      if (!error_.ok()) return;
+      if (!t.starts_with('#') || !number(t.substr(1), in.dst) || in.dst > 0xFFu) {
+        at_ = tokenStart_;
+        return fail("expected a destination index #0..#255, got '" + std::string(t) + "'");
+      }
+    } else if (info.width != WidthRule::NoDst) {
       const std::string_view t = operand();
       if (!error_.ok()) return;
       std::uint32_t word = 0;

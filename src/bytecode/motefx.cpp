@@ -530,9 +530,15 @@ Status checkEffect(const CompiledEffect& e) {
     for (const std::vector<std::uint32_t>* code : {&em.program.init, &em.program.update}) {
       for (std::size_t at = 0; at + kWordsPerInstruction <= code->size();
            at += kWordsPerInstruction) {
-        if (((*code)[at] & 0xFFu) == static_cast<std::uint32_t>(Opcode::Spawn) &&
-            ((*code)[at + 1] >= e.emitters.size() || &e.emitters[(*code)[at + 1]] == &em)) {
-          return parseError(where + "spawns into emitter " + std::to_string((*code)[at + 1]) +
+        const std::uint32_t op = (*code)[at] & 0xFFu;
+        if (op != static_cast<std::uint32_t>(Opcode::Spawn) &&
+            op != static_cast<std::uint32_t>(Opcode::SpawnInherit))
+          continue;
+        // SPAWN names its target in s0, SPAWNI in dst.
+        const std::uint32_t target =
+            op == static_cast<std::uint32_t>(Opcode::Spawn) ? (*code)[at + 1] : (*code)[at] >> 24;
+        if (target >= e.emitters.size() || &e.emitters[target] == &em) {
+          return parseError(where + "spawns into emitter " + std::to_string(target) +
                             " (not another emitter of the " + std::to_string(e.emitters.size()) +
                             ")");
         }
@@ -553,24 +559,32 @@ Status checkEffect(const CompiledEffect& e) {
 // The opcodes a version step added: a file of an older version cannot hold them, and one that
 // does is refused like any other opcode unknown to its version. v2 added CURVE (a v1 program's
 // curves are arithmetic, docs/compiler.md, and stay so: they verify and run unchanged, only slower
-// than CURVE); v5 added COLLIDE. Every other step changed the layout, not what a program may hold.
+// than CURVE); v5 added COLLIDE; v6 added SPAWNI and the builtins it feeds (source_velocity,
+// source_size, source_color). Every other step changed the layout, not what a program may hold.
 struct OpcodeSince {
   Opcode opcode;
   std::uint32_t version;
 };
-constexpr std::array kOpcodesSince{OpcodeSince{Opcode::Curve, 2}, OpcodeSince{Opcode::Collide, 5}};
+constexpr std::array kOpcodesSince{OpcodeSince{Opcode::Curve, 2}, OpcodeSince{Opcode::Collide, 5},
+                                   OpcodeSince{Opcode::SpawnInherit, 6}};
+constexpr std::uint32_t kBuiltinsBeforeV6 = static_cast<std::uint32_t>(Builtin::SourceVelocity);
 
 Status refuseLaterOpcodes(std::uint32_t version, const CompiledEmitter& em) {
   for (const Section s : {Section::Init, Section::Update}) {
     const std::span<const std::uint32_t> code = em.program.section(s);
     for (std::size_t at = 0; at + kWordsPerInstruction <= code.size(); at += kWordsPerInstruction) {
+      const std::string where = "emitter " + em.name + ": " +
+                                (s == Section::Init ? "init[" : "update[") +
+                                std::to_string(at / kWordsPerInstruction) + "]: ";
+      const std::uint32_t op = code[at] & 0xFFu;
+      if (version < 6 && op == static_cast<std::uint32_t>(Opcode::LoadBuiltin) &&
+          code[at + 1] >= kBuiltinsBeforeV6 && code[at + 1] < kBuiltinCount) {
+        return parseError(where + "builtin " + std::string(kBuiltinInfos[code[at + 1]].name) +
+                          " in a version " + std::to_string(version) + " file (it is version 6)");
+      }
       for (const OpcodeSince& since : kOpcodesSince) {
-        if ((code[at] & 0xFFu) != static_cast<std::uint32_t>(since.opcode) ||
-            version >= since.version)
-          continue;
-        return parseError("emitter " + em.name + ": " + (s == Section::Init ? "init[" : "update[") +
-                          std::to_string(at / kWordsPerInstruction) + "]: opcode " +
-                          std::to_string(static_cast<unsigned>(since.opcode)) + " (" +
+        if (op != static_cast<std::uint32_t>(since.opcode) || version >= since.version) continue;
+        return parseError(where + "opcode " + std::to_string(op) + " (" +
                           std::string(opInfo(since.opcode).mnemonic) + ") in a version " +
                           std::to_string(version) + " file (" +
                           std::string(opInfo(since.opcode).mnemonic) + " is version " +
@@ -613,7 +627,7 @@ Result<CompiledEffect> readPayload(std::uint32_t version, std::span<const std::u
       MOTE_RETURN_IF_ERROR(refuseLaterOpcodes(version, em));
     return {};
   };
-  if (version >= 4) {  // versions 4 and 5 share a layout (5 adds COLLIDE)
+  if (version >= 4) {  // versions 4 to 6 share a layout (5 adds COLLIDE, 6 SPAWNI)
     CompiledEffect effect;
     visitEffect(r, effect);
     MOTE_RETURN_IF_ERROR(finish());

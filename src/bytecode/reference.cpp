@@ -418,13 +418,21 @@ class Machine {
         if (read(in, 0, 1)[0] != 0.0f) killed_ = true;
         return;
       case Opcode::Spawn: {
-        const float count = std::floor(read(in, 1, 1)[0]);
-        if (!(count >= 1.0f) || ctx_.spawn == nullptr) return;  // nan and < 1: nothing
-        constexpr float kMaxCount = 1048576.0f;                 // one emitter's capacity at most
+        const std::uint32_t count = semantics::spawnCount(read(in, 1, 1)[0]);
+        if (count == 0 || ctx_.spawn == nullptr) return;
         const Lanes at = read(in, 2, 3);
-        ctx_.spawn(in.src[0], static_cast<std::uint32_t>(count < kMaxCount ? count : kMaxCount),
-                   {at[0], at[1], at[2]}, static_cast<std::uint32_t>(ctx_.randomCounter),
-                   ctx_.spawnUser);
+        ctx_.spawn(in.src[0], count, {at[0], at[1], at[2]}, Inheritance{},
+                   static_cast<std::uint32_t>(ctx_.randomCounter), ctx_.spawnUser);
+        return;
+      }
+      case Opcode::SpawnInherit: {
+        const Lanes a = read(in, 0, 4);
+        const std::uint32_t count = semantics::spawnCount(a[3]);
+        if (count == 0 || ctx_.spawn == nullptr) return;
+        const Lanes b = read(in, 1, 4);
+        ctx_.spawn(in.dst, count, {a[0], a[1], a[2]},
+                   Inheritance{{b[0], b[1], b[2]}, b[3], read(in, 2, 4)},
+                   static_cast<std::uint32_t>(ctx_.randomCounter), ctx_.spawnUser);
         return;
       }
       case Opcode::Curve:

@@ -146,6 +146,9 @@ class Verifier {
         }
         break;
       }
+      case WidthRule::DstIndex:
+        if (width != 1) return fail("width " + std::to_string(width) + "; this opcode is 1 wide");
+        break;
       case WidthRule::Any:
       case WidthRule::Reduce:
         break;
@@ -155,6 +158,7 @@ class Verifier {
     }
     MOTE_RETURN_IF_ERROR(indices(*info, in));
     const std::uint32_t dw = dstWidth(info->width, width);
+    if (info->width == WidthRule::DstIndex) return spawnTarget(in.dst);
     if (dw == 0) {
       if (in.dst != 0) return fail("dst must be 0 (this opcode writes no register)");
       return {};
@@ -260,16 +264,22 @@ class Verifier {
         }
         return {};
       case Opcode::Spawn:
-        if (i >= kMaxSpawnTargets) {
-          return fail("spawn target emitter " + std::to_string(i) + " is outside 0.." +
-                      std::to_string(kMaxSpawnTargets - 1));
-        }
-        return {};
+        return spawnTarget(i);
       case Opcode::Curve:
         return curve(in);
       default:
         return {};
     }
+  }
+
+  // SPAWN's s0 and SPAWNI's dst: an emitter index (the .motefx loader checks it names another
+  // emitter of the effect).
+  Status spawnTarget(std::uint32_t target) {
+    if (target >= kMaxSpawnTargets) {
+      return fail("spawn target emitter " + std::to_string(target) + " is outside 0.." +
+                  std::to_string(kMaxSpawnTargets - 1));
+    }
+    return {};
   }
 
   // CURVE: a legal key word, the whole table inside the pool, key times finite and non-decreasing.

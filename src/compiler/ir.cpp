@@ -501,6 +501,8 @@ Result<std::uint32_t> emitSection(const std::vector<Node>& nodes, std::vector<st
       in.dst = *base;
     } else if (n.resultWidth > 0) {
       continue;  // a result nobody reads (DCE keeps no such node; defensive)
+    } else {
+      in.dst = n.dstIndex;
     }
     const std::array<std::uint32_t, 4> words = bytecode::encode(in);
     out.insert(out.end(), words.begin(), words.end());

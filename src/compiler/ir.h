@@ -41,7 +41,8 @@ struct Node {
   std::uint32_t width = 1;        ///< the instruction's width
   std::uint32_t resultWidth = 0;  ///< 0: no result (stores, kill, spawn)
   std::array<Operand, 3> src{};
-  bool isConstant = false;  ///< a literal (op LoadConst, value in `constant`)
+  std::uint32_t dstIndex = 0;  ///< the dst field of an opcode whose dst is an index (WidthRule)
+  bool isConstant = false;     ///< a literal (op LoadConst, value in `constant`)
   Lanes constant{};
   std::vector<Lanes> table;  ///< CURVE: its constant-pool table (isa.h), placed by emitSection
   bool dead = false;
@@ -65,6 +66,11 @@ class Builder {
 
   /// Appends an instruction; returns its result (invalid for stores and kill).
   Value emit(Opcode op, std::uint32_t width, Operand a = {}, Operand b = {}, Operand c = {});
+  /// Appends an instruction whose dst field is an index (WidthRule::DstIndex: SPAWNI's target).
+  void emitTo(Opcode op, std::uint32_t dstIndex, Operand a, Operand b, Operand c) {
+    emit(op, 1, a, b, c);
+    nodes_.back().dstIndex = dstIndex;
+  }
 
   // Shorthands for same-width arithmetic.
   Value add(Value a, Value b) { return binary(Opcode::Add, a, b); }

@@ -94,6 +94,7 @@ class EmitterCompiler {
   void lowerNamedBuiltinNode(NodeLowering& n);
   void lowerNormalizedAgeNode(NodeLowering& n);
   void lowerKillNode(NodeLowering& n);
+  void lowerSpawnNode(NodeLowering& n);
   void lowerIsaNode(NodeLowering& n);
 
  private:
@@ -190,7 +191,10 @@ class EmitterCompiler {
   void lowerModule(Builder& b, const authoring::UpdateModule& m);
   void collide(Builder& b, const authoring::CollisionModule& c, Value& p, Value& v);
   std::uint32_t emitterIndex(const std::string& name) const;
-  void spawnWhere(Builder& b, std::uint32_t target, std::uint32_t count, Value fired, Value point);
+  void spawnWhere(Builder& b, std::uint32_t target, std::uint32_t count, Value fired, Value point,
+                  const authoring::ParticleEvent* event = nullptr, Value velocity = {});
+  void spawnInherit(Builder& b, std::uint32_t target, Value count, Value point, Value velocity,
+                    Value size, Value color);
   void killIf(Builder& b, const authoring::KillModule& k, Value age, Value p, Value v);
   void frameUpdate(Builder& b, Value age, Value t);
 
@@ -219,6 +223,10 @@ class EmitterCompiler {
   bool needsSize0_ = false;
   bool needsSpin_ = false;
   bool needsMass_ = false;
+  // What particle events of other emitters pass to this one's newborns (their source_* builtins).
+  bool inheritsVelocity_ = false;
+  bool inheritsColor_ = false;
+  bool inheritsSize_ = false;
   /// Update-module parameters sampled at each particle's birth and kept in a field of its own
   /// ("spawn_sample.<index>"): their emitter-time curves, in scanNeeds' order.
   std::vector<const authoring::Curve*> spawnSampled_;

@@ -3,6 +3,7 @@
 #include "lower.h"
 #include "node_table.h"
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <optional>
@@ -237,6 +238,46 @@ void EmitterCompiler::lowerKillNode(NodeLowering& n) {
   n.b.kill(n.b.lane(n.inputOrParam("condition"), 0));
 }
 
+// A spawn node (the event node for custom conditions): SPAWN, or SPAWNI when it passes a velocity,
+// size or colour — the target adds the velocity to its newborns' and multiplies their size and
+// colour, as for an event's inheritance (scanNeeds).
+void EmitterCompiler::lowerSpawnNode(NodeLowering& n) {
+  Builder& b = n.b;
+  const std::string target = n.name("emitter");
+  if (n.failed()) return;
+  const auto named = std::find_if(effect_.emitters.begin(), effect_.emitters.end(),
+                                  [&](const Emitter& e) { return e.name == target; });
+  if (named == effect_.emitters.end() || &*named == &e_) {
+    n.error(n.where + "/names/emitter",
+            "\"" + target + "\" is not another emitter of this effect (a spawn node's target)");
+    return;
+  }
+  const auto index = static_cast<std::uint32_t>(named - effect_.emitters.begin());
+  // A port unconnected is its default; one lane is broadcast; another width is an error.
+  const auto port = [&](const char* name, std::uint32_t lanes, Value fallback) {
+    if (!spawnNodePasses(n.node, name)) return fallback;
+    const Value v = n.inputOrParam(name);
+    const std::optional<Operand> operand = n.fit(name, v, lanes);
+    if (!operand) return fallback;
+    return v.width == lanes ? v : b.emit(Opcode::Mov, lanes, *operand);
+  };
+  const Value count = b.lane(n.inputOrParam("count"), 0);
+  const Value position = port("position", 3, Value{});
+  const Value at = position.valid() ? position : load(b, "position", 3);
+  const bool passes = spawnNodePasses(n.node, "velocity") || spawnNodePasses(n.node, "size") ||
+                      spawnNodePasses(n.node, "color");
+  if (n.failed()) return;
+  if (!passes) {
+    b.emit(Opcode::Spawn, 1, Builder::index(index), b.use(count), b.use(at));
+    return;
+  }
+  const Value velocity = port("velocity", 3, b.vec3(0.0f, 0.0f, 0.0f));
+  const Value size = port("size", 1, b.scalar(1.0f));
+  const Value color = port("color", 4, b.constant({1.0f, 1.0f, 1.0f, 1.0f}, 4));
+  if (n.failed()) return;
+  spawnInherit(b, index, count, at, velocity, size, color);
+}
+
 // Any ISA value instruction by its mnemonic: the row's ports a, b, c are its sources; random draws
 // get fresh indices.
 void EmitterCompiler::lowerIsaNode(NodeLowering& n) {
@@ -258,16 +299,9 @@ void EmitterCompiler::lowerIsaNode(NodeLowering& n) {
       continue;
     }
     const std::uint32_t want = ports[slot].width == PortWidth::Node ? width : ports[slot].lanes;
-    if (in[slot].width == want) {
-      operands[slot] = b.use(in[slot]);
-    } else if (in[slot].width == 1) {
-      operands[slot] = b.broadcast(in[slot]);
-    } else {
-      error(n.where + "/inputs/" + std::string(ports[slot].name),
-            "a " + std::to_string(in[slot].width) + "-wide input where " + std::to_string(want) +
-                " lanes are needed");
-      return;
-    }
+    const std::optional<Operand> operand = n.fit(std::string(ports[slot].name), in[slot], want);
+    if (!operand) return;
+    operands[slot] = *operand;
   }
   n.out = b.emit(n.type.isa->opcode, width, operands[0], operands[1], operands[2]);
 }

@@ -131,7 +131,8 @@ void EmitterCompiler::lowerInit() {
   // Birth events: every newborn, where it was born.
   for (const ParticleEvent& event : e_.events)
     if (event.on == ParticleEventKind::Birth && event.count > 0)
-      spawnWhere(b, emitterIndex(event.spawn), event.count, b.scalar(1.0f), load(b, "position", 3));
+      spawnWhere(b, emitterIndex(event.spawn), event.count, b.scalar(1.0f), load(b, "position", 3),
+                 &event, load(b, "velocity", 3));
 }
 
 // One INIT module of a modules node of the INIT graph: what the init member it stands for does.
@@ -232,6 +233,8 @@ void EmitterCompiler::initVelocity(Builder& b, const InitVelocity& v, Value loca
     velocity =
         b.fma(b.builtin(Builtin::EmitterVelocity), b.scalar(e_.velocityInheritance), velocity);
   }
+  // What a particle event's source passes: its velocity, already scaled (zero for the others).
+  if (inheritsVelocity_) velocity = b.add(velocity, b.builtin(Builtin::SourceVelocity));
   store(b, "velocity", velocity);
 }
 
@@ -239,13 +242,15 @@ void EmitterCompiler::initVelocity(Builder& b, const InitVelocity& v, Value loca
 void EmitterCompiler::initSize(Builder& b, const ScalarParam& x, const ScalarParam* y) {
   const Value width = b.max(sample(b, x), b.scalar(0.0f));
   const Value height = y != nullptr ? b.max(sample(b, *y), b.scalar(0.0f)) : width;
-  const Value size = b.compose({width, height});
+  Value size = b.compose({width, height});
+  if (inheritsSize_) size = b.mul(size, b.builtin(Builtin::SourceSize));
   store(b, "size", size);
   if (needsSize0_) store(b, "size0", size);
 }
 
 void EmitterCompiler::initColor(Builder& b, const ColorParam& c) {
-  const Value color = sampleColor(b, c);
+  Value color = sampleColor(b, c);
+  if (inheritsColor_) color = b.mul(color, b.builtin(Builtin::SourceColor));
   store(b, "color", color);
   if (needsColor0_) store(b, "color0", color);
 }

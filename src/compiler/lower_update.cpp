@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // UPDATE lowering: the update modules of one tick on the running particle state.
 #include "lower.h"
+#include "node_table.h"
 
 #include <algorithm>
 #include <array>
@@ -49,6 +50,27 @@ void EmitterCompiler::scanNeeds() {
       if (!c->keys.empty()) spawnSampled_.push_back(c);
   }
   if (!isZero(e_.init.spin)) needsSpin_ = true;
+  // What the other emitters' events and spawn nodes pass to this one's newborns.
+  for (const Emitter& source : effect_.emitters) {
+    for (const ParticleEvent& event : source.events) {
+      if (event.spawn != e_.name || event.count == 0) continue;
+      inheritsVelocity_ = inheritsVelocity_ || event.inheritVelocity != 0.0f;
+      inheritsColor_ = inheritsColor_ || event.inheritColor;
+      inheritsSize_ = inheritsSize_ || event.inheritSize;
+    }
+    const auto scan = [&](const NodeGraph& graph) {
+      for (const GraphNode& node : graph.nodes) {
+        const auto it = node.names.find("emitter");
+        if (node.op != "spawn" || it == node.names.end() || it->second != e_.name) continue;
+        inheritsVelocity_ = inheritsVelocity_ || spawnNodePasses(node, "velocity");
+        inheritsColor_ = inheritsColor_ || spawnNodePasses(node, "color");
+        inheritsSize_ = inheritsSize_ || spawnNodePasses(node, "size");
+      }
+    };
+    scan(source.init.graph);
+    for (const UpdateModule& m : source.update)
+      if (const auto* gm = std::get_if<GraphModule>(&m)) scan(gm->graph);
+  }
   // A spin module of the INIT graph asks for a roll as init.spin does.
   for (const GraphNode& node : e_.init.graph.nodes)
     for (const NodeModule& m : node.modules)
@@ -108,7 +130,7 @@ void EmitterCompiler::lowerUpdate() {
   // Death events: where a KILL fired this tick, at the particle's last position.
   for (const ParticleEvent& event : e_.events)
     if (event.on == ParticleEventKind::Death && event.count > 0)
-      spawnWhere(b, emitterIndex(event.spawn), event.count, b.killed(), r.p);
+      spawnWhere(b, emitterIndex(event.spawn), event.count, b.killed(), r.p, &event, r.v);
   if (needsSpin_) store(b, "rotation", b.fma(r.spin, r.dt, load(b, "rotation", 1)));
   frameUpdate(b, r.age, r.t);
 }
@@ -293,21 +315,43 @@ std::uint32_t EmitterCompiler::emitterIndex(const std::string& name) const {
   return 0;
 }
 
-// SPAWN `count` × `fired` (0 or 1) particles into emitter `target` at `point`.
+// SPAWN `count` × `fired` (0 or 1) particles into emitter `target` at `point`; SPAWNI when
+// `event` passes something on: the particle's `velocity` × inherit_velocity, its width and colour
+// as the running state has them (the fields where no module changed them yet).
 void EmitterCompiler::spawnWhere(Builder& b, std::uint32_t target, std::uint32_t count, Value fired,
-                                 Value point) {
-  b.emit(Opcode::Spawn, 1, Builder::index(target),
-         b.use(b.mul(fired, b.scalar(static_cast<float>(count)))), b.use(point));
+                                 Value point, const ParticleEvent* event, Value velocity) {
+  const Value n = b.mul(fired, b.scalar(static_cast<float>(count)));
+  if (event == nullptr || !event->inherits()) {
+    b.emit(Opcode::Spawn, 1, Builder::index(target), b.use(n), b.use(point));
+    return;
+  }
+  const Value v = event->inheritVelocity != 0.0f ? b.mul(velocity, b.scalar(event->inheritVelocity))
+                                                 : b.vec3(0.0f, 0.0f, 0.0f);
+  const Value size = !event->inheritSize ? b.scalar(1.0f)
+                     : run_.sizeChanged  ? b.lane(run_.size, 0)
+                                         : b.lane(load(b, "size", 2), 0);
+  const Value color = !event->inheritColor ? b.constant({1.0f, 1.0f, 1.0f, 1.0f}, 4)
+                      : run_.colorChanged  ? run_.color
+                                           : load(b, "color", 4);
+  spawnInherit(b, target, n, point, v, size, color);
+}
+
+// SPAWNI of `count` (lane x) particles into `target` at `point`, passing `velocity` (3), `size`
+// (1) and `color` (4).
+void EmitterCompiler::spawnInherit(Builder& b, std::uint32_t target, Value count, Value point,
+                                   Value velocity, Value size, Value color) {
+  const auto lanes = [&](Value xyz, Value w) {
+    return b.use(b.compose({b.lane(xyz, 0), b.lane(xyz, 1), b.lane(xyz, 2), b.lane(w, 0)}));
+  };
+  b.emitTo(Opcode::SpawnInherit, target, lanes(point, count), lanes(velocity, size), b.use(color));
 }
 
 void EmitterCompiler::collide(Builder& b, const CollisionModule& c, Value& p, Value& v) {
   // Sub-emitters: the module's spawn_emitter, then the emitter's collision events.
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> spawns;  // (target, count)
-  if (!c.spawnEmitter.empty() && c.spawnCount > 0)
-    spawns.emplace_back(emitterIndex(c.spawnEmitter), c.spawnCount);
+  std::vector<const ParticleEvent*> events;  // null: the module's own spawn_emitter
+  if (!c.spawnEmitter.empty() && c.spawnCount > 0) events.push_back(nullptr);
   for (const ParticleEvent& event : e_.events)
-    if (event.on == ParticleEventKind::Collision && event.count > 0)
-      spawns.emplace_back(emitterIndex(event.spawn), event.count);
+    if (event.on == ParticleEventKind::Collision && event.count > 0) events.push_back(&event);
   for (std::size_t i = 0; i < c.colliders.size(); ++i) {
     const Collider& k = c.colliders[i];
     const Value center = b.vec3(k.position[0], k.position[1], k.position[2]);
@@ -377,8 +421,11 @@ void EmitterCompiler::collide(Builder& b, const CollisionModule& c, Value& p, Va
     const Value vn = b.dot(v, normal);
     const Value hit = b.mul(b.emit(Opcode::CmpLt, 1, b.use(b.scalar(0.0f)), b.use(depth)),
                             b.emit(Opcode::CmpLe, 1, b.use(vn), b.use(b.scalar(0.0f))));
-    for (const auto& [target, count] : spawns)  // at the point of contact
-      spawnWhere(b, target, count, hit, b.fma(normal, depth, at));
+    for (const ParticleEvent* event : events) {  // at the point of contact, as it hit
+      spawnWhere(b, emitterIndex(event != nullptr ? event->spawn : c.spawnEmitter),
+                 event != nullptr ? event->count : c.spawnCount, hit, b.fma(normal, depth, at),
+                 event, v);
+    }
     if (c.response == CollisionResponse::Kill) {
       b.kill(hit);
       continue;

@@ -34,7 +34,7 @@ constexpr std::pair<std::string_view, std::string_view> kIsaAliases[] = {
 // The instructions that load, store or have no destination are not graph nodes: the nodes of
 // the table stand for them (particle_field_get, a builtin, kill, …).
 constexpr bool isGraphInstruction(const bytecode::OpInfo& info) {
-  return info.width != bytecode::WidthRule::NoDst && info.opClass != bytecode::OpClass::Load;
+  return bytecode::dstWidth(info.width, 1) > 0 && info.opClass != bytecode::OpClass::Load;
 }
 
 // An ISA operation's ports follow from its source rules: a value source is w wide, or as wide
@@ -136,6 +136,17 @@ std::vector<NodeType> buildNodeTypes() {
        .output = kNoOutput,
        .summary = "the particle dies when lane x of `condition` is not 0",
        .lower = &C::lowerKillNode},
+      {.name = "spawn",
+       .aliases = {"event"},
+       .inputs = {port("count", PW::Lane), port("position", PW::Fixed, 3),
+                  port("velocity", PW::Fixed, 3), port("size", PW::Fixed, 1),
+                  port("color", PW::Fixed, 4)},
+       .output = kNoOutput,
+       .names = {"emitter"},
+       .summary = "floor(lane x of `count`) particles into emitter `names.emitter` at `position` "
+                  "(default: the particle's); `velocity`, `size`, `color` where given are passed "
+                  "as an event's inheritance (added, multiplied)",
+       .lower = &C::lowerSpawnNode},
   };
   for (const bytecode::BuiltinInfo& info : bytecode::kBuiltinInfos) {
     NodeType row;
@@ -208,6 +219,14 @@ Value NodeLowering::inputOrParam(const std::string& port) {
     if (const std::optional<Value> constant = param(port)) return *constant;
   }
   return input(port);
+}
+
+std::optional<Operand> NodeLowering::fit(const std::string& port, Value v, std::uint32_t want) {
+  if (v.width == want) return b.use(v);
+  if (v.width == 1) return b.broadcast(v);
+  error(where + "/inputs/" + port, "a " + std::to_string(v.width) + "-wide input where " +
+                                       std::to_string(want) + " lanes are needed");
+  return std::nullopt;
 }
 
 std::optional<Value> NodeLowering::param(const std::string& key) {

@@ -105,6 +105,12 @@ inline constexpr PseudoField kPseudoFields[] = {
     {"alpha", "color", 4, 3}, {"size_x", "size", 2, 0}, {"size_y", "size", 2, 1}};
 
 /// The lowering of one node of a graph: what the row's lowering function reads and sets.
+/// Whether a spawn node passes its port `port` (velocity, size or color): connected, or given as a
+/// parameter.
+inline bool spawnNodePasses(const authoring::GraphNode& node, const std::string& port) {
+  return node.inputs.count(port) > 0 || node.params.count(port) > 0;
+}
+
 struct NodeLowering {
   EmitterCompiler& compiler;
   Builder& b;
@@ -122,6 +128,9 @@ struct NodeLowering {
   Value inputOrParam(const std::string& port);
   /// `params[key]` as a constant when it has 1 to 4 numbers, else nullopt.
   std::optional<Value> param(const std::string& key);
+  /// `v`, the value of input `port`, as an operand of `want` lanes: itself, or a 1-wide value
+  /// broadcast; any other width is an error (and nullopt).
+  std::optional<Operand> fit(const std::string& port, Value v, std::uint32_t want);
   /// `names[key]`, or an error and "".
   std::string name(const std::string& key);
   /// Whether this node reported an error.

@@ -16,8 +16,9 @@ namespace mote::gpu {
 namespace {
 
 constexpr std::uint32_t kBuiltinWords = 4 * bytecode::kBuiltinCount;
-constexpr std::uint32_t kFixedContextWords = 52;
-constexpr std::uint32_t kResultWords = 2 + 5 * kMaxCaseSpawns;
+constexpr std::uint32_t kFixedContextWords = 64;
+constexpr std::uint32_t kSpawnWords = 13;  // vm_ops.glsl's record of a request
+constexpr std::uint32_t kResultWords = 2 + kSpawnWords * kMaxCaseSpawns;
 constexpr std::uint32_t kWideSlots = 256;
 constexpr std::uint32_t kGroup = 64;
 static_assert(kBuiltinWords + 8 == kFixedContextWords, "vm_ops.glsl's fixed context");
@@ -134,11 +135,12 @@ Result<std::vector<VmCaseResult>> runCases(Context& context,
     r.killed = at[0] != 0;
     r.spawnCount = at[1];
     for (std::uint32_t s = 0; s < std::min(r.spawnCount, kMaxCaseSpawns); ++s) {
-      const std::uint32_t* q = at + 2 + 5 * s;
-      r.spawns.push_back(
-          {q[0],
-           q[1],
-           {std::bit_cast<float>(q[2]), std::bit_cast<float>(q[3]), std::bit_cast<float>(q[4])}});
+      const std::uint32_t* q = at + 2 + kSpawnWords * s;
+      const auto f = [&](std::uint32_t k) { return std::bit_cast<float>(q[k]); };
+      r.spawns.push_back({q[0],
+                          q[1],
+                          {f(2), f(3), f(4)},
+                          {{f(5), f(6), f(7)}, f(8), {f(9), f(10), f(11), f(12)}}});
     }
   }
   return out;

@@ -75,6 +75,13 @@ Status ParticleWorld::Impl::admit(const CompiledEffect& effect) {
                       "which only the CPU runtime asks; simulate it on the CPU",
                       where));
     }
+    if (p.countOf(bytecode::Opcode::SpawnInherit) > 0) {
+      return invalidArgument(
+          fmt::format("{}its particle events pass what the particles they spawn inherit "
+                      "(SPAWNI: inherit_velocity, inherit_color or inherit_size), which only the "
+                      "CPU runtime runs yet; simulate it on the CPU",
+                      where));
+    }
     requestsNeeded += std::uint64_t{e.maxParticles} * p.countOf(bytecode::Opcode::Spawn);
     if (findProgram(p, bytecode::contentHash(p)) == programSlots.size())
       programWordsNeeded += p.init.size() + p.update.size() + 4 * p.constants.size();

@@ -160,6 +160,9 @@ Builtins emitterBuiltins(const Transform& world, const Vec3& velocity, double dt
   set(Builtin::EmitterRotation,
       {world.rotation[0], world.rotation[1], world.rotation[2], world.rotation[3]});
   set(Builtin::EmitterVelocity, {velocity[0], velocity[1], velocity[2]});
+  // What a particle not born from a SPAWNI request inherits: nothing (isa.h).
+  set(Builtin::SourceSize, {1.0f});
+  set(Builtin::SourceColor, {1.0f, 1.0f, 1.0f, 1.0f});
   return b;
 }
 

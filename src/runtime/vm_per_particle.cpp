@@ -153,10 +153,14 @@ void runPerParticle(const BatchState& batch, const PreparedProgram::Op& op) {
     collide(batch, op, s, d);
     return;
   }
-  const bool spawns = op.op == Opcode::Spawn;
+  const bool spawns = op.op == Opcode::Spawn || op.op == Opcode::SpawnInherit;
   if (spawns && ctx.spawn == nullptr) return;
+  const float* const counts = op.op == Opcode::Spawn ? s[1][0] : s[0][3];
+  const auto sourceId = [&](std::uint32_t i) {
+    return ctx.particleIds != nullptr ? ctx.particleIds[batch.first + i] : 0u;
+  };
   for (std::uint32_t i = 0; i < batch.n; ++i) {
-    if (spawns && !(s[1][0][i] >= 1.0f)) continue;
+    if (spawns && !(counts[i] >= 1.0f)) continue;
     const auto get = [&](std::uint32_t slot, std::uint32_t lanes) {
       Lanes v{};
       for (std::uint32_t c = 0; c < lanes; ++c)
@@ -213,14 +217,17 @@ void runPerParticle(const BatchState& batch, const PreparedProgram::Op& op) {
         break;
       }
       case perParticle(Opcode::Spawn): {
-        const float spawnCount = std::floor(get(1, 1)[0]);
-        if (!(spawnCount >= 1.0f) || ctx.spawn == nullptr) break;
-        constexpr float kMaxCount = 1048576.0f;
         const Lanes at = get(2, 3);
-        ctx.spawn(
-            op.index, static_cast<std::uint32_t>(spawnCount < kMaxCount ? spawnCount : kMaxCount),
-            {at[0], at[1], at[2]},
-            ctx.particleIds != nullptr ? ctx.particleIds[batch.first + i] : 0u, ctx.spawnUser);
+        ctx.spawn(op.index, bytecode::semantics::spawnCount(get(1, 1)[0]), {at[0], at[1], at[2]},
+                  bytecode::Inheritance{}, sourceId(i), ctx.spawnUser);
+        break;
+      }
+      case perParticle(Opcode::SpawnInherit): {
+        const Lanes a = get(0, 4);
+        const Lanes b = get(1, 4);
+        ctx.spawn(op.dst, bytecode::semantics::spawnCount(a[3]), {a[0], a[1], a[2]},
+                  bytecode::Inheritance{{b[0], b[1], b[2]}, b[3], get(2, 4)}, sourceId(i),
+                  ctx.spawnUser);
         break;
       }
       default:

@@ -104,8 +104,12 @@ Result<std::shared_ptr<SharedProgram>> prepareProgram(const bytecode::Program& p
   p->hash = hash;
   p->program = program;
   p->prepared = PreparedProgram::prepare(verified.value());
-  p->spawnOps = program.countOf(bytecode::Opcode::Spawn);
+  p->spawnOps =
+      program.countOf(bytecode::Opcode::Spawn) + program.countOf(bytecode::Opcode::SpawnInherit);
   p->spawns = p->spawnOps > 0;
+  for (const bytecode::Builtin b : {bytecode::Builtin::SourceVelocity,
+                                    bytecode::Builtin::SourceSize, bytecode::Builtin::SourceColor})
+    p->readsSource = p->readsSource || program.loadsBuiltin(bytecode::Section::Init, b);
   return p;
 }
 

@@ -80,7 +80,8 @@ void ParticleWorld::Impl::schedule(EmitterRow& r, double dt, const VisibilityTes
 // Complexity: O(1), or O(count) past the runs. Allocates: never.
 void ParticleWorld::Impl::spawn(EmitterRow& r, std::uint32_t count, const BirthTimes& birth,
                                 double windowStart, double span, double t0, double dt,
-                                const Vec3* position, const Vec3* localOffset) {
+                                const Vec3* position, const Vec3* localOffset,
+                                const bytecode::Inheritance& inherit) {
   const std::uint32_t first = r.live + r.newborn;
   const std::uint32_t born = std::min(count, r.capacity - first);
   r.stepDropped += count - born;
@@ -95,6 +96,7 @@ void ParticleWorld::Impl::spawn(EmitterRow& r, std::uint32_t count, const BirthT
   if (position != nullptr) run.position = *position;
   run.local = localOffset != nullptr;
   if (localOffset != nullptr) run.localOffset = *localOffset;
+  run.inherit = inherit;
   if (r.spawnRunCount < kSpawnRunsPerStep)
     r.spawnRuns[r.spawnRunCount++] = run;
   else
@@ -145,6 +147,14 @@ void ParticleWorld::Impl::fillSpawnLanes(EmitterRow& r, const SpawnRun& run, std
       std::fill_n(r.lane(static_cast<LaneArray>(kLaneLocalX + c)) + begin, n, run.localOffset[c]);
     std::fill_n(r.lane(kLaneLocalSet) + begin, n, run.local ? 1.0f : 0.0f);
   }
+  if (r.program->readsSource) {
+    const bytecode::Inheritance& from = run.inherit;
+    const std::array<float, 8> values{from.velocity[0], from.velocity[1], from.velocity[2],
+                                      from.size,        from.color[0],    from.color[1],
+                                      from.color[2],    from.color[3]};
+    for (std::uint32_t k = 0; k < values.size(); ++k)
+      std::fill_n(r.lane(static_cast<LaneArray>(kLaneSourceVelocityX + k)) + begin, n, values[k]);
+  }
 }
 
 // A force event of `r` starts now at the emitter's position (tick() only).
@@ -163,8 +173,9 @@ std::array<float, 3> ParticleWorld::Impl::windWithBlasts(const std::array<float,
 }
 
 // SPAWN requests the effect's emitters queued for `r` in the last step, in (source emitter, source
-// particle id, the particle's own order) order, born at the window's start. A request's position is
-// the source particle's, in world space.
+// particle id, the particle's own order) order, born at the window's start. A request's position
+// and inherited velocity are the source particle's frame's: both are taken to world space, and
+// into the target's frame for a target simulating in its emitter's.
 void ParticleWorld::Impl::consumeRequests(EmitterRow& r, const EmissionWindow& w) {
   const EffectSlot& e = effects[r.effect];
   const bool targetLocal = bytecode::movesWithEmitter(r.desc->space);
@@ -176,10 +187,12 @@ void ParticleWorld::Impl::consumeRequests(EmitterRow& r, const EmissionWindow& w
       const SpawnRequest& request = source.ordered[q];
       if (request.target != r.index) continue;
       Vec3 p = request.position;
+      bytecode::Inheritance inherit = request.inherit;
       if (local) {
         const Vec3 turned = rotate(source.world.rotation, p);
         for (std::size_t c = 0; c < 3; ++c)
           p[c] = source.world.position[c] + turned[c];
+        inherit.velocity = rotate(source.world.rotation, inherit.velocity);
       }
       // A target simulating in its emitter's frame gets the point in that frame.
       Vec3 offset{};
@@ -188,9 +201,10 @@ void ParticleWorld::Impl::consumeRequests(EmitterRow& r, const EmissionWindow& w
         const Quat inverse{-turn[0], -turn[1], -turn[2], turn[3]};
         offset = rotate(inverse, {p[0] - r.world.position[0], p[1] - r.world.position[1],
                                   p[2] - r.world.position[2]});
+        inherit.velocity = rotate(inverse, inherit.velocity);
       }
       spawn(r, request.count, BirthTimes{w.start}, w.start, w.span, w.t0, w.dt, &p,
-            targetLocal ? &offset : nullptr);
+            targetLocal ? &offset : nullptr, inherit);
     }
   }
 }

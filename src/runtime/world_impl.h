@@ -44,7 +44,18 @@ enum LaneArray : std::uint32_t {
   kLaneLocalY,
   kLaneLocalZ,
   kLaneLocalSet,
-  kLaneArrays
+  kLaneArrays,
+  // What a SPAWNI request passes (source_velocity, source_size, source_color): allocated after
+  // the others only for a program whose INIT reads them.
+  kLaneSourceVelocityX = kLaneArrays,
+  kLaneSourceVelocityY,
+  kLaneSourceVelocityZ,
+  kLaneSourceSize,
+  kLaneSourceColorR,
+  kLaneSourceColorG,
+  kLaneSourceColorB,
+  kLaneSourceColorA,
+  kLaneArraysWithSource
 };
 
 using Vec3 = std::array<float, 3>;
@@ -67,8 +78,9 @@ struct SpawnRequest {
   std::uint32_t target;
   std::uint32_t count;
   Vec3 position;
-  std::uint32_t source;  // the asking particle's id
-  std::uint32_t seq;     // its place in the step's requests of the emitter (the tie-break)
+  std::uint32_t source;           // the asking particle's id
+  std::uint32_t seq;              // its place in the step's requests of the emitter (the tie-break)
+  bytecode::Inheritance inherit;  // SPAWN's: the neutral values
 };
 
 struct ChunkOutput {           // what one chunk's run leaves; one writer
@@ -82,9 +94,10 @@ struct SharedProgram {
   std::uint64_t hash = 0;
   bytecode::Program program;  // for the equality check behind the hash
   PreparedProgram prepared;
-  bool spawns = false;         // has a SPAWN instruction
-  std::uint32_t spawnOps = 0;  // SPAWN instructions, INIT's and UPDATE's: a particle's requests
-                               // in a step at most
+  bool spawns = false;         // has a SPAWN or SPAWNI instruction
+  std::uint32_t spawnOps = 0;  // SPAWN and SPAWNI instructions, INIT's and UPDATE's: a particle's
+                               // requests in a step at most
+  bool readsSource = false;    // INIT reads source_velocity, source_size or source_color
 };
 
 struct Binding {
@@ -105,6 +118,7 @@ struct SpawnRun {
   bool local = false;       // `localOffset` set
   Vec3 position{};
   Vec3 localOffset{};
+  bytecode::Inheritance inherit;  // what the newborns' source_* builtins read
 };
 inline constexpr std::uint32_t kSpawnRunsPerStep =
     8;  // more calls in a step fill their lanes at once
@@ -307,7 +321,7 @@ struct ParticleWorld::Impl {
   void schedule(EmitterRow& r, double dt, const VisibilityTest* view);
   void spawn(EmitterRow& r, std::uint32_t count, const BirthTimes& birth, double windowStart,
              double span, double t0, double dt, const Vec3* position,
-             const Vec3* localOffset = nullptr);
+             const Vec3* localOffset = nullptr, const bytecode::Inheritance& inherit = {});
   void fillSpawnLanes(EmitterRow& r, const SpawnRun& run, std::uint32_t begin, std::uint32_t end);
   void consumeRequests(EmitterRow& r, const EmissionWindow& w);
 };

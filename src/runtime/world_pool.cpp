@@ -32,7 +32,8 @@ void allocateSlab(EmitterRow& r, std::uint32_t chunkParticles) {
     r.streams[word] = r.storage.data() + std::size_t{word} * r.stride;
   r.ids.assign(r.stride, 0);
   r.killed.assign(r.stride, 0);
-  r.lanes.assign(std::size_t{kLaneArrays} * r.stride, 0.0f);
+  r.lanes.assign(
+      std::size_t{r.program->readsSource ? kLaneArraysWithSource : kLaneArrays} * r.stride, 0.0f);
   const std::uint32_t segments = (r.capacity + chunkParticles - 1) / chunkParticles + 1;
   r.segments.assign(segments, {});
   if (r.program->spawns) {

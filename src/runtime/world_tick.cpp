@@ -61,11 +61,11 @@ struct SpawnSink {
 };
 
 void sinkSpawn(std::uint32_t target, std::uint32_t count, const Vec3& position,
-               std::uint32_t source, void* user) {
+               const bytecode::Inheritance& inherit, std::uint32_t source, void* user) {
   SpawnSink& sink = *static_cast<SpawnSink*>(user);
   MOTE_ASSERT(sink.segment->count < sink.room, "a chunk asked for more SPAWNs than it can");
   if (sink.segment->count < sink.room) {
-    sink.requests[sink.segment->count++] = {target, count, position, source, 0};
+    sink.requests[sink.segment->count++] = {target, count, position, source, 0, inherit};
   } else {
     sink.segment->overflow += count;
   }
@@ -394,6 +394,13 @@ void ParticleWorld::Impl::initNewborns(BatchVm& vm, const WorkItem& item, VmCont
   setLaneBuiltin(c, r, Builtin::SpawnFraction, {kLaneSpawnFraction});
   setLaneBuiltin(c, r, Builtin::EmitterAge, {kLaneEmitterAge});
   setLaneBuiltin(c, r, Builtin::EmitterPosition, {kLanePositionX, kLanePositionY, kLanePositionZ});
+  if (r.program->readsSource) {
+    setLaneBuiltin(c, r, Builtin::SourceVelocity,
+                   {kLaneSourceVelocityX, kLaneSourceVelocityY, kLaneSourceVelocityZ});
+    setLaneBuiltin(c, r, Builtin::SourceSize, {kLaneSourceSize});
+    setLaneBuiltin(c, r, Builtin::SourceColor,
+                   {kLaneSourceColorR, kLaneSourceColorG, kLaneSourceColorB, kLaneSourceColorA});
+  }
   vm.run(program, Section::Init, r.streams, item.first, item.count, c, killed);
   addLocalOffsets(r, item.first, item.count);
   c.laneBuiltins = {};

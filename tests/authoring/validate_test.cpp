@@ -134,6 +134,33 @@ TEST(Validate, ParticleEventsNameAnotherEmitter) {
             "error: /emitters/0/events/3/spawn: names no emitter\n");
 }
 
+TEST(Validate, InheritanceATargetOverwritesIsLost) {
+  EffectDesc e = minimal();
+  Emitter sparks = e.emitters[0];
+  sparks.name = "sparks";
+  ColorOverLifeModule color;
+  color.gradient.keys = {GradientKey{0.0f, {1.0f, 1.0f, 1.0f, 1.0f}}};
+  color.mode = CurveMode::Set;
+  SizeOverLifeModule size;
+  size.x.keys = {CurveKey{0.0f, 1.0f}};
+  size.mode = CurveMode::Set;
+  sparks.update = {color, size};
+  e.emitters.push_back(sparks);
+  ParticleEvent passes{ParticleEventKind::Death, "sparks", 3};
+  passes.inheritColor = passes.inheritSize = true;
+  passes.inheritVelocity = 0.5f;  // nothing overwrites a velocity at birth
+  e.emitters[0].events = {passes};
+  EXPECT_EQ(findings(e),
+            "warning: /emitters/0/events/0/inherit_color: lost: sparks's color_over_life sets the "
+            "colour every tick (use mode multiply to keep it)\n"
+            "warning: /emitters/0/events/0/inherit_size: lost: sparks's size_over_life sets the "
+            "size every tick (use mode multiply to keep it)\n");
+  // In mode multiply (the default) they scale what was inherited: nothing to say.
+  color.mode = size.mode = CurveMode::Multiply;
+  e.emitters[1].update = {color, size};
+  EXPECT_EQ(findings(e), "");
+}
+
 TEST(Validate, NonFiniteValuesAreNamed) {
   EffectDesc e = minimal();
   e.emitters[0].spawn.rate = std::numeric_limits<float>::quiet_NaN();

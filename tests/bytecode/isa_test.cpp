@@ -91,6 +91,7 @@ constexpr std::array kHandComputed = {
     HandComputed{Opcode::Spawn, "SpawnQueuesWholeParticlesAtAPosition"},
     HandComputed{Opcode::Curve, "CurveHoldsTheEndsSearchesTheSegmentAndLerps"},
     HandComputed{Opcode::Collide, "CollideAsksTheHostOrMisses"},
+    HandComputed{Opcode::SpawnInherit, "SpawniPassesWhatTheNewbornsInherit"},
 };
 
 constexpr bool everyOpcodeHandComputedExactlyOnce() {
@@ -290,7 +291,7 @@ TEST(IsaTable, OpcodesAreDenseAndRowsAreWellFormed) {
   }
   EXPECT_EQ(opInfo(kOpcodeCount), nullptr);
   EXPECT_EQ(opInfo(255u), nullptr);
-  EXPECT_EQ(kOpcodeCount, 56u);  // append-only: a new opcode updates this and kHandComputed
+  EXPECT_EQ(kOpcodeCount, 57u);  // append-only: a new opcode updates this and kHandComputed
 }
 
 // --- every opcode is of one class, and each class means what isa.h says
@@ -397,7 +398,7 @@ TEST(IsaBuiltins, IdsAreDenseAndNamesUnique) {
     EXPECT_GE(b.width, 1u) << b.name;
     EXPECT_LE(b.width, kMaxWidth) << b.name;
   }
-  EXPECT_EQ(kBuiltinCount, 11u);
+  EXPECT_EQ(kBuiltinCount, 14u);
   EXPECT_EQ(kBuiltinInfos[static_cast<std::size_t>(Builtin::Dt)].width, 1u);
   EXPECT_EQ(kBuiltinInfos[static_cast<std::size_t>(Builtin::EmitterPosition)].width, 3u);
   EXPECT_EQ(kBuiltinInfos[static_cast<std::size_t>(Builtin::EmitterRotation)].width, 4u);

@@ -764,7 +764,7 @@ struct SpawnLog {
 };
 
 void logSpawn(std::uint32_t target, std::uint32_t count, const std::array<float, 3>& at,
-              std::uint32_t /*source*/, void* user) {
+              const Inheritance& /*inherit*/, std::uint32_t /*source*/, void* user) {
   static_cast<SpawnLog*>(user)->requests.push_back(
       {static_cast<float>(target), static_cast<float>(count), at[0], at[1], at[2]});
 }
@@ -788,6 +788,40 @@ TEST(ReferenceOp, SpawnQueuesWholeParticlesAtAPosition) {
   ASSERT_TRUE(h.run({op(Opcode::LoadConst, 3, 0, {idx(0)}),
                      op(Opcode::Spawn, 1, 0, {idx(4), imm(9.0f), reg(0)})}));
   EXPECT_EQ(log.requests.size(), 1u);
+}
+
+TEST(ReferenceOp, SpawniPassesWhatTheNewbornsInherit) {
+  Harness h;
+  h.program.constants = {{1.0f, 2.0f, 3.0f, 2.5f}, {-1.0f, 0.5f, 0.0f, 3.0f}};
+  std::vector<std::pair<std::uint32_t, Inheritance>> log;
+  h.context.spawn = [](std::uint32_t target, std::uint32_t count, const std::array<float, 3>& at,
+                       const Inheritance& inherit, std::uint32_t /*source*/, void* user) {
+    EXPECT_EQ(at, (std::array<float, 3>{1.0f, 2.0f, 3.0f}));
+    EXPECT_EQ(count, 2u);
+    static_cast<std::vector<std::pair<std::uint32_t, Inheritance>>*>(user)->emplace_back(target,
+                                                                                         inherit);
+  };
+  h.context.spawnUser = &log;
+  // floor(2.5) = 2 into emitter 7 (the dst field) at a.xyz, passing b.xyz, b.w and c; an
+  // immediate c is the same colour in every lane. A count of 0.5 or NaN queues nothing.
+  ASSERT_TRUE(h.run({op(Opcode::LoadConst, 4, 0, {idx(0)}), op(Opcode::LoadConst, 4, 4, {idx(1)}),
+                     op(Opcode::SpawnInherit, 1, 7, {reg(0), reg(4), reg(4, {3, 1, 1, 2})}),
+                     op(Opcode::SpawnInherit, 1, 7, {reg(0), reg(4), imm(0.25f)}),
+                     op(Opcode::Mov, 1, 3, {imm(0.5f)}),
+                     op(Opcode::SpawnInherit, 1, 7, {reg(0), reg(4), reg(4)}),
+                     op(Opcode::Mov, 1, 3, {imm(kNaN)}),
+                     op(Opcode::SpawnInherit, 1, 7, {reg(0), reg(4), reg(4)})}));
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[0].first, 7u);
+  EXPECT_EQ(log[0].second, (Inheritance{{-1.0f, 0.5f, 0.0f}, 3.0f, {3.0f, 0.5f, 0.5f, 0.0f}}));
+  EXPECT_EQ(log[1].second, (Inheritance{{-1.0f, 0.5f, 0.0f}, 3.0f, {0.25f, 0.25f, 0.25f, 0.25f}}));
+  // SPAWN passes the neutral inheritance.
+  log.clear();
+  ASSERT_TRUE(h.run({op(Opcode::LoadConst, 4, 0, {idx(0)}),
+                     op(Opcode::Spawn, 1, 0, {idx(7), imm(2.0f), reg(0)})}));
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_EQ(log[0].second, Inheritance{});
+  EXPECT_EQ(Inheritance{}, (Inheritance{{0.0f, 0.0f, 0.0f}, 1.0f, {1.0f, 1.0f, 1.0f, 1.0f}}));
 }
 
 // --- operand forms, sections, random streams

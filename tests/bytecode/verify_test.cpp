@@ -159,7 +159,7 @@ TEST(VerifyRejects, UnknownOpcode) {
   p.update = {200, 0, 0, 0};
   EXPECT_EQ(rejection(p), "update[0]: unknown opcode 200");
   p.update = {kOpcodeCount, 0, 0, 0};  // the first code past the table
-  EXPECT_EQ(rejection(p), "update[0]: unknown opcode 56");
+  EXPECT_EQ(rejection(p), "update[0]: unknown opcode 57");
 }
 
 TEST(VerifyRejects, ReservedWord0Bits) {
@@ -330,7 +330,7 @@ TEST(VerifyRejects, LoadEmitterPastTheEmitterWords) {
 
 TEST(VerifyRejects, UnknownBuiltin) {
   EXPECT_EQ(rejection(withUpdate({op(Opcode::LoadBuiltin, 1, 0, {idx(kBuiltinCount)})})),
-            "update[0] ldb: unknown builtin 11");
+            "update[0] ldb: unknown builtin 14");
 }
 
 TEST(VerifyRejects, BuiltinOfAnotherWidth) {

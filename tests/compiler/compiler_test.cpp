@@ -310,6 +310,37 @@ TEST(Compiler, GraphsLowerAndReportMistakes) {
       "error: /emitters/0/update/0/graph/nodes/1: the graph has a cycle through node \"y\"\n");
 }
 
+TEST(Compiler, ASpawnNodeNamesAnotherEmitterAndTakesItsWidths) {
+  const auto errors = [](const std::string& node) {
+    const authoring::EffectLoadResult loaded = authoring::parseEffect(
+        R"({"format": "mote.effect/1", "emitters": [{"name": "a", "update": [{"type": "graph",
+            "graph": {"nodes": [)" +
+        node + R"(]}}]}, {"name": "b", "spawn": {"rate": 0}}]})");
+    EXPECT_TRUE(loaded.ok()) << diagnosticsText(loaded.diagnostics);
+    return diagnosticsText(compileEffect(loaded.effect).diagnostics);
+  };
+  EXPECT_EQ(
+      errors(R"({"id": "s", "op": "spawn", "params": {"count": 1}, "names": {"emitter": "a"}})"),
+      "error: /emitters/0/update/0/graph/nodes/0/names/emitter: \"a\" is not another emitter "
+      "of this effect (a spawn node's target)\n");
+  EXPECT_EQ(
+      errors(R"({"id": "s", "op": "spawn", "params": {"count": 1}, "names": {"emitter": "c"}})"),
+      "error: /emitters/0/update/0/graph/nodes/0/names/emitter: \"c\" is not another emitter "
+      "of this effect (a spawn node's target)\n");
+  EXPECT_EQ(
+      errors(R"({"id": "s", "op": "spawn", "params": {"count": 1, "velocity": [1, 2]},
+                       "names": {"emitter": "b"}})"),
+      "error: /emitters/0/update/0/graph/nodes/0/inputs/velocity: a 2-wide input where 3 lanes "
+      "are needed\n");
+  EXPECT_EQ(errors(R"({"id": "s", "op": "spawn", "params": {"count": 1}})"),
+            "error: /emitters/0/update/0/graph/nodes/0/names: node \"s\" (spawn) needs name "
+            "\"emitter\"\n");
+  // A velocity, size or colour makes it SPAWNI; one lane is broadcast.
+  EXPECT_EQ(errors(R"({"id": "s", "op": "spawn", "params": {"count": 1, "color": 0.5},
+                       "names": {"emitter": "b"}})"),
+            "");
+}
+
 // Every module type (but graph), as the update list writes them.
 constexpr std::string_view kEveryModule[] = {
     R"({"type": "gravity", "acceleration": [0, -9.81, 0]})",

@@ -34,12 +34,12 @@ TEST(Motefx, DamagedFilesAreRefusedWithTheReason) {
   b[0] = 'X';
   EXPECT_EQ(loadError(b), "offset 0: not a .motefx file (bad magic)");
   b = good;
-  b[8] = 6;  // a future version
+  b[8] = 7;  // a future version
   EXPECT_EQ(loadError(b),
-            "offset 8: unsupported .motefx version 6 (this build reads versions 1 to 5)");
+            "offset 8: unsupported .motefx version 7 (this build reads versions 1 to 6)");
   b[8] = 0;
   EXPECT_EQ(loadError(b),
-            "offset 8: unsupported .motefx version 0 (this build reads versions 1 to 5)");
+            "offset 8: unsupported .motefx version 0 (this build reads versions 1 to 6)");
   b = good;
   b[12] = 1;
   EXPECT_EQ(loadError(b), "offset 12: unknown flags 1");
@@ -70,15 +70,61 @@ std::size_t curveInstructions(const CompiledEffect& effect) {
   return count;
 }
 
-TEST(Motefx, SavesVersionFive) {
+TEST(Motefx, SavesVersionSix) {
   const std::vector<std::uint8_t> bytes = bonfireBytes();
   ASSERT_GE(bytes.size(), 12u);
-  EXPECT_EQ(bytes[8], 5u);
-  EXPECT_EQ(kMotefxVersion, 5u);
+  EXPECT_EQ(bytes[8], 6u);
+  EXPECT_EQ(kMotefxVersion, 6u);
+}
+
+// v6 added SPAWNI and the source_* builtins in v4's layout: the v5 fixture loads to the effect the
+// v6 fixture holds, and saving it writes the v6 file byte for byte.
+TEST(Motefx, TheVersionFiveFixtureIsTheVersionSixEffect) {
+  Result<CompiledEffect> v5 = loadFixture("v5/explosion.motefx");
+  ASSERT_TRUE(v5.ok()) << v5.status().toString();
+  Result<CompiledEffect> v6 = loadFixture("v6/explosion.motefx");
+  ASSERT_TRUE(v6.ok()) << v6.status().toString();
+  EXPECT_TRUE(*v5 == *v6);
+  Result<std::vector<std::uint8_t>> v6Bytes =
+      readFile(mote::test::sourcePath("tests/golden/motefx/v6/explosion.motefx"), kMaxMotefxBytes);
+  ASSERT_TRUE(v6Bytes.ok());
+  EXPECT_TRUE(saveMotefx(*v5) == *v6Bytes);
+}
+
+TEST(Motefx, AFileBeforeVersionSixWithInheritanceIsRefused) {
+  // The source emitter holds SPAWNI, the target loads source_velocity: both are version 6.
+  const authoring::EffectLoadResult loaded = authoring::parseEffect(
+      R"({"format": "mote.effect/1", "name": "shells", "materials": [{"name": "m"}],
+          "emitters": [{"name": "shells", "material": "m", "events": [
+            {"on": "death", "spawn": "sparks", "inherit_velocity": 1}]},
+            {"name": "sparks", "material": "m", "spawn": {"rate": 0}}]})",
+      "shells.json");
+  ASSERT_TRUE(loaded.ok());
+  const compiler::CompileResult compiled = compiler::compileEffect(loaded.effect);
+  ASSERT_TRUE(compiled.ok());
+  std::vector<std::uint8_t> bytes = saveMotefx(compiled.effect);
+  EXPECT_TRUE(loadMotefx(bytes).ok());
+  bytes[8] = 5;  // the checksum covers the payload only
+  const std::string error = loadError(bytes);
+  EXPECT_EQ(error.rfind("emitter shells: update[", 0), 0u) << error;
+  EXPECT_NE(error.find("]: opcode 56 (spawni) in a version 5 file (spawni is version 6)"),
+            std::string::npos)
+      << error;
+  // Without the source, the target's load of source_velocity is what a v5 file cannot hold.
+  CompiledEffect targetOnly = compiled.effect;
+  targetOnly.emitters.erase(targetOnly.emitters.begin());
+  bytes = saveMotefx(targetOnly);
+  ASSERT_TRUE(loadMotefx(bytes).ok()) << loadError(bytes);
+  bytes[8] = 5;
+  const std::string targetError = loadError(bytes);
+  EXPECT_EQ(targetError.rfind("emitter sparks: init[", 0), 0u) << targetError;
+  EXPECT_NE(targetError.find("]: builtin source_velocity in a version 5 file (it is version 6)"),
+            std::string::npos)
+      << targetError;
 }
 
 // v5 added COLLIDE in v4's layout: the v4 fixture loads to the effect the v5 fixture holds, and
-// saving it writes the v5 file byte for byte (only the header's version differs).
+// the two files differ only in the header's version.
 TEST(Motefx, TheVersionFourFixtureIsTheVersionFiveEffect) {
   Result<CompiledEffect> v4 = loadFixture("v4/explosion.motefx");
   ASSERT_TRUE(v4.ok()) << v4.status().toString();
@@ -88,7 +134,11 @@ TEST(Motefx, TheVersionFourFixtureIsTheVersionFiveEffect) {
   Result<std::vector<std::uint8_t>> v5Bytes =
       readFile(mote::test::sourcePath("tests/golden/motefx/v5/explosion.motefx"), kMaxMotefxBytes);
   ASSERT_TRUE(v5Bytes.ok());
-  EXPECT_TRUE(saveMotefx(*v4) == *v5Bytes);
+  std::vector<std::uint8_t> saved = saveMotefx(*v4);
+  ASSERT_EQ(saved.size(), v5Bytes->size());
+  saved[8] =
+      5;  // saving writes version 6, v4's layout (TheVersionFiveFixtureIsTheVersionSixEffect)
+  EXPECT_TRUE(saved == *v5Bytes);
 }
 
 TEST(Motefx, AFileBeforeVersionFiveWithCollideIsRefused) {
@@ -141,7 +191,7 @@ TEST(Motefx, TheVersionTwoAndThreeFixturesUpgradeToTheVersionFourEffect) {
   std::vector<std::uint8_t> saved = saveMotefx(*v2);
   ASSERT_EQ(saved.size(), v4Bytes->size());
   saved[8] =
-      4;  // saving writes version 5, v4's layout (TheVersionFourFixtureIsTheVersionFiveEffect)
+      4;  // saving writes version 6, v4's layout (TheVersionFourFixtureIsTheVersionFiveEffect)
   EXPECT_TRUE(saved == *v4Bytes);
   EXPECT_EQ(v4Bytes->size(), v3Bytes->size() + 7 * 16);
 }

@@ -35,8 +35,8 @@ struct SpawnLog {
 };
 
 void record(std::uint32_t target, std::uint32_t count, const std::array<float, 3>& at,
-            std::uint32_t /*source*/, void* user) {
-  static_cast<SpawnLog*>(user)->spawns.push_back({target, count, at});
+            const Inheritance& inherit, std::uint32_t /*source*/, void* user) {
+  static_cast<SpawnLog*>(user)->spawns.push_back({target, count, at, inherit});
 }
 
 bool sameBits(float a, float b) {
@@ -106,8 +106,15 @@ std::size_t expectEveryOpcodeMatches(gpu::Context& context, gpu::RegisterFile fi
           for (std::size_t s = 0; s < std::min(g.spawns.size(), log.spawns.size()); ++s) {
             EXPECT_EQ(g.spawns[s].target, log.spawns[s].target) << where;
             EXPECT_EQ(g.spawns[s].count, log.spawns[s].count) << where;
-            for (std::size_t k = 0; k < 3; ++k)
+            const Inheritance& gi = g.spawns[s].inherit;
+            const Inheritance& ri = log.spawns[s].inherit;
+            for (std::size_t k = 0; k < 3; ++k) {
               EXPECT_TRUE(sameBits(g.spawns[s].position[k], log.spawns[s].position[k])) << where;
+              EXPECT_TRUE(sameBits(gi.velocity[k], ri.velocity[k])) << where;
+            }
+            EXPECT_TRUE(sameBits(gi.size, ri.size)) << where;
+            for (std::size_t k = 0; k < 4; ++k)
+              EXPECT_TRUE(sameBits(gi.color[k], ri.color[k])) << where;
           }
         }
       }

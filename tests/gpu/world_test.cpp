@@ -34,6 +34,17 @@ using test::compileJson;
 
 class GpuWorld : public test::GpuTest {
  protected:
+  // What only the CPU runtime runs is refused at addEffect, naming the emitter: `json` is the
+  // effect, `message` what addEffect says.
+  void expectRefused(const char* json, const std::string& message) {
+    const bytecode::CompiledEffect effect = compileJson(json);
+    std::unique_ptr<gpu::ParticleWorld> gpu = makeGpu(gpu::worldDescFor(effect));
+    ASSERT_TRUE(gpu);
+    const Result<EffectHandle> placed = gpu->addEffect(effect);
+    ASSERT_FALSE(placed.ok());
+    EXPECT_EQ(placed.status().code(), StatusCode::InvalidArgument);
+    EXPECT_EQ(placed.status().message(), message);
+  }
   std::unique_ptr<gpu::ParticleWorld> makeGpu(const gpu::WorldDesc& desc) {
     Result<std::unique_ptr<gpu::ParticleWorld>> w = gpu::ParticleWorld::create(*context(), desc);
     EXPECT_TRUE(w.ok()) << w.status().toString();
@@ -524,19 +535,25 @@ TEST_F(GpuWorld, APoolPastTheDevicesLimitIsOutOfMemoryNamingIt) {
 }
 
 TEST_F(GpuWorld, AnEffectThatCollidesWithTheHostsWorldIsRefused) {
-  // COLLIDE asks the host's world, which only the CPU runtime has: refused, naming the emitter.
-  const bytecode::CompiledEffect effect = compileJson(
-      R"({"format": "mote.effect/1", "name": "rainfall", "materials": [{"name": "m"}],
-          "emitters": [{"name": "drops", "material": "m", "update": [
-            {"type": "collision", "colliders": [{"kind": "host"}]}]}]})");
-  std::unique_ptr<gpu::ParticleWorld> gpu = makeGpu(gpu::worldDescFor(effect));
-  ASSERT_TRUE(gpu);
-  const Result<EffectHandle> placed = gpu->addEffect(effect);
-  ASSERT_FALSE(placed.ok());
-  EXPECT_EQ(placed.status().code(), StatusCode::InvalidArgument);
-  EXPECT_EQ(placed.status().message(),
-            "addEffect: 'rainfall' emitter 'drops': it collides with the host's world (COLLIDE, a "
-            "collider of kind 'host'), which only the CPU runtime asks; simulate it on the CPU");
+  // COLLIDE asks the host's world, which only the CPU runtime has.
+  expectRefused(R"({"format": "mote.effect/1", "name": "rainfall", "materials": [{"name": "m"}],
+                    "emitters": [{"name": "drops", "material": "m", "update": [
+                      {"type": "collision", "colliders": [{"kind": "host"}]}]}]})",
+                "addEffect: 'rainfall' emitter 'drops': it collides with the host's world "
+                "(COLLIDE, a collider of kind 'host'), which only the CPU runtime asks; simulate "
+                "it on the CPU");
+}
+
+TEST_F(GpuWorld, AnEffectWhoseEventsPassInheritanceIsRefused) {
+  // SPAWNI's requests carry what the newborns inherit, which the GPU's requests do not hold yet:
+  // running it would lose the inheritance.
+  expectRefused(R"({"format": "mote.effect/1", "name": "shells", "materials": [{"name": "m"}],
+                    "emitters": [{"name": "shells", "material": "m", "events": [
+                      {"on": "death", "spawn": "sparks", "inherit_color": true}]},
+                      {"name": "sparks", "material": "m", "spawn": {"rate": 0}}]})",
+                "addEffect: 'shells' emitter 'shells': its particle events pass what the "
+                "particles they spawn inherit (SPAWNI: inherit_velocity, inherit_color or "
+                "inherit_size), which only the CPU runtime runs yet; simulate it on the CPU");
 }
 
 TEST_F(GpuWorld, WhatDoesNotFitTheDescIsAnErrorAtAddEffect) {

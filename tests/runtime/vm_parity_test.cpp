@@ -41,6 +41,7 @@ struct SpawnRecord {
   std::uint32_t target;
   std::uint32_t count;
   std::array<float, 3> at;
+  Inheritance inherit;
   bool operator==(const SpawnRecord&) const = default;
 };
 
@@ -50,9 +51,9 @@ struct SpawnLog {
 };
 
 void record(std::uint32_t target, std::uint32_t count, const std::array<float, 3>& at,
-            std::uint32_t source, void* user) {
+            const Inheritance& inherit, std::uint32_t source, void* user) {
   auto* log = static_cast<SpawnLog*>(user);
-  log->records.push_back({source, target, count, at});
+  log->records.push_back({source, target, count, at, inherit});
 }
 
 std::array<float, 3> wind(const std::array<float, 3>& p, void*) {

@@ -22,6 +22,7 @@ inline std::vector<std::uint32_t> legalWidths(const bytecode::OpInfo& info) {
     case WidthRule::Reduce:
       return {1, 2, 3, 4};
     case WidthRule::Fixed1:
+    case WidthRule::DstIndex:
       return {1};
     case WidthRule::Fixed3:
       return {3};

@@ -102,6 +102,7 @@ inline bytecode::Program instance(const bytecode::OpInfo& info, std::uint32_t wi
   in.width = width;
   const std::uint32_t dw = dstWidth(info.width, width);
   in.dst = dw == 0 ? 0 : (inPlace ? 0 : 12);
+  if (info.width == WidthRule::DstIndex) in.dst = 2;  // SPAWNI's target, as SPAWN's below
   for (std::uint32_t slot = 0; slot < 3; ++slot) {
     const SourceRule rule = info.sources[slot];
     if (rule == SourceRule::Unused) continue;

@@ -692,11 +692,19 @@ enum class ParticleEventKind : std::uint8_t {
 /// of the same effect at the particle's position (where it was born for a birth, its position at
 /// the end of the tick for a death, the point of contact for a collision), queued as the collision
 /// module's sub-emitter spawns are (the target emits them at the start of the next tick, in
-/// source-particle order).
+/// source-particle order). They may inherit from the particle what it has at that moment (its
+/// velocity after the tick's update, after the collision's response for a collision): the target's
+/// own INIT values are then changed — velocity + inheritVelocity × the source's, colour × the
+/// source's, size × the source's width.
 struct ParticleEvent {
   ParticleEventKind on = ParticleEventKind::Death;
   std::string spawn;  ///< an emitter of this effect, not this one
   std::uint32_t count = 1;
+  float inheritVelocity = 0.0f;  ///< the fraction of the source's velocity added to the newborns'
+  bool inheritColor = false;     ///< the newborns' colour is multiplied by the source's
+  bool inheritSize = false;      ///< the newborns' size is multiplied by the source's width
+  /// Whether the event passes anything to the particles it spawns.
+  bool inherits() const { return inheritVelocity != 0.0f || inheritColor || inheritSize; }
   bool operator==(const ParticleEvent&) const = default;
 };
 

@@ -31,7 +31,8 @@ namespace mote::bytecode {
 inline constexpr std::uint32_t kWordsPerInstruction = 4;
 inline constexpr std::uint32_t kMaxRegisters = 256;
 inline constexpr std::uint32_t kMaxWidth = 4;
-inline constexpr std::uint32_t kMaxSpawnTargets = 256;  ///< SPAWN's emitter index is below this
+inline constexpr std::uint32_t kMaxSpawnTargets =
+    256;  ///< SPAWN's and SPAWNI's emitter index is below this
 
 enum class OperandKind : std::uint8_t { None = 0, Reg = 1, Imm = 2 };
 
@@ -47,12 +48,13 @@ enum class SourceRule : std::uint8_t {
 
 /// The legal instruction widths and the destination's width.
 enum class WidthRule : std::uint8_t {
-  Any,     ///< width 1..4; dst as wide
-  Reduce,  ///< width 1..4 (the inputs'); dst 1 wide
-  Fixed1,  ///< width 1; dst 1 wide
-  Fixed3,  ///< width 3; dst 3 wide
-  Fixed4,  ///< width 4; dst 4 wide
-  NoDst,   ///< writes no register (dst must be 0); width 1..4 with a Value source (stf), else 1
+  Any,       ///< width 1..4; dst as wide
+  Reduce,    ///< width 1..4 (the inputs'); dst 1 wide
+  Fixed1,    ///< width 1; dst 1 wide
+  Fixed3,    ///< width 3; dst 3 wide
+  Fixed4,    ///< width 4; dst 4 wide
+  NoDst,     ///< writes no register (dst must be 0); width 1..4 with a Value source (stf), else 1
+  DstIndex,  ///< writes no register; width 1; the dst field is an index the opcode defines
 };
 
 // What kind of work an opcode does: every opcode is of exactly one class (the OpClass column of
@@ -186,7 +188,10 @@ inline constexpr std::uint32_t kOpClassCount = static_cast<std::uint32_t>(kOpCla
   X(Curve, 54, "curve", Curve, Any, Index, Scalar, Index,                                          \
     "dst = the keyed curve of c keys (c >> 16: interpolation) in constants from i, at t = b")      \
   X(Collide, 55, "collide", Host, Fixed4, Vec3, Vec3, Scalar,                                      \
-    "dst = (n, d): host hit normal n, radius c swept a to b, b's depth d; miss: (0,0,0,-1)")
+    "dst = (n, d): host hit normal n, radius c swept a to b, b's depth d; miss: (0,0,0,-1)")       \
+  X(SpawnInherit, 56, "spawni", Host, DstIndex, Quat, Quat, Quat,                                  \
+    "spawn floor(a.w) into emitter dst at a.xyz; they read b.xyz, b.w, c as "                      \
+    "source_velocity/size/color")
 
 enum class Opcode : std::uint8_t {
 #define MOTE_ISA_ENUM(name, code, mnemonic, cls, width, s0, s1, s2, doc) name = code,
@@ -284,6 +289,7 @@ constexpr std::uint32_t dstWidth(WidthRule rule, std::uint32_t width) {
     case WidthRule::Fixed4:
       return 4;
     case WidthRule::NoDst:
+    case WidthRule::DstIndex:
       return 0;
   }
   return 0;
@@ -307,7 +313,10 @@ std::optional<Opcode> opcodeFromMnemonic(std::string_view mnemonic);
   X(EmitterVelocity, 7, "emitter_velocity", 3)   \
   X(SpawnIndex, 8, "spawn_index", 1)             \
   X(SpawnFraction, 9, "spawn_fraction", 1)       \
-  X(ParticleId, 10, "particle_id", 1)
+  X(ParticleId, 10, "particle_id", 1)            \
+  X(SourceVelocity, 11, "source_velocity", 3)    \
+  X(SourceSize, 12, "source_size", 1)            \
+  X(SourceColor, 13, "source_color", 4)
 
 enum class Builtin : std::uint8_t {
 #define MOTE_ISA_BUILTIN_ENUM(name, id, text, width) name = id,

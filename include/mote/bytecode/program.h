@@ -67,6 +67,15 @@ struct Program {
         n += (code[i] & 0xffu) == static_cast<std::uint32_t>(op) ? 1u : 0u;
     return n;
   }
+  /// Whether `s` loads builtin `b` (LOAD_BUILTIN). O(instructions).
+  bool loadsBuiltin(Section s, Builtin b) const {
+    const std::span<const std::uint32_t> code = section(s);
+    for (std::size_t i = 0; i < code.size(); i += 4)
+      if ((code[i] & 0xffu) == static_cast<std::uint32_t>(Opcode::LoadBuiltin) &&
+          code[i + 1] == static_cast<std::uint32_t>(b))
+        return true;
+    return false;
+  }
   bool operator==(const Program&) const = default;
 };
 

@@ -22,10 +22,21 @@ namespace mote::bytecode {
 /// The host's wind at a world position (m/s). Null: still air.
 using WindFn = std::array<float, 3> (*)(const std::array<float, 3>& position, void* user);
 
-/// A SPAWN request: `count` particles into emitter `target` of the effect, born at `position`,
-/// asked for by the particle whose id is `source` (its random counter).
+/// What a SPAWNI request passes to the particles it asks for: their source_velocity, source_size
+/// and source_color builtins in INIT. A SPAWN request passes the neutral values below (what every
+/// particle not born from a SPAWNI request reads).
+struct Inheritance {
+  std::array<float, 3> velocity{0.0f, 0.0f, 0.0f};
+  float size = 1.0f;
+  std::array<float, 4> color{1.0f, 1.0f, 1.0f, 1.0f};
+  bool operator==(const Inheritance&) const = default;
+};
+
+/// A SPAWN or SPAWNI request: `count` particles into emitter `target` of the effect, born at
+/// `position` with `inherit`, asked for by the particle whose id is `source` (its random counter).
 using SpawnFn = void (*)(std::uint32_t target, std::uint32_t count,
-                         const std::array<float, 3>& position, std::uint32_t source, void* user);
+                         const std::array<float, 3>& position, const Inheritance& inherit,
+                         std::uint32_t source, void* user);
 
 struct ReferenceContext {
   /// LOAD_BUILTIN values, indexed by Builtin (lanes past a builtin's width are ignored).
@@ -37,7 +48,7 @@ struct ReferenceContext {
   std::uint64_t tick = 0;           ///< the simulation tick (UPDATE draws differ every tick)
   WindFn wind = nullptr;
   void* windUser = nullptr;
-  SpawnFn spawn = nullptr;  ///< null: SPAWN requests are dropped
+  SpawnFn spawn = nullptr;  ///< null: SPAWN and SPAWNI requests are dropped
   void* spawnUser = nullptr;
   const CollisionProvider* collision = nullptr;  ///< COLLIDE's world; null: nothing is hit
 };

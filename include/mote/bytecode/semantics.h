@@ -177,6 +177,15 @@ inline std::int32_t noiseCell(float f) noexcept {
   return (u >> 31) != 0u ? -wrapped : wrapped;
 }
 
+/// SPAWN's and SPAWNI's count operand as whole particles: floor(x), capped at 2^20 (one emitter's
+/// capacity at most); 0 (no request) for x < 1 and NaN.
+inline std::uint32_t spawnCount(float x) noexcept {
+  constexpr float kMaxCount = 1048576.0f;
+  const float count = std::floor(x);
+  if (!(count >= 1.0f)) return 0;
+  return static_cast<std::uint32_t>(count < kMaxCount ? count : kMaxCount);
+}
+
 /// Hamilton product a ⊗ b, quaternions as (x, y, z, w).
 inline Lanes quatMul(const Lanes& a, const Lanes& b) {
   return {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],

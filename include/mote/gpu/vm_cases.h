@@ -41,6 +41,7 @@ struct VmSpawn {
   std::uint32_t target = 0;
   std::uint32_t count = 0;
   std::array<float, 3> position{};
+  bytecode::Inheritance inherit;
 };
 
 struct VmCaseResult {

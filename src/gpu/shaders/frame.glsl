@@ -193,6 +193,13 @@ void vmSpawn(uint target, uint count, uvec3 position) {
   requests[at + kRequestPosition + 2u] = position.z;
 }
 
+// SPAWNI: the GPU world refuses programs with it (gpu/world.cpp admit: the request would carry
+// what the newborns inherit, which the GPU's requests do not yet hold); this keeps the
+// interpreter total.
+void vmSpawnInherit(uint target, uint count, uvec3 position, uvec4 velocitySize, uvec4 color) {
+  vmSpawn(target, count, position);
+}
+
 #ifdef MOTE_VM_WIDE
 uint vmWideLane() { return gl_GlobalInvocationID.x; }
 uint vmWideStride() { return push.threads; }

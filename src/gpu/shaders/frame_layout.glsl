@@ -114,7 +114,7 @@ const uint kWindHeaderWords = 4u;
 const uint kBurstWords = 5u;
 
 // A context block: kBuiltinWords of builtins, then the emitter words, then 4 words per global.
-const uint kBuiltinWords = 44u;
+const uint kBuiltinWords = 56u;
 const uint kBuiltinDt = 0u;  // builtin ids (bytecode/isa.h)
 const uint kBuiltinEmitterAge = 2u;
 const uint kBuiltinEmitterPosition = 3u;

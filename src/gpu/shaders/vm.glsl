@@ -12,6 +12,8 @@
 //   uvec4 vmGlobal(uint import)         LOAD_GLOBAL
 //   uvec3 vmWind(uvec3 position)        SAMPLE_WIND: the host's wind (still air: zero)
 //   void  vmSpawn(uint target, uint count, uvec3 position)   SPAWN's request
+//   void  vmSpawnInherit(uint target, uint count, uvec3 position, uvec4 velocitySize,
+//                        uvec4 color)                         SPAWNI's request
 //   uint  vmReg(uint slot)              / void vmSetReg(uint slot, uint value): the register file
 // and, with MOTE_VM_SECTION_SWITCH defined, uint vmSwitchAt() and void vmSwitchSection(): the
 // instruction at which the stream passes from INIT to UPDATE, and what the includer does then.
@@ -87,6 +89,7 @@ const uint OP_WIND = 52u;
 const uint OP_SPAWN = 53u;
 const uint OP_CURVE = 54u;
 const uint OP_COLLIDE = 55u;
+const uint OP_SPAWNI = 56u;
 
 const uint KIND_IMM = 2u;
 // CurveTableInterp (MOTE_CURVE_INTERP_LIST).
@@ -173,6 +176,18 @@ uint vmOperandLanes(uint op, uint w) {
       op == OP_LEN || op == OP_NORM || op == OP_RAND || op == OP_RANDR || op == OP_KILL)
     return w;
   return 4u;
+}
+
+// SPAWN's and SPAWNI's count operand as whole particles (semantics.h spawnCount): floor(x) capped
+// at 2^20, 0 for x < 1 and NaN.
+uint vmSpawnCount(uint x) {
+  const uint count = xFloor(x);
+  if (!xLe(kOne, count)) return 0u;    // NaN and below 1: nothing
+  const uint kMaxCount = 0x49800000u;  // 2^20: one emitter's capacity at most
+  const uint capped = xLt(count, kMaxCount) ? count : kMaxCount;
+  // An integer-valued float in [1, 2^20] to its integer.
+  const uint e = (capped >> 23) & 0xffu;
+  return ((capped & 0x7fffffu) | 0x800000u) >> (150u - e);
 }
 
 // CURVE (isa.h "Curves", semantics.h CurveTable): `first` the table's first constant.
@@ -424,14 +439,13 @@ bool vmRun(uint instructions, VmRandom rng) {
         vmWrite(dst, uvec4(vmWind(a.xyz), 0u), 3u);
         break;
       case OP_SPAWN: {
-        const uint count = xFloor(b.x);
-        if (!xLe(kOne, count)) break;  // NaN and below 1: nothing
-        const uint kMaxCount = 0x49800000u;  // 2^20: one emitter's capacity at most
-        const uint capped = xLt(count, kMaxCount) ? count : kMaxCount;
-        // An integer-valued float in [1, 2^20] to its integer.
-        const uint e = (capped >> 23) & 0xffu;
-        const uint n = ((capped & 0x7fffffu) | 0x800000u) >> (150u - e);
-        vmSpawn(s0, n, c.xyz);
+        const uint n = vmSpawnCount(b.x);
+        if (n != 0u) vmSpawn(s0, n, c.xyz);
+        break;
+      }
+      case OP_SPAWNI: {
+        const uint n = vmSpawnCount(a.w);
+        if (n != 0u) vmSpawnInherit(dst, n, a.xyz, b, c);
         break;
       }
       case OP_CURVE:

@@ -29,10 +29,11 @@ layout(push_constant) uniform Push {
   uint wideStride;    // lanes of the wide register file
 } push;
 
-const uint kBuiltinWords = 44u;
-const uint kFixedContextWords = 52u;
+const uint kBuiltinWords = 56u;
+const uint kFixedContextWords = 64u;
 const uint kMaxSpawns = 8u;
-const uint kResultWords = 2u + 5u * kMaxSpawns;
+const uint kSpawnWords = 13u;  // target, count, position, velocity, size, colour
+const uint kResultWords = 2u + kSpawnWords * kMaxSpawns;
 
 uint gCase;
 
@@ -59,17 +60,21 @@ uvec4 vmGlobal(uint import_) {
 // The tests' wind: (x · 0.5, y − 1, 2) — a pure function both sides compute (vm_ops.h).
 uvec3 vmWind(uvec3 p) { return uvec3(xMul(p.x, 0x3f000000u), xSub(p.y, kOne), 0x40000000u); }
 
-void vmSpawn(uint target, uint count, uvec3 position) {
+void vmSpawnInherit(uint target, uint count, uvec3 position, uvec4 velocitySize, uvec4 color) {
   const uint at = gCase * kResultWords;
   const uint n = results[at + 1u];
   results[at + 1u] = n + 1u;
   if (n >= kMaxSpawns) return;  // counted, not kept
-  const uint r = at + 2u + 5u * n;
+  const uint r = at + 2u + kSpawnWords * n;
   results[r] = target;
   results[r + 1u] = count;
-  results[r + 2u] = position.x;
-  results[r + 3u] = position.y;
-  results[r + 4u] = position.z;
+  for (uint k = 0u; k < 3u; ++k) results[r + 2u + k] = position[k];
+  for (uint k = 0u; k < 4u; ++k) results[r + 5u + k] = velocitySize[k];
+  for (uint k = 0u; k < 4u; ++k) results[r + 9u + k] = color[k];
+}
+// SPAWN passes the neutral inheritance (reference.h Inheritance).
+void vmSpawn(uint target, uint count, uvec3 position) {
+  vmSpawnInherit(target, count, position, uvec4(0u, 0u, 0u, kOne), uvec4(kOne));
 }
 
 #ifdef MOTE_VM_WIDE
