@@ -307,8 +307,8 @@ struct Reflect<ParticleEvent> {
                     "birth: when it is born.",
              .alwaysWritten = true});
     v(s.spawn, {.key = "spawn",
-                .doc = "The emitter of this effect the particles are born in.",
-                .alwaysWritten = true});
+                .doc = "The emitter of this effect the particles are born in (may be left out "
+                       "when the event reports)."});
     v(s.count, {.key = "count",
                 .doc = "Particles born per event.",
                 .min = 0,
@@ -316,7 +316,7 @@ struct Reflect<ParticleEvent> {
     v(s.inheritVelocity,
       {.key = "inherit_velocity",
        .doc = "Fraction of the particle's velocity added to the velocity the spawned particles "
-              "are born with (its velocity after the tick, after a collision's response).",
+              "are born with (its velocity after the tick; for a collision, as it hit).",
        .min = -10,
        .max = 10});
     v(s.inheritColor, {.key = "inherit_color",
@@ -325,6 +325,10 @@ struct Reflect<ParticleEvent> {
     v(s.inheritSize, {.key = "inherit_size",
                       .doc = "The spawned particles' birth size is multiplied by the particle's "
                              "width (size x)."});
+    v(s.report, {.key = "report",
+                 .doc = "Tell the host too: the world's event buffer lists each event (kind, "
+                        "emitter, particle id, position, velocity, time, and this event's place in "
+                        "the list). With report, spawn may be left out."});
   }
 };
 

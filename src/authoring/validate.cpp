@@ -738,8 +738,8 @@ class Validator {
     }
   }
 
-  // An emitter's particle events: each names another emitter; a collision event needs a
-  // collision module to fire.
+  // An emitter's particle events: each names another emitter (or only reports); a collision event
+  // needs a collision module to fire.
   void checkParticleEvents(const EffectDesc& effect, const Emitter& e,
                            const std::vector<std::string_view>& emitters) {
     if (e.events.empty()) return;
@@ -758,7 +758,7 @@ class Validator {
       checkInheritance(effect, event);
       Scope spawn(*this, "spawn");
       if (event.spawn.empty()) {
-        error("names no emitter");
+        if (!event.report) error("names no emitter (and the event does not report)");
       } else if (event.spawn == e.name) {
         error("an emitter cannot spawn into itself");
       } else {

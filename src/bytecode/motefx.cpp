@@ -559,14 +559,16 @@ Status checkEffect(const CompiledEffect& e) {
 // The opcodes a version step added: a file of an older version cannot hold them, and one that
 // does is refused like any other opcode unknown to its version. v2 added CURVE (a v1 program's
 // curves are arithmetic, docs/compiler.md, and stay so: they verify and run unchanged, only slower
-// than CURVE); v5 added COLLIDE; v6 added SPAWNI and the builtins it feeds (source_velocity,
-// source_size, source_color). Every other step changed the layout, not what a program may hold.
+// than CURVE); v5 added COLLIDE; v6 added SPAWNI, the builtins it feeds (source_velocity,
+// source_size, source_color) and REPORT. Every other step changed the layout, not what a program
+// may hold.
 struct OpcodeSince {
   Opcode opcode;
   std::uint32_t version;
 };
 constexpr std::array kOpcodesSince{OpcodeSince{Opcode::Curve, 2}, OpcodeSince{Opcode::Collide, 5},
-                                   OpcodeSince{Opcode::SpawnInherit, 6}};
+                                   OpcodeSince{Opcode::SpawnInherit, 6},
+                                   OpcodeSince{Opcode::Report, 6}};
 constexpr std::uint32_t kBuiltinsBeforeV6 = static_cast<std::uint32_t>(Builtin::SourceVelocity);
 
 Status refuseLaterOpcodes(std::uint32_t version, const CompiledEmitter& em) {

@@ -425,6 +425,15 @@ class Machine {
                    static_cast<std::uint32_t>(ctx_.randomCounter), ctx_.spawnUser);
         return;
       }
+      case Opcode::Report: {
+        const Lanes a = read(in, 0, 4);
+        if (!(a[3] >= 1.0f) || ctx_.report == nullptr) return;  // nan and < 1: nothing
+        const Lanes b = read(in, 1, 4);
+        ctx_.report(static_cast<ReportKind>(in.dst), semantics::reportTag(b[3]), {a[0], a[1], a[2]},
+                    {b[0], b[1], b[2]}, static_cast<std::uint32_t>(ctx_.randomCounter),
+                    ctx_.reportUser);
+        return;
+      }
       case Opcode::SpawnInherit: {
         const Lanes a = read(in, 0, 4);
         const std::uint32_t count = semantics::spawnCount(a[3]);

@@ -158,6 +158,13 @@ class Verifier {
     }
     MOTE_RETURN_IF_ERROR(indices(*info, in));
     const std::uint32_t dw = dstWidth(info->width, width);
+    if (info->opcode == Opcode::Report) {
+      if (in.dst >= kReportKinds) {
+        return fail("event kind " + std::to_string(in.dst) +
+                    " does not exist (0 birth, 1 death, 2 collision, 3 custom)");
+      }
+      return {};
+    }
     if (info->width == WidthRule::DstIndex) return spawnTarget(in.dst);
     if (dw == 0) {
       if (in.dst != 0) return fail("dst must be 0 (this opcode writes no register)");

@@ -95,6 +95,7 @@ class EmitterCompiler {
   void lowerNormalizedAgeNode(NodeLowering& n);
   void lowerKillNode(NodeLowering& n);
   void lowerSpawnNode(NodeLowering& n);
+  void lowerReportNode(NodeLowering& n);
   void lowerIsaNode(NodeLowering& n);
 
  private:
@@ -195,6 +196,9 @@ class EmitterCompiler {
                   const authoring::ParticleEvent* event = nullptr, Value velocity = {});
   void spawnInherit(Builder& b, std::uint32_t target, Value count, Value point, Value velocity,
                     Value size, Value color);
+  void fireEvent(Builder& b, std::size_t index, Value fired, Value point, Value velocity);
+  void report(Builder& b, bytecode::ReportKind kind, Value tag, Value fired, Value point,
+              Value velocity);
   void killIf(Builder& b, const authoring::KillModule& k, Value age, Value p, Value v);
   void frameUpdate(Builder& b, Value age, Value t);
 

@@ -253,29 +253,34 @@ void EmitterCompiler::lowerSpawnNode(NodeLowering& n) {
     return;
   }
   const auto index = static_cast<std::uint32_t>(named - effect_.emitters.begin());
-  // A port unconnected is its default; one lane is broadcast; another width is an error.
-  const auto port = [&](const char* name, std::uint32_t lanes, Value fallback) {
-    if (!spawnNodePasses(n.node, name)) return fallback;
-    const Value v = n.inputOrParam(name);
-    const std::optional<Operand> operand = n.fit(name, v, lanes);
-    if (!operand) return fallback;
-    return v.width == lanes ? v : b.emit(Opcode::Mov, lanes, *operand);
-  };
   const Value count = b.lane(n.inputOrParam("count"), 0);
-  const Value position = port("position", 3, Value{});
+  const Value position = n.portOr("position", 3, Value{});
   const Value at = position.valid() ? position : load(b, "position", 3);
-  const bool passes = spawnNodePasses(n.node, "velocity") || spawnNodePasses(n.node, "size") ||
-                      spawnNodePasses(n.node, "color");
+  const bool passes =
+      givenPort(n.node, "velocity") || givenPort(n.node, "size") || givenPort(n.node, "color");
   if (n.failed()) return;
   if (!passes) {
     b.emit(Opcode::Spawn, 1, Builder::index(index), b.use(count), b.use(at));
     return;
   }
-  const Value velocity = port("velocity", 3, b.vec3(0.0f, 0.0f, 0.0f));
-  const Value size = port("size", 1, b.scalar(1.0f));
-  const Value color = port("color", 4, b.constant({1.0f, 1.0f, 1.0f, 1.0f}, 4));
+  const Value velocity = n.portOr("velocity", 3, b.vec3(0.0f, 0.0f, 0.0f));
+  const Value size = n.portOr("size", 1, b.scalar(1.0f));
+  const Value color = n.portOr("color", 4, b.constant({1.0f, 1.0f, 1.0f, 1.0f}, 4));
   if (n.failed()) return;
   spawnInherit(b, index, count, at, velocity, size, color);
+}
+
+// A report node: a custom event for the host (REPORT of kind custom) where `when` holds.
+void EmitterCompiler::lowerReportNode(NodeLowering& n) {
+  Builder& b = n.b;
+  const Value when = b.lane(n.inputOrParam("when"), 0);
+  const Value position = n.portOr("position", 3, Value{});
+  const Value velocity = n.portOr("velocity", 3, Value{});
+  const Value tag = givenPort(n.node, "tag") ? b.lane(n.inputOrParam("tag"), 0) : b.scalar(0.0f);
+  if (n.failed()) return;
+  report(b, bytecode::ReportKind::Custom, tag, when,
+         position.valid() ? position : load(b, "position", 3),
+         velocity.valid() ? velocity : load(b, "velocity", 3));
 }
 
 // Any ISA value instruction by its mnemonic: the row's ports a, b, c are its sources; random draws

@@ -129,10 +129,9 @@ void EmitterCompiler::lowerInit() {
   if (!in.graph.nodes.empty()) lowerGraph(b, in.graph, "/init/graph");
   frameInit(b);
   // Birth events: every newborn, where it was born.
-  for (const ParticleEvent& event : e_.events)
-    if (event.on == ParticleEventKind::Birth && event.count > 0)
-      spawnWhere(b, emitterIndex(event.spawn), event.count, b.scalar(1.0f), load(b, "position", 3),
-                 &event, load(b, "velocity", 3));
+  for (std::size_t i = 0; i < e_.events.size(); ++i)
+    if (e_.events[i].on == ParticleEventKind::Birth)
+      fireEvent(b, i, b.scalar(1.0f), load(b, "position", 3), load(b, "velocity", 3));
 }
 
 // One INIT module of a modules node of the INIT graph: what the init member it stands for does.

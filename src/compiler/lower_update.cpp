@@ -62,9 +62,9 @@ void EmitterCompiler::scanNeeds() {
       for (const GraphNode& node : graph.nodes) {
         const auto it = node.names.find("emitter");
         if (node.op != "spawn" || it == node.names.end() || it->second != e_.name) continue;
-        inheritsVelocity_ = inheritsVelocity_ || spawnNodePasses(node, "velocity");
-        inheritsColor_ = inheritsColor_ || spawnNodePasses(node, "color");
-        inheritsSize_ = inheritsSize_ || spawnNodePasses(node, "size");
+        inheritsVelocity_ = inheritsVelocity_ || givenPort(node, "velocity");
+        inheritsColor_ = inheritsColor_ || givenPort(node, "color");
+        inheritsSize_ = inheritsSize_ || givenPort(node, "size");
       }
     };
     scan(source.init.graph);
@@ -104,7 +104,7 @@ void EmitterCompiler::lowerUpdate() {
   store(b, "age", r.age);
   const Value lifetime = load(b, "lifetime", 1);
   const bool deathEvents = std::any_of(e_.events.begin(), e_.events.end(), [](const auto& event) {
-    return event.on == ParticleEventKind::Death && event.count > 0;
+    return event.on == ParticleEventKind::Death && event.fires();
   });
   if (deathEvents) b.trackKills();
   if (!e_.init.immortal) b.kill(b.emit(Opcode::CmpLt, 1, b.use(lifetime), b.use(r.age)));
@@ -128,9 +128,8 @@ void EmitterCompiler::lowerUpdate() {
   if (!r.positionSet) r.p = b.fma(r.v, r.dt, r.p);
   flushRunning(b);
   // Death events: where a KILL fired this tick, at the particle's last position.
-  for (const ParticleEvent& event : e_.events)
-    if (event.on == ParticleEventKind::Death && event.count > 0)
-      spawnWhere(b, emitterIndex(event.spawn), event.count, b.killed(), r.p, &event, r.v);
+  for (std::size_t i = 0; i < e_.events.size(); ++i)
+    if (e_.events[i].on == ParticleEventKind::Death) fireEvent(b, i, b.killed(), r.p, r.v);
   if (needsSpin_) store(b, "rotation", b.fma(r.spin, r.dt, load(b, "rotation", 1)));
   frameUpdate(b, r.age, r.t);
 }
@@ -336,6 +335,32 @@ void EmitterCompiler::spawnWhere(Builder& b, std::uint32_t target, std::uint32_t
   spawnInherit(b, target, n, point, v, size, color);
 }
 
+// Event `index` of the emitter where `fired` (0 or 1) is 1, for a particle at `point` moving at
+// `velocity`: its particles (SPAWN or SPAWNI) and its report to the host (REPORT, tagged with
+// `index`).
+void EmitterCompiler::fireEvent(Builder& b, std::size_t index, Value fired, Value point,
+                                Value velocity) {
+  const ParticleEvent& event = e_.events[index];
+  if (event.spawns())
+    spawnWhere(b, emitterIndex(event.spawn), event.count, fired, point, &event, velocity);
+  if (event.report) {
+    const auto kind = event.on == ParticleEventKind::Birth   ? bytecode::ReportKind::Birth
+                      : event.on == ParticleEventKind::Death ? bytecode::ReportKind::Death
+                                                             : bytecode::ReportKind::Collision;
+    report(b, kind, b.scalar(static_cast<float>(index)), fired, point, velocity);
+  }
+}
+
+// REPORT of an event of `kind` tagged `tag` (lane x) where lane x of `fired` is 1 or more.
+void EmitterCompiler::report(Builder& b, bytecode::ReportKind kind, Value tag, Value fired,
+                             Value point, Value velocity) {
+  const auto lanes = [&](Value xyz, Value w) {
+    return b.use(b.compose({b.lane(xyz, 0), b.lane(xyz, 1), b.lane(xyz, 2), b.lane(w, 0)}));
+  };
+  b.emitTo(Opcode::Report, static_cast<std::uint32_t>(kind), lanes(point, fired),
+           lanes(velocity, tag), {});
+}
+
 // SPAWNI of `count` (lane x) particles into `target` at `point`, passing `velocity` (3), `size`
 // (1) and `color` (4).
 void EmitterCompiler::spawnInherit(Builder& b, std::uint32_t target, Value count, Value point,
@@ -348,10 +373,10 @@ void EmitterCompiler::spawnInherit(Builder& b, std::uint32_t target, Value count
 
 void EmitterCompiler::collide(Builder& b, const CollisionModule& c, Value& p, Value& v) {
   // Sub-emitters: the module's spawn_emitter, then the emitter's collision events.
-  std::vector<const ParticleEvent*> events;  // null: the module's own spawn_emitter
-  if (!c.spawnEmitter.empty() && c.spawnCount > 0) events.push_back(nullptr);
-  for (const ParticleEvent& event : e_.events)
-    if (event.on == ParticleEventKind::Collision && event.count > 0) events.push_back(&event);
+  const bool subEmitter = !c.spawnEmitter.empty() && c.spawnCount > 0;
+  std::vector<std::size_t> events;  // indices into e_.events
+  for (std::size_t i = 0; i < e_.events.size(); ++i)
+    if (e_.events[i].on == ParticleEventKind::Collision) events.push_back(i);
   for (std::size_t i = 0; i < c.colliders.size(); ++i) {
     const Collider& k = c.colliders[i];
     const Value center = b.vec3(k.position[0], k.position[1], k.position[2]);
@@ -421,11 +446,11 @@ void EmitterCompiler::collide(Builder& b, const CollisionModule& c, Value& p, Va
     const Value vn = b.dot(v, normal);
     const Value hit = b.mul(b.emit(Opcode::CmpLt, 1, b.use(b.scalar(0.0f)), b.use(depth)),
                             b.emit(Opcode::CmpLe, 1, b.use(vn), b.use(b.scalar(0.0f))));
-    for (const ParticleEvent* event : events) {  // at the point of contact, as it hit
-      spawnWhere(b, emitterIndex(event != nullptr ? event->spawn : c.spawnEmitter),
-                 event != nullptr ? event->count : c.spawnCount, hit, b.fma(normal, depth, at),
-                 event, v);
-    }
+    // At the point of contact, as it hit.
+    const Value contact = b.fma(normal, depth, at);
+    if (subEmitter) spawnWhere(b, emitterIndex(c.spawnEmitter), c.spawnCount, hit, contact);
+    for (const std::size_t event : events)
+      fireEvent(b, event, hit, contact, v);
     if (c.response == CollisionResponse::Kill) {
       b.kill(hit);
       continue;

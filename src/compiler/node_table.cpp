@@ -147,6 +147,14 @@ std::vector<NodeType> buildNodeTypes() {
                   "(default: the particle's); `velocity`, `size`, `color` where given are passed "
                   "as an event's inheritance (added, multiplied)",
        .lower = &C::lowerSpawnNode},
+      {.name = "report",
+       .inputs = {port("when", PW::Lane), port("position", PW::Fixed, 3),
+                  port("velocity", PW::Fixed, 3), port("tag", PW::Lane)},
+       .output = kNoOutput,
+       .summary = "tells the host (its event buffer) of a custom event where lane x of `when` is "
+                  "1 or more, at `position`, moving at `velocity` (defaults: the particle's), "
+                  "tagged floor(`tag`) (default 0)",
+       .lower = &C::lowerReportNode},
   };
   for (const bytecode::BuiltinInfo& info : bytecode::kBuiltinInfos) {
     NodeType row;
@@ -227,6 +235,14 @@ std::optional<Operand> NodeLowering::fit(const std::string& port, Value v, std::
   error(where + "/inputs/" + port, "a " + std::to_string(v.width) + "-wide input where " +
                                        std::to_string(want) + " lanes are needed");
   return std::nullopt;
+}
+
+Value NodeLowering::portOr(const std::string& port, std::uint32_t lanes, Value fallback) {
+  if (!givenPort(node, port)) return fallback;
+  const Value v = inputOrParam(port);
+  const std::optional<Operand> operand = fit(port, v, lanes);
+  if (!operand) return fallback;
+  return v.width == lanes ? v : b.emit(bytecode::Opcode::Mov, lanes, *operand);
 }
 
 std::optional<Value> NodeLowering::param(const std::string& key) {

@@ -105,9 +105,8 @@ inline constexpr PseudoField kPseudoFields[] = {
     {"alpha", "color", 4, 3}, {"size_x", "size", 2, 0}, {"size_y", "size", 2, 1}};
 
 /// The lowering of one node of a graph: what the row's lowering function reads and sets.
-/// Whether a spawn node passes its port `port` (velocity, size or color): connected, or given as a
-/// parameter.
-inline bool spawnNodePasses(const authoring::GraphNode& node, const std::string& port) {
+/// Whether `node` is given input `port`: connected, or as a parameter of that name.
+inline bool givenPort(const authoring::GraphNode& node, const std::string& port) {
   return node.inputs.count(port) > 0 || node.params.count(port) > 0;
 }
 
@@ -131,6 +130,9 @@ struct NodeLowering {
   /// `v`, the value of input `port`, as an operand of `want` lanes: itself, or a 1-wide value
   /// broadcast; any other width is an error (and nullopt).
   std::optional<Operand> fit(const std::string& port, Value v, std::uint32_t want);
+  /// Input `port` (connected or a parameter) as `lanes` lanes, one lane broadcast; `fallback`
+  /// where it is not given, or after an error for another width.
+  Value portOr(const std::string& port, std::uint32_t lanes, Value fallback);
   /// `names[key]`, or an error and "".
   std::string name(const std::string& key);
   /// Whether this node reported an error.

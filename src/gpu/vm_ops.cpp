@@ -18,7 +18,9 @@ namespace {
 constexpr std::uint32_t kBuiltinWords = 4 * bytecode::kBuiltinCount;
 constexpr std::uint32_t kFixedContextWords = 64;
 constexpr std::uint32_t kSpawnWords = 13;  // vm_ops.glsl's record of a request
-constexpr std::uint32_t kResultWords = 2 + kSpawnWords * kMaxCaseSpawns;
+constexpr std::uint32_t kReportWords = 8;  // and of a report
+constexpr std::uint32_t kReportsAt = 2 + kSpawnWords * kMaxCaseSpawns;
+constexpr std::uint32_t kResultWords = kReportsAt + 1 + kReportWords * kMaxCaseSpawns;
 constexpr std::uint32_t kWideSlots = 256;
 constexpr std::uint32_t kGroup = 64;
 static_assert(kBuiltinWords + 8 == kFixedContextWords, "vm_ops.glsl's fixed context");
@@ -141,6 +143,12 @@ Result<std::vector<VmCaseResult>> runCases(Context& context,
                           q[1],
                           {f(2), f(3), f(4)},
                           {{f(5), f(6), f(7)}, f(8), {f(9), f(10), f(11), f(12)}}});
+    }
+    r.reportCount = at[kReportsAt];
+    for (std::uint32_t s = 0; s < std::min(r.reportCount, kMaxCaseSpawns); ++s) {
+      const std::uint32_t* q = at + kReportsAt + 1 + kReportWords * s;
+      const auto f = [&](std::uint32_t k) { return std::bit_cast<float>(q[k]); };
+      r.reports.push_back({q[0], q[1], {f(2), f(3), f(4)}, {f(5), f(6), f(7)}});
     }
   }
   return out;

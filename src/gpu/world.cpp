@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
+#include <utility>
 
 namespace mote::gpu {
 
@@ -69,19 +71,20 @@ Status ParticleWorld::Impl::admit(const CompiledEffect& effect) {
                       "(WorldDesc::maxContextWords)",
                       where, contextWords, desc.maxContextWords));
     }
-    if (p.countOf(bytecode::Opcode::Collide) > 0) {
-      return invalidArgument(
-          fmt::format("{}it collides with the host's world (COLLIDE, a collider of kind 'host'), "
-                      "which only the CPU runtime asks; simulate it on the CPU",
-                      where));
-    }
-    if (p.countOf(bytecode::Opcode::SpawnInherit) > 0) {
-      return invalidArgument(
-          fmt::format("{}its particle events pass what the particles they spawn inherit "
-                      "(SPAWNI: inherit_velocity, inherit_color or inherit_size), which only the "
-                      "CPU runtime runs yet; simulate it on the CPU",
-                      where));
-    }
+    // What only the CPU runtime runs.
+    static constexpr std::pair<bytecode::Opcode, std::string_view> kCpuOnly[] = {
+        {bytecode::Opcode::Collide,
+         "it collides with the host's world (COLLIDE, a collider of kind 'host'), which only the "
+         "CPU runtime asks"},
+        {bytecode::Opcode::Report,
+         "it reports particle events to the host (REPORT: an event's 'report', a graph's report "
+         "node), which only the CPU runtime's event buffer takes"},
+        {bytecode::Opcode::SpawnInherit,
+         "its particle events pass what the particles they spawn inherit (SPAWNI: "
+         "inherit_velocity, inherit_color or inherit_size), which only the CPU runtime runs yet"}};
+    for (const auto& [opcode, why] : kCpuOnly)
+      if (p.countOf(opcode) > 0)
+        return invalidArgument(fmt::format("{}{}; simulate it on the CPU", where, why));
     requestsNeeded += std::uint64_t{e.maxParticles} * p.countOf(bytecode::Opcode::Spawn);
     if (findProgram(p, bytecode::contentHash(p)) == programSlots.size())
       programWordsNeeded += p.init.size() + p.update.size() + 4 * p.constants.size();

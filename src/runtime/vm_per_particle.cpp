@@ -153,14 +153,16 @@ void runPerParticle(const BatchState& batch, const PreparedProgram::Op& op) {
     collide(batch, op, s, d);
     return;
   }
+  // SPAWN, SPAWNI and REPORT: nothing for a particle whose count (or flag) is below 1 or NaN.
   const bool spawns = op.op == Opcode::Spawn || op.op == Opcode::SpawnInherit;
-  if (spawns && ctx.spawn == nullptr) return;
+  const bool reports = op.op == Opcode::Report;
+  if ((spawns && ctx.spawn == nullptr) || (reports && ctx.report == nullptr)) return;
   const float* const counts = op.op == Opcode::Spawn ? s[1][0] : s[0][3];
   const auto sourceId = [&](std::uint32_t i) {
     return ctx.particleIds != nullptr ? ctx.particleIds[batch.first + i] : 0u;
   };
   for (std::uint32_t i = 0; i < batch.n; ++i) {
-    if (spawns && !(counts[i] >= 1.0f)) continue;
+    if ((spawns || reports) && !(counts[i] >= 1.0f)) continue;
     const auto get = [&](std::uint32_t slot, std::uint32_t lanes) {
       Lanes v{};
       for (std::uint32_t c = 0; c < lanes; ++c)
@@ -220,6 +222,13 @@ void runPerParticle(const BatchState& batch, const PreparedProgram::Op& op) {
         const Lanes at = get(2, 3);
         ctx.spawn(op.index, bytecode::semantics::spawnCount(get(1, 1)[0]), {at[0], at[1], at[2]},
                   bytecode::Inheritance{}, sourceId(i), ctx.spawnUser);
+        break;
+      }
+      case perParticle(Opcode::Report): {
+        const Lanes a = get(0, 3);
+        const Lanes b = get(1, 4);
+        ctx.report(static_cast<bytecode::ReportKind>(op.dst), bytecode::semantics::reportTag(b[3]),
+                   {a[0], a[1], a[2]}, {b[0], b[1], b[2]}, sourceId(i), ctx.reportUser);
         break;
       }
       case perParticle(Opcode::SpawnInherit): {

@@ -107,6 +107,7 @@ Result<std::shared_ptr<SharedProgram>> prepareProgram(const bytecode::Program& p
   p->spawnOps =
       program.countOf(bytecode::Opcode::Spawn) + program.countOf(bytecode::Opcode::SpawnInherit);
   p->spawns = p->spawnOps > 0;
+  p->reportOps = program.countOf(bytecode::Opcode::Report);
   for (const bytecode::Builtin b : {bytecode::Builtin::SourceVelocity,
                                     bytecode::Builtin::SourceSize, bytecode::Builtin::SourceColor})
     p->readsSource = p->readsSource || program.loadsBuiltin(bytecode::Section::Init, b);
@@ -232,6 +233,7 @@ EffectHandle commitEffect(ParticleWorld::Impl& w, std::uint32_t slot, EffectPlan
   }
   w.rebuildOrder();
   w.reserveItems();
+  w.reserveEvents();
   return {slot, e.generation};
 }
 
@@ -254,6 +256,10 @@ ParticleWorld::~ParticleWorld() = default;
 
 const WorldStats& ParticleWorld::stats() const noexcept {
   return impl_->stats;
+}
+
+std::span<const HostEvent> ParticleWorld::events() const noexcept {
+  return {impl_->events.data(), impl_->eventCount};
 }
 
 Result<std::unique_ptr<ParticleWorld>> ParticleWorld::create(const WorldDesc& desc) {
@@ -304,6 +310,17 @@ void ParticleWorld::Impl::rebuildOrder() {
     for (const std::uint32_t row : e.rows)
       if (row != kNone) order.push_back(row);
   }
+}
+
+// Room in `events` for every reporting emitter's maxEventsPerEmitter (addEffect; never shrinks).
+void ParticleWorld::Impl::reserveEvents() {
+  std::size_t total = 0;
+  for (const std::uint32_t row : order) {
+    const EmitterRow& r = rows[row];
+    total += std::min<std::uint64_t>(desc.maxEventsPerEmitter,
+                                     std::uint64_t{r.capacity} * r.program->reportOps);
+  }
+  if (total > events.size()) events.resize(total);
 }
 
 void ParticleWorld::Impl::reserveItems() {

@@ -83,8 +83,19 @@ struct SpawnRequest {
   bytecode::Inheritance inherit;  // SPAWN's: the neutral values
 };
 
+// A REPORT of a step, as a chunk's run gave it (the emitter's frame).
+struct ReportRecord {
+  bytecode::ReportKind kind;
+  std::uint32_t tag;
+  Vec3 position;
+  Vec3 velocity;
+  std::uint32_t source;  // the reporting particle's id
+  std::uint32_t seq;     // its place in the step's reports of the emitter (the tie-break)
+};
+
 struct ChunkOutput {           // what one chunk's run leaves; one writer
   std::uint32_t count = 0;     // SPAWN requests
+  std::uint32_t reports = 0;   // REPORTs
   std::uint64_t overflow = 0;  // particles asked for past the segment's room
   Vec3 lo;                     // the box of its survivors (runtime_detail::boundsOf)
   Vec3 hi;
@@ -94,10 +105,11 @@ struct SharedProgram {
   std::uint64_t hash = 0;
   bytecode::Program program;  // for the equality check behind the hash
   PreparedProgram prepared;
-  bool spawns = false;         // has a SPAWN or SPAWNI instruction
-  std::uint32_t spawnOps = 0;  // SPAWN and SPAWNI instructions, INIT's and UPDATE's: a particle's
-                               // requests in a step at most
-  bool readsSource = false;    // INIT reads source_velocity, source_size or source_color
+  bool spawns = false;          // has a SPAWN or SPAWNI instruction
+  std::uint32_t spawnOps = 0;   // SPAWN and SPAWNI instructions, INIT's and UPDATE's: a particle's
+                                // requests in a step at most
+  bool readsSource = false;     // INIT reads source_velocity, source_size or source_color
+  std::uint32_t reportOps = 0;  // REPORT instructions: a particle's reports in a step at most
 };
 
 struct Binding {
@@ -149,6 +161,11 @@ struct EmitterRow {
   std::uint32_t requestsPerSegment = 0;
   std::vector<SpawnRequest> ordered;
   std::uint32_t orderedCount = 0;
+  // REPORTs, as the requests: segments × reportsPerSegment, then in (source id, seq) order.
+  std::vector<ReportRecord> reports;
+  std::uint32_t reportsPerSegment = 0;
+  std::vector<ReportRecord> orderedReports;
+  std::uint32_t orderedReportCount = 0;
   std::vector<ChunkOutput> segments;
   std::uint32_t usedSegments = 0;
   double lastEmission = 0.0;
@@ -268,6 +285,10 @@ struct ParticleWorld::Impl {
   const bytecode::CollisionProvider* collision = nullptr;
   WorldStats stats;
   double time = 0.0;
+  // The last tick's host events (events()): room for maxEventsPerEmitter per reporting emitter,
+  // made by addEffect.
+  std::vector<HostEvent> events;
+  std::uint32_t eventCount = 0;
   // Force events (an emitter's `force_event`, raised with its events during tick()): wind bursts
   // added to the host's wind for SAMPLE_WIND.
   emission::ForceBursts bursts;
@@ -301,6 +322,9 @@ struct ParticleWorld::Impl {
   void freeRow(std::uint32_t row);
   void compact(EmitterRow& r);
   void orderRequests(EmitterRow& r);
+  void orderReports(EmitterRow& r);
+  void collectEvents(std::span<const std::uint32_t> stepRowList, WorldStats& out);
+  void reserveEvents();
 
   // world_tick.cpp: tick orchestration.
   void prewarm(EffectSlot& e);

@@ -41,6 +41,11 @@ void allocateSlab(EmitterRow& r, std::uint32_t chunkParticles) {
     r.requests.resize(std::size_t{segments} * r.requestsPerSegment);
     r.ordered.resize(std::size_t{r.capacity} * r.program->spawnOps);
   }
+  if (r.program->reportOps > 0) {
+    r.reportsPerSegment = std::min(chunkParticles, r.capacity) * r.program->reportOps;
+    r.reports.resize(std::size_t{segments} * r.reportsPerSegment);
+    r.orderedReports.resize(std::size_t{r.capacity} * r.program->reportOps);
+  }
 }
 
 // The first killed particle in [0, end), or end. The VM sets a flag to 1: memchr skips runs of
@@ -98,6 +103,7 @@ void ParticleWorld::Impl::resetRow(EmitterRow& r) {
   r.stepSpawned = r.stepDropped = r.stepDied = 0;
   r.usedSegments = 0;
   r.orderedCount = 0;
+  r.orderedReportCount = 0;
   for (ChunkOutput& s : r.segments)
     s = {};
   const EffectSlot& e = effects[r.effect];
@@ -135,24 +141,83 @@ void ParticleWorld::Impl::compact(EmitterRow& r) {
   r.live = n;
 }
 
-// The step's SPAWN requests of `r` in (source id, seq) order — the order a target emits them in,
-// whatever chunks (or, on the GPU, atomics) gathered them. Complexity: O(q log q) for q requests.
-// Allocates: never.
-void ParticleWorld::Impl::orderRequests(EmitterRow& r) {
-  r.orderedCount = 0;
-  if (!r.program->spawns) return;
-  for (std::uint32_t s = 0; s < r.usedSegments; ++s) {
-    const SpawnRequest* from = r.requests.data() + std::size_t{s} * r.requestsPerSegment;
-    for (std::uint32_t q = 0; q < r.segments[s].count; ++q) {
-      SpawnRequest& to = r.ordered[r.orderedCount];
-      to = from[q];
-      to.seq = r.orderedCount++;
+namespace {
+
+// Requests and reports sort by the asking particle's id, then its own order.
+constexpr auto bySourceThenSeq = [](const auto& a, const auto& b) {
+  return a.source != b.source ? a.source < b.source : a.seq < b.seq;
+};
+
+// The records the chunks left — segment s holds count(s) of them from s × perSegment — copied into
+// `ordered` in (source id, seq) order, seq their place in segment order: the order whatever
+// chunks (or, on the GPU, atomics) gathered them. Returns how many. Complexity: O(q log q) for q
+// records. Allocates: never.
+template <class Record, class Count>
+std::uint32_t gatherInOrder(const std::vector<Record>& records, std::uint32_t perSegment,
+                            std::uint32_t segments, Count count, std::vector<Record>& ordered) {
+  std::uint32_t n = 0;
+  for (std::uint32_t s = 0; s < segments; ++s) {
+    const Record* from = records.data() + std::size_t{s} * perSegment;
+    for (std::uint32_t q = 0; q < count(s); ++q) {
+      ordered[n] = from[q];
+      ordered[n].seq = n;
+      ++n;
     }
   }
-  std::sort(r.ordered.begin(), r.ordered.begin() + r.orderedCount,
-            [](const SpawnRequest& a, const SpawnRequest& b) {
-              return a.source != b.source ? a.source < b.source : a.seq < b.seq;
-            });
+  std::sort(ordered.begin(), ordered.begin() + n, bySourceThenSeq);
+  return n;
+}
+
+}  // namespace
+
+// The step's SPAWN requests of `r` in the order a target emits them in.
+void ParticleWorld::Impl::orderRequests(EmitterRow& r) {
+  r.orderedCount = r.program->spawns
+                       ? gatherInOrder(
+                             r.requests, r.requestsPerSegment, r.usedSegments,
+                             [&](std::uint32_t s) { return r.segments[s].count; }, r.ordered)
+                       : 0;
+}
+
+// The step's REPORTs of `r` in the order the host reads them in.
+void ParticleWorld::Impl::orderReports(EmitterRow& r) {
+  r.orderedReportCount =
+      r.program->reportOps > 0
+          ? gatherInOrder(
+                r.reports, r.reportsPerSegment, r.usedSegments,
+                [&](std::uint32_t s) { return r.segments[s].reports; }, r.orderedReports)
+          : 0;
+}
+
+// The step's reports of every row, in the rows' order, into `events` (maxEventsPerEmitter a row;
+// the rest counted), in world space. Serial. Allocates: never (reserveEvents made the room).
+void ParticleWorld::Impl::collectEvents(std::span<const std::uint32_t> stepRowList,
+                                        WorldStats& out) {
+  for (const std::uint32_t row : stepRowList) {
+    const EmitterRow& r = rows[row];
+    if (r.orderedReportCount == 0) continue;
+    const std::uint32_t kept = std::min(r.orderedReportCount, desc.maxEventsPerEmitter);
+    out.eventsDropped += r.orderedReportCount - kept;
+    const bool local = bytecode::movesWithEmitter(r.desc->space);
+    for (std::uint32_t q = 0; q < kept && eventCount < events.size(); ++q) {
+      const ReportRecord& from = r.orderedReports[q];
+      HostEvent& e = events[eventCount++];
+      e.kind = from.kind;
+      e.tag = from.tag;
+      e.emitter = EmitterHandle{row, r.generation};
+      e.particle = from.source;
+      e.position = from.position;
+      e.velocity = from.velocity;
+      e.time = time;
+      if (local) {
+        const Vec3 turned = rotate(r.world.rotation, e.position);
+        for (std::size_t c = 0; c < 3; ++c)
+          e.position[c] = r.world.position[c] + turned[c];
+        e.velocity = rotate(r.world.rotation, e.velocity);
+      }
+    }
+  }
+  out.events = eventCount;
 }
 
 }  // namespace mote

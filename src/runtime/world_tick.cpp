@@ -58,7 +58,17 @@ struct SpawnSink {
   SpawnRequest* requests;
   std::uint32_t room;  // the chunk's particles × the program's SPAWN instructions: never full
   ChunkOutput* segment;
+  ReportRecord* reports = nullptr;
+  std::uint32_t reportRoom = 0;  // the chunk's particles × its REPORT instructions: never full
 };
+
+void sinkReport(bytecode::ReportKind kind, std::uint32_t tag, const Vec3& position,
+                const Vec3& velocity, std::uint32_t source, void* user) {
+  SpawnSink& sink = *static_cast<SpawnSink*>(user);
+  MOTE_ASSERT(sink.segment->reports < sink.reportRoom, "a chunk made more REPORTs than it can");
+  if (sink.segment->reports < sink.reportRoom)
+    sink.reports[sink.segment->reports++] = {kind, tag, position, velocity, source, 0};
+}
 
 void sinkSpawn(std::uint32_t target, std::uint32_t count, const Vec3& position,
                const bytecode::Inheritance& inherit, std::uint32_t source, void* user) {
@@ -159,6 +169,7 @@ void ParticleWorld::tick(float dt, const VisibilityTest* view) {
   s.time = w.time;
   s.spawnedTotal = w.stats.spawnedTotal;
   s.droppedTotal = w.stats.droppedTotal;
+  w.eventCount = 0;
   w.ticking = true;
   w.step(w.order, h, view, &s);
   w.ticking = false;
@@ -229,6 +240,7 @@ void ParticleWorld::Impl::step(std::span<const std::uint32_t> stepRowList, doubl
   const auto t3 = std::chrono::steady_clock::now();
   publishStats(stepRowList, out);
   if (out != nullptr) {
+    collectEvents(stepRowList, *out);
     out->emitSeconds = seconds(t0, t1);
     out->simulateSeconds = seconds(t1, t2);
     out->compactSeconds = seconds(t2, t3);
@@ -310,6 +322,7 @@ void ParticleWorld::Impl::finishRows(std::span<const std::uint32_t> stepRowList)
         f.world->compact(r);
         f.world->measureBounds(r);
         f.world->orderRequests(r);
+        f.world->orderReports(r);
       },
       &finish);
 }
@@ -348,6 +361,8 @@ void ParticleWorld::Impl::prepareContext(EmitterRow& r, double dt) {
   c.tick = r.steps;
   c.spawn = nullptr;
   c.spawnUser = nullptr;
+  c.report = nullptr;
+  c.reportUser = nullptr;
 }
 
 // Runs one work item: its newborns' INIT (item.newborn), UPDATE, and the box of its survivors.
@@ -362,6 +377,13 @@ void ParticleWorld::Impl::runItem(BatchVm& vm, const WorkItem& item) {
     sink.requests = r.requests.data() + std::size_t{item.segment} * r.requestsPerSegment;
     c.spawn = &sinkSpawn;
     c.spawnUser = &sink;
+  }
+  // Only tick()'s steps tell the host (prewarm and seek report nothing).
+  if (r.program->reportOps > 0 && ticking) {
+    sink.reports = r.reports.data() + std::size_t{item.segment} * r.reportsPerSegment;
+    sink.reportRoom = r.reportsPerSegment;
+    c.report = &sinkReport;
+    c.reportUser = &sink;
   }
   std::fill_n(r.killed.data() + item.first, item.count, std::uint8_t{0});
   const std::span<std::uint8_t> killed(r.killed.data() + item.first, item.count);

@@ -131,7 +131,12 @@ TEST(Validate, ParticleEventsNameAnotherEmitter) {
             "\"sparks\"?)\n"
             "warning: /emitters/0/events/1/on: ignored: the emitter has no collision module\n"
             "error: /emitters/0/events/2/spawn: an emitter cannot spawn into itself\n"
-            "error: /emitters/0/events/3/spawn: names no emitter\n");
+            "error: /emitters/0/events/3/spawn: names no emitter (and the event does not "
+            "report)\n");
+  // An event that only reports names no emitter.
+  e.emitters[0].events = {ParticleEvent{ParticleEventKind::Death, "", 0}};
+  e.emitters[0].events[0].report = true;
+  EXPECT_EQ(findings(e), "");
 }
 
 TEST(Validate, InheritanceATargetOverwritesIsLost) {

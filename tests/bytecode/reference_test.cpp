@@ -824,6 +824,46 @@ TEST(ReferenceOp, SpawniPassesWhatTheNewbornsInherit) {
   EXPECT_EQ(Inheritance{}, (Inheritance{{0.0f, 0.0f, 0.0f}, 1.0f, {1.0f, 1.0f, 1.0f, 1.0f}}));
 }
 
+TEST(ReferenceOp, ReportTellsTheHostWhereItsFlagIsSet) {
+  Harness h;
+  h.program.constants = {{1.0f, 2.0f, 3.0f, 1.0f}, {-1.0f, 0.5f, 0.0f, 7.9f}};
+  struct Told {
+    ReportKind kind;
+    std::uint32_t tag;
+    std::array<float, 3> at;
+    std::array<float, 3> velocity;
+  };
+  std::vector<Told> log;
+  h.context.report = [](ReportKind kind, std::uint32_t tag, const std::array<float, 3>& at,
+                        const std::array<float, 3>& velocity, std::uint32_t /*source*/,
+                        void* user) {
+    static_cast<std::vector<Told>*>(user)->push_back({kind, tag, at, velocity});
+  };
+  h.context.reportUser = &log;
+  // Kind 1 (death) with flag 1 and tag floor(7.9) = 7; kind 3 (custom) with tag −2 → 0 and NaN →
+  // 0; flags 0.5, 0 and NaN tell nothing.
+  ASSERT_TRUE(
+      h.run({op(Opcode::LoadConst, 4, 0, {idx(0)}), op(Opcode::LoadConst, 4, 4, {idx(1)}),
+             op(Opcode::Report, 1, 1, {reg(0), reg(4)}), op(Opcode::Mov, 1, 7, {imm(-2.0f)}),
+             op(Opcode::Report, 1, 3, {reg(0), reg(4)}), op(Opcode::Mov, 1, 7, {imm(kNaN)}),
+             op(Opcode::Report, 1, 3, {reg(0), reg(4)}), op(Opcode::Mov, 1, 3, {imm(0.5f)}),
+             op(Opcode::Report, 1, 2, {reg(0), reg(4)}), op(Opcode::Mov, 1, 3, {imm(kNaN)}),
+             op(Opcode::Report, 1, 2, {reg(0), reg(4)})}));
+  ASSERT_EQ(log.size(), 3u);
+  EXPECT_EQ(log[0].kind, ReportKind::Death);
+  EXPECT_EQ(log[0].tag, 7u);
+  EXPECT_EQ(log[0].at, (std::array<float, 3>{1.0f, 2.0f, 3.0f}));
+  EXPECT_EQ(log[0].velocity, (std::array<float, 3>{-1.0f, 0.5f, 0.0f}));
+  EXPECT_EQ(log[1].kind, ReportKind::Custom);
+  EXPECT_EQ(log[1].tag, 0u);
+  EXPECT_EQ(log[2].tag, 0u);
+  // Without a host callback the reports are dropped.
+  h.context.report = nullptr;
+  ASSERT_TRUE(
+      h.run({op(Opcode::LoadConst, 4, 0, {idx(0)}), op(Opcode::Report, 1, 0, {reg(0), reg(0)})}));
+  EXPECT_EQ(log.size(), 3u);
+}
+
 // --- operand forms, sections, random streams
 
 TEST(Reference, SwizzledSourcesReadTheNamedLanes) {

@@ -159,7 +159,7 @@ TEST(VerifyRejects, UnknownOpcode) {
   p.update = {200, 0, 0, 0};
   EXPECT_EQ(rejection(p), "update[0]: unknown opcode 200");
   p.update = {kOpcodeCount, 0, 0, 0};  // the first code past the table
-  EXPECT_EQ(rejection(p), "update[0]: unknown opcode 57");
+  EXPECT_EQ(rejection(p), "update[0]: unknown opcode 58");
 }
 
 TEST(VerifyRejects, ReservedWord0Bits) {
@@ -326,6 +326,14 @@ TEST(VerifyRejects, StoreFieldPastTheParticle) {
 TEST(VerifyRejects, LoadEmitterPastTheEmitterWords) {
   EXPECT_EQ(rejection(withUpdate({op(Opcode::LoadEmitter, 2, 0, {idx(3)})})),
             "update[0] lde: emitter words [3, 5) are outside the 4 emitter words");
+}
+
+TEST(VerifyRejects, AReportOfAnUnknownKind) {
+  EXPECT_EQ(rejection(withUpdate({op(Opcode::Report, 1, 4, {imm(1.0f), imm(0.0f)})})),
+            "update[0] report: event kind 4 does not exist (0 birth, 1 death, 2 collision, 3 "
+            "custom)");
+  EXPECT_EQ(rejection(withUpdate({op(Opcode::Report, 2, 3, {imm(1.0f), imm(0.0f)})})),
+            "update[0] report: width 2; this opcode is 1 wide");
 }
 
 TEST(VerifyRejects, UnknownBuiltin) {

@@ -110,6 +110,19 @@ TEST(Motefx, AFileBeforeVersionSixWithInheritanceIsRefused) {
   EXPECT_NE(error.find("]: opcode 56 (spawni) in a version 5 file (spawni is version 6)"),
             std::string::npos)
       << error;
+  // REPORT is version 6 too.
+  const authoring::EffectLoadResult reports = authoring::parseEffect(
+      R"({"format": "mote.effect/1", "name": "shells", "materials": [{"name": "m"}],
+          "emitters": [{"name": "shells", "material": "m", "events": [
+            {"on": "birth", "report": true}]}]})",
+      "reports.json");
+  ASSERT_TRUE(reports.ok());
+  bytes = saveMotefx(compiler::compileEffect(reports.effect).effect);
+  bytes[8] = 5;
+  EXPECT_NE(
+      loadError(bytes).find("]: opcode 57 (report) in a version 5 file (report is version 6)"),
+      std::string::npos)
+      << loadError(bytes);
   // Without the source, the target's load of source_velocity is what a v5 file cannot hold.
   CompiledEffect targetOnly = compiled.effect;
   targetOnly.emitters.erase(targetOnly.emitters.begin());

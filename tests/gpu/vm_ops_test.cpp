@@ -32,7 +32,14 @@ constexpr std::uint32_t kCases = 48;
 
 struct SpawnLog {
   std::vector<gpu::VmSpawn> spawns;
+  std::vector<gpu::VmReport> reports;
 };
+
+void recordReport(ReportKind kind, std::uint32_t tag, const std::array<float, 3>& at,
+                  const std::array<float, 3>& velocity, std::uint32_t /*source*/, void* user) {
+  static_cast<SpawnLog*>(user)->reports.push_back(
+      {static_cast<std::uint32_t>(kind), tag, at, velocity});
+}
 
 void record(std::uint32_t target, std::uint32_t count, const std::array<float, 3>& at,
             const Inheritance& inherit, std::uint32_t /*source*/, void* user) {
@@ -90,6 +97,8 @@ std::size_t expectEveryOpcodeMatches(gpu::Context& context, gpu::RegisterFile fi
           rc.wind = &gpu::caseWind;
           rc.spawn = &record;
           rc.spawnUser = &log;
+          rc.report = &recordReport;
+          rc.reportUser = &log;
           const bool killed = runReference(*verified, Section::Update, particle, rc);
           const gpu::VmCaseResult& g = (*got)[i];
           const std::string where = std::string(info.mnemonic) + "." + std::to_string(width) +
@@ -115,6 +124,15 @@ std::size_t expectEveryOpcodeMatches(gpu::Context& context, gpu::RegisterFile fi
             EXPECT_TRUE(sameBits(gi.size, ri.size)) << where;
             for (std::size_t k = 0; k < 4; ++k)
               EXPECT_TRUE(sameBits(gi.color[k], ri.color[k])) << where;
+          }
+          EXPECT_EQ(g.reportCount, log.reports.size()) << where;
+          for (std::size_t s = 0; s < std::min(g.reports.size(), log.reports.size()); ++s) {
+            EXPECT_EQ(g.reports[s].kind, log.reports[s].kind) << where;
+            EXPECT_EQ(g.reports[s].tag, log.reports[s].tag) << where;
+            for (std::size_t k = 0; k < 3; ++k) {
+              EXPECT_TRUE(sameBits(g.reports[s].position[k], log.reports[s].position[k])) << where;
+              EXPECT_TRUE(sameBits(g.reports[s].velocity[k], log.reports[s].velocity[k])) << where;
+            }
           }
         }
       }

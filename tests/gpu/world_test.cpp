@@ -556,6 +556,16 @@ TEST_F(GpuWorld, AnEffectWhoseEventsPassInheritanceIsRefused) {
                 "inherit_size), which only the CPU runtime runs yet; simulate it on the CPU");
 }
 
+TEST_F(GpuWorld, AnEffectThatReportsToTheHostIsRefused) {
+  // REPORT feeds the CPU runtime's event buffer.
+  expectRefused(R"({"format": "mote.effect/1", "name": "shells", "materials": [{"name": "m"}],
+                    "emitters": [{"name": "shells", "material": "m", "events": [
+                      {"on": "death", "report": true}]}]})",
+                "addEffect: 'shells' emitter 'shells': it reports particle events to the host "
+                "(REPORT: an event's 'report', a graph's report node), which only the CPU "
+                "runtime's event buffer takes; simulate it on the CPU");
+}
+
 TEST_F(GpuWorld, WhatDoesNotFitTheDescIsAnErrorAtAddEffect) {
   const bytecode::CompiledEffect effect = compileJson(kScenario);
   gpu::WorldDesc desc = gpu::worldDescFor(effect);

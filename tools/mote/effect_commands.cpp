@@ -12,9 +12,11 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <string_view>
 
 namespace mote::cli {
 namespace {
@@ -340,7 +342,30 @@ int runEffectInfo(const std::string& input) {
   return 0;
 }
 
+namespace {
+
+// A host event as a line: time, kind, tag, emitter, particle, where and how fast.
+void printEvent(const HostEvent& e, const ParticleWorld& world, EffectHandle placed,
+                const bytecode::CompiledEffect& effect) {
+  constexpr std::array<std::string_view, bytecode::kReportKinds> kKinds{"birth", "death",
+                                                                        "collision", "custom"};
+  std::string_view emitter = "?";
+  for (std::uint32_t i = 0; i < effect.emitters.size(); ++i)
+    if (world.emitter(placed, i) == e.emitter) emitter = effect.emitters[i].name;
+  fmt::print(
+      "t={:7.3f}s event {} (tag {}) {} particle {} at ({:.3f}, {:.3f}, {:.3f}) moving ({:.3f}, "
+      "{:.3f}, {:.3f})\n",
+      e.time, kKinds[static_cast<std::size_t>(e.kind)], e.tag, emitter, e.particle, e.position[0],
+      e.position[1], e.position[2], e.velocity[0], e.velocity[1], e.velocity[2]);
+}
+
+}  // namespace
+
 int runSimulate(const SimulateOptions& options) {
+  if (options.events && options.gpu) {
+    fmt::print(stderr, "error: --events reads the CPU runtime's event buffer; leave out --gpu\n");
+    return 1;
+  }
   bytecode::CompiledEffect effect;
   if (!loadCompiledEffect(options.input, effect)) return 1;
   std::unique_ptr<ThreadPool> pool;
@@ -371,6 +396,16 @@ int runSimulate(const SimulateOptions& options) {
       static_cast<std::uint32_t>(std::max(1.0, std::round(1.0 / options.dt)));
   for (std::uint32_t t = 1; t <= options.ticks; ++t) {
     if (Status s = sim->tick(static_cast<float>(options.dt)); !s.ok()) return failed(s);
+    if (options.events) {
+      Result<const ParticleWorld*> world = sim->world();
+      if (!world.ok()) return failed(world.status());
+      for (const HostEvent& e : (*world)->events())
+        printEvent(e, **world, placed, effect);
+      if ((*world)->stats().eventsDropped > 0) {
+        fmt::print("t={:7.3f}s {} events past the cap (WorldDesc::maxEventsPerEmitter)\n",
+                   (*world)->stats().time, (*world)->stats().eventsDropped);
+      }
+    }
     if (!options.hashOnly && (t % ticksPerSecond == 0 || t == options.ticks)) {
       Result<WorldStats> s = sim->stats();
       if (!s.ok()) return failed(s.status());

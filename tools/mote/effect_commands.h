@@ -93,6 +93,8 @@ struct SimulateOptions {
   bool hashInIdOrder = false;
   /// `--gpu`: simulate on the GPU (gpu::ParticleWorld), read back for the hash and the summary.
   bool gpu = false;
+  /// `mote run --events`: print each tick's host events (ParticleWorld::events), a line each.
+  bool events = false;
 };
 
 /// `mote run FILE --ticks N` (stats per emitter at the end, a line per simulated second) and

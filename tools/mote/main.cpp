@@ -279,6 +279,8 @@ int main(int argc, char** argv) {
                       "Simulate on the GPU (Vulkan; MOTE_GPU_DEVICE picks the device) and read "
                       "the particles back");
   }
+  run->add_flag("--events", runOptions.events,
+                "Print each tick's host events (events with \"report\": true, report nodes)");
   std::string hashOrder = "storage";
   hash->add_option("--order", hashOrder,
                    "Particle order of the hash: storage (slot order) or id (particle ids, the "

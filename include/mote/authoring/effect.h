@@ -703,8 +703,15 @@ struct ParticleEvent {
   float inheritVelocity = 0.0f;  ///< the fraction of the source's velocity added to the newborns'
   bool inheritColor = false;     ///< the newborns' colour is multiplied by the source's
   bool inheritSize = false;      ///< the newborns' size is multiplied by the source's width
+  /// The host is told too (ParticleWorld::events: kind, emitter, particle, position, velocity,
+  /// time, and this event's place in the list as its tag). `spawn` may then be empty.
+  bool report = false;
   /// Whether the event passes anything to the particles it spawns.
   bool inherits() const { return inheritVelocity != 0.0f || inheritColor || inheritSize; }
+  /// Whether it spawns particles.
+  bool spawns() const { return count > 0 && !spawn.empty(); }
+  /// Whether it does anything: spawns or reports.
+  bool fires() const { return spawns() || report; }
   bool operator==(const ParticleEvent&) const = default;
 };
 

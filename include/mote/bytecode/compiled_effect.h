@@ -23,11 +23,11 @@ namespace mote::bytecode {
 
 inline constexpr std::array<std::uint8_t, 8> kMotefxMagic = {'M', 'O', 'T',  'E',
                                                              'F', 'X', 0x1A, 0x0A};
-/// The version saveMotefx writes. 6: programs may hold SPAWNI (opcode 56) and load the source_*
-/// builtins, in v4's layout; 5: programs may hold COLLIDE (opcode 55), in v4's layout; 4: v3's
-/// with each emitter's motion and parent frames after its program; 3: v2's layout without the
-/// fields nothing reads (docs/motefx.md, "Versions"); 2: programs may hold CURVE (opcode 54), in
-/// v1's layout.
+/// The version saveMotefx writes. 6: programs may hold SPAWNI (opcode 56) and REPORT (57) and
+/// load the source_* builtins, in v4's layout; 5: programs may hold COLLIDE (opcode 55), in v4's
+/// layout; 4: v3's with each emitter's motion and parent frames after its program; 3: v2's layout
+/// without the fields nothing reads (docs/motefx.md, "Versions"); 2: programs may hold CURVE
+/// (opcode 54), in v1's layout.
 inline constexpr std::uint32_t kMotefxVersion = 6;
 /// The oldest version loadMotefx reads (upgraded one version at a time).
 inline constexpr std::uint32_t kMotefxOldestVersion = 1;

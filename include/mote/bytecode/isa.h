@@ -31,8 +31,11 @@ namespace mote::bytecode {
 inline constexpr std::uint32_t kWordsPerInstruction = 4;
 inline constexpr std::uint32_t kMaxRegisters = 256;
 inline constexpr std::uint32_t kMaxWidth = 4;
-inline constexpr std::uint32_t kMaxSpawnTargets =
-    256;  ///< SPAWN's and SPAWNI's emitter index is below this
+/// SPAWN's and SPAWNI's target emitter index is below this.
+/// REPORT's event kinds (its dst field): what the host is told happened to the particle.
+enum class ReportKind : std::uint8_t { Birth = 0, Death = 1, Collision = 2, Custom = 3 };
+inline constexpr std::uint32_t kReportKinds = 4;  ///< REPORT's kind is below this
+inline constexpr std::uint32_t kMaxSpawnTargets = 256;
 
 enum class OperandKind : std::uint8_t { None = 0, Reg = 1, Imm = 2 };
 
@@ -191,7 +194,9 @@ inline constexpr std::uint32_t kOpClassCount = static_cast<std::uint32_t>(kOpCla
     "dst = (n, d): host hit normal n, radius c swept a to b, b's depth d; miss: (0,0,0,-1)")       \
   X(SpawnInherit, 56, "spawni", Host, DstIndex, Quat, Quat, Quat,                                  \
     "spawn floor(a.w) into emitter dst at a.xyz; they read b.xyz, b.w, c as "                      \
-    "source_velocity/size/color")
+    "source_velocity/size/color")                                                                  \
+  X(Report, 57, "report", Host, DstIndex, Quat, Quat, Unused,                                      \
+    "when a.w >= 1, tell the host: event kind dst, tag floor(b.w), at a.xyz, moving at b.xyz")
 
 enum class Opcode : std::uint8_t {
 #define MOTE_ISA_ENUM(name, code, mnemonic, cls, width, s0, s1, s2, doc) name = code,

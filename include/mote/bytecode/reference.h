@@ -38,6 +38,12 @@ using SpawnFn = void (*)(std::uint32_t target, std::uint32_t count,
                          const std::array<float, 3>& position, const Inheritance& inherit,
                          std::uint32_t source, void* user);
 
+/// A REPORT: the particle whose id is `source` tells the host that an event of `kind` (tag `tag`)
+/// happened to it, at `position`, moving at `velocity` (the section's frame: world, or the
+/// emitter's for local spaces).
+using ReportFn = void (*)(ReportKind kind, std::uint32_t tag, const std::array<float, 3>& position,
+                          const std::array<float, 3>& velocity, std::uint32_t source, void* user);
+
 struct ReferenceContext {
   /// LOAD_BUILTIN values, indexed by Builtin (lanes past a builtin's width are ignored).
   std::array<std::array<float, 4>, kBuiltinCount> builtins{};
@@ -50,6 +56,8 @@ struct ReferenceContext {
   void* windUser = nullptr;
   SpawnFn spawn = nullptr;  ///< null: SPAWN and SPAWNI requests are dropped
   void* spawnUser = nullptr;
+  ReportFn report = nullptr;  ///< null: REPORTs are dropped
+  void* reportUser = nullptr;
   const CollisionProvider* collision = nullptr;  ///< COLLIDE's world; null: nothing is hit
 };
 

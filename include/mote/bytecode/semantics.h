@@ -186,6 +186,13 @@ inline std::uint32_t spawnCount(float x) noexcept {
   return static_cast<std::uint32_t>(count < kMaxCount ? count : kMaxCount);
 }
 
+/// REPORT's tag operand as a whole number: floor(x) clamped to [0, 2^24]; 0 for NaN.
+inline std::uint32_t reportTag(float x) noexcept {
+  const float tag = std::floor(x);
+  if (!(tag >= 0.0f)) return 0;
+  return static_cast<std::uint32_t>(tag < 16777216.0f ? tag : 16777216.0f);
+}
+
 /// Hamilton product a ⊗ b, quaternions as (x, y, z, w).
 inline Lanes quatMul(const Lanes& a, const Lanes& b) {
   return {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],

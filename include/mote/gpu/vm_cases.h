@@ -44,11 +44,20 @@ struct VmSpawn {
   bytecode::Inheritance inherit;
 };
 
+struct VmReport {
+  std::uint32_t kind = 0;  ///< bytecode::ReportKind
+  std::uint32_t tag = 0;
+  std::array<float, 3> position{};
+  std::array<float, 3> velocity{};
+};
+
 struct VmCaseResult {
   std::vector<float> particle;
   bool killed = false;
   std::uint32_t spawnCount = 0;  ///< SPAWN requests made (the first kMaxCaseSpawns are kept)
   std::vector<VmSpawn> spawns;
+  std::uint32_t reportCount = 0;  ///< REPORTs made (the first kMaxCaseSpawns are kept)
+  std::vector<VmReport> reports;
 };
 
 enum class RegisterFile : std::uint8_t {

@@ -130,6 +130,8 @@ struct VmContext {
   void* windUser = nullptr;
   bytecode::SpawnFn spawn = nullptr;
   void* spawnUser = nullptr;
+  bytecode::ReportFn report = nullptr;  ///< REPORT's sink (null: dropped)
+  void* reportUser = nullptr;
   /// COLLIDE's world (null: nothing is hit), asked kCollisionChunk particles at a time.
   const bytecode::CollisionProvider* collision = nullptr;
 };

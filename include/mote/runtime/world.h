@@ -77,6 +77,19 @@ class VisibilityTest {
 /// thread at once, so it must be thread-safe and must not allocate.
 using WindField = bytecode::WindFn;
 
+/// What a particle tells the host: an event of its emitter with `"report": true`, or a graph's
+/// report node (ParticleWorld::events). Positions and velocities are in world space.
+struct HostEvent {
+  bytecode::ReportKind kind = bytecode::ReportKind::Custom;
+  /// Which event: its place in the emitter's `events` list; a report node's `params.tag`.
+  std::uint32_t tag = 0;
+  EmitterHandle emitter;
+  std::uint32_t particle = 0;  ///< the particle's id
+  std::array<float, 3> position{};
+  std::array<float, 3> velocity{};
+  double time = 0.0;  ///< the world's time at the end of the tick it happened in
+};
+
 /// WorldDesc::chunkParticles is a multiple of this: whole SIMD vectors for every target.
 inline constexpr std::uint32_t kChunkGranule = 256;
 
@@ -85,6 +98,10 @@ struct WorldDesc {
   std::uint32_t maxEmitters = 1024;       ///< emitters alive at once, all effects together
   std::uint64_t maxParticles = 1u << 22;  ///< the sum of the live emitters' capacities
   std::uint32_t maxGlobals = 256;         ///< distinct global field names
+  /// Host events one emitter reports in one tick (ParticleWorld::events); the rest are counted in
+  /// WorldStats::eventsDropped. The event buffer is this times the reporting emitters, made at
+  /// addEffect and never grown.
+  std::uint32_t maxEventsPerEmitter = 1024;
   /// Particles per work item (a multiple of kChunkGranule; the VM runs it in batches of
   /// kBatchLanes, the last one partial): the unit threads share.
   std::uint32_t chunkParticles = 8192;
@@ -129,7 +146,9 @@ struct WorldStats {
   std::uint64_t died = 0;     ///< in the last tick
   std::uint64_t spawnedTotal = 0;
   std::uint64_t droppedTotal = 0;
-  std::uint32_t culled = 0;  ///< emitters culled in the last tick
+  std::uint32_t culled = 0;         ///< emitters culled in the last tick
+  std::uint32_t events = 0;         ///< host events of the last tick (ParticleWorld::events)
+  std::uint64_t eventsDropped = 0;  ///< past WorldDesc::maxEventsPerEmitter in the last tick
   /// Wall-clock seconds of the last tick's phases.
   double emitSeconds = 0.0;
   double simulateSeconds = 0.0;
@@ -229,6 +248,11 @@ class ParticleWorld {
 
   /// The last tick's statistics. O(1).
   const WorldStats& stats() const noexcept;
+  /// The host events of the last tick (prewarm and seek report none), in (effect slot, emitter
+  /// of the effect, particle id, the particle's own order) order — the same on every thread
+  /// count; at most WorldDesc::maxEventsPerEmitter an emitter, its lowest particle ids first.
+  /// Valid until the next non-const call. O(1). Allocates: never.
+  std::span<const HostEvent> events() const noexcept;
   /// NotFound for a stale handle. O(1).
   Result<EmitterStats> emitterStats(EmitterHandle emitter) const;
   /// NotFound for a stale handle. O(1).

@@ -200,6 +200,10 @@ void vmSpawnInherit(uint target, uint count, uvec3 position, uvec4 velocitySize,
   vmSpawn(target, count, position);
 }
 
+// REPORT: the GPU world refuses programs with it (the host's event buffer is the CPU runtime's);
+// this keeps the interpreter total.
+void vmReport(uint kind, uint tag, uvec3 position, uvec3 velocity) {}
+
 #ifdef MOTE_VM_WIDE
 uint vmWideLane() { return gl_GlobalInvocationID.x; }
 uint vmWideStride() { return push.threads; }

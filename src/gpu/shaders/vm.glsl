@@ -14,6 +14,7 @@
 //   void  vmSpawn(uint target, uint count, uvec3 position)   SPAWN's request
 //   void  vmSpawnInherit(uint target, uint count, uvec3 position, uvec4 velocitySize,
 //                        uvec4 color)                         SPAWNI's request
+//   void  vmReport(uint kind, uint tag, uvec3 position, uvec3 velocity)   REPORT's event
 //   uint  vmReg(uint slot)              / void vmSetReg(uint slot, uint value): the register file
 // and, with MOTE_VM_SECTION_SWITCH defined, uint vmSwitchAt() and void vmSwitchSection(): the
 // instruction at which the stream passes from INIT to UPDATE, and what the includer does then.
@@ -90,6 +91,7 @@ const uint OP_SPAWN = 53u;
 const uint OP_CURVE = 54u;
 const uint OP_COLLIDE = 55u;
 const uint OP_SPAWNI = 56u;
+const uint OP_REPORT = 57u;
 
 const uint KIND_IMM = 2u;
 // CurveTableInterp (MOTE_CURVE_INTERP_LIST).
@@ -188,6 +190,17 @@ uint vmSpawnCount(uint x) {
   // An integer-valued float in [1, 2^20] to its integer.
   const uint e = (capped >> 23) & 0xffu;
   return ((capped & 0x7fffffu) | 0x800000u) >> (150u - e);
+}
+
+// REPORT's tag operand (semantics.h reportTag): floor(x) clamped to [0, 2^24], 0 for NaN.
+uint vmReportTag(uint x) {
+  const uint tag = xFloor(x);
+  if (!xLe(kZero, tag)) return 0u;   // NaN and negative
+  const uint kMaxTag = 0x4b800000u;      // 2^24 (+inf too)
+  if (!xLt(tag, kMaxTag)) return 16777216u;
+  const uint e = (tag >> 23) & 0xffu;  // 127..150: a whole float in [1, 2^24)
+  if (e < 127u) return 0u;              // ±0
+  return ((tag & 0x7fffffu) | 0x800000u) >> (150u - e);
 }
 
 // CURVE (isa.h "Curves", semantics.h CurveTable): `first` the table's first constant.
@@ -448,6 +461,9 @@ bool vmRun(uint instructions, VmRandom rng) {
         if (n != 0u) vmSpawnInherit(dst, n, a.xyz, b, c);
         break;
       }
+      case OP_REPORT:
+        if (xLe(kOne, a.w)) vmReport(dst, vmReportTag(b.w), a.xyz, b.xyz);  // NaN, below 1: no
+        break;
       case OP_CURVE:
         vmWrite(dst, vmCurve(s0, s2, w, b.x), w);
         break;

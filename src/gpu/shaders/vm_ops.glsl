@@ -2,17 +2,18 @@
 // (Included by vm_ops.comp and vm_ops_wide.comp after their #version.)
 // The VM over independent cases, for the opcode parity tests and tools (src/gpu/vm_ops.cpp): case i
 // runs one section of one program on its own particle record with its own context — builtins,
-// random stream, emitter words and globals — and reports whether it was killed and what it asked
-// to SPAWN. The emit and simulate passes run the same interpreter (vm.glsl) over the pool.
+// random stream, emitter words and globals — and reports whether it was killed, what it asked
+// to SPAWN (or SPAWNI) and what it REPORTed. The emit and simulate passes run the same interpreter (vm.glsl) over the pool.
 layout(local_size_x = 64) in;
 
 // Program: the section's code at [0, codeWords), then the constants (4 words each).
 layout(std430, binding = 0) readonly buffer Program { uint program[]; };
 layout(std430, binding = 1) buffer Particles { uint particles[]; };
-// Context of case i at i * contextWords: 11 builtins × 4, seed (2), id (2), tick (2), section,
+// Context of case i at i * contextWords: 14 builtins × 4, seed (2), id (2), tick (2), section,
 // unused, then the emitter words, then 4 words per global import.
 layout(std430, binding = 2) readonly buffer Contexts { uint contexts[]; };
-// Results of case i at i * kResultWords: killed, spawn count, then (target, count, x, y, z) each.
+// Results of case i at i * kResultWords: killed, spawn count, kMaxSpawns × (target, count,
+// position, velocity, size, colour), report count, kMaxSpawns × (kind, tag, position, velocity).
 layout(std430, binding = 3) buffer Results { uint results[]; };
 #ifdef MOTE_VM_WIDE
 // The wide register file: slot-major, kWideSlots slots of `cases` lanes.
@@ -33,7 +34,9 @@ const uint kBuiltinWords = 56u;
 const uint kFixedContextWords = 64u;
 const uint kMaxSpawns = 8u;
 const uint kSpawnWords = 13u;  // target, count, position, velocity, size, colour
-const uint kResultWords = 2u + kSpawnWords * kMaxSpawns;
+const uint kReportWords = 8u;  // kind, tag, position, velocity
+const uint kReportsAt = 2u + kSpawnWords * kMaxSpawns;
+const uint kResultWords = kReportsAt + 1u + kReportWords * kMaxSpawns;
 
 uint gCase;
 
@@ -72,6 +75,17 @@ void vmSpawnInherit(uint target, uint count, uvec3 position, uvec4 velocitySize,
   for (uint k = 0u; k < 4u; ++k) results[r + 5u + k] = velocitySize[k];
   for (uint k = 0u; k < 4u; ++k) results[r + 9u + k] = color[k];
 }
+void vmReport(uint kind, uint tag, uvec3 position, uvec3 velocity) {
+  const uint at = gCase * kResultWords + kReportsAt;
+  const uint n = results[at];
+  results[at] = n + 1u;
+  if (n >= kMaxSpawns) return;  // counted, not kept
+  const uint r = at + 1u + kReportWords * n;
+  results[r] = kind;
+  results[r + 1u] = tag;
+  for (uint k = 0u; k < 3u; ++k) results[r + 2u + k] = position[k];
+  for (uint k = 0u; k < 3u; ++k) results[r + 5u + k] = velocity[k];
+}
 // SPAWN passes the neutral inheritance (reference.h Inheritance).
 void vmSpawn(uint target, uint count, uvec3 position) {
   vmSpawnInherit(target, count, position, uvec4(0u, 0u, 0u, kOne), uvec4(kOne));
@@ -94,6 +108,7 @@ void main() {
   rng.tick = uvec2(contextWord(kBuiltinWords + 4u), contextWord(kBuiltinWords + 5u));
   rng.update = contextWord(kBuiltinWords + 6u);
   results[gCase * kResultWords + 1u] = 0u;
+  results[gCase * kResultWords + kReportsAt] = 0u;
   const bool killed = vmRun(push.instructions, rng);
   results[gCase * kResultWords] = killed ? 1u : 0u;
 }
