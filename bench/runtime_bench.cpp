@@ -294,6 +294,83 @@ void BM_CollideWorld(benchmark::State& state, const char* collider) {
 BENCHMARK_CAPTURE(BM_CollideWorld, host, R"({"kind": "host"})")->Name("collide/host/4096");
 BENCHMARK_CAPTURE(BM_CollideWorld, plane, R"({"kind": "plane"})")->Name("collide/plane/4096");
 
+// Particle events (docs/runtime.md, "Host events"; docs/effect-format.md, "Particle events"):
+// 4,096 shells born together die together in the first timed tick; the next tick births what their
+// death events asked for. The two ticks are timed, the items are the deaths, and the cost of an
+// event is a case's time less `none`'s (the same deaths without events), per death.
+std::string dyingShells(const char* events) {
+  return std::string(R"({"format": "mote.effect/1", "name": "shells", "materials": [{"name": "m"}],
+    "emitters": [{"name": "shells", "material": "m", "max_particles": 4096,
+      "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 4096}]},
+      "init": {"lifetime": 0.025, "size": 0.2, "color": [1, 0.5, 0.25, 1],
+               "velocity": {"kind": "sphere", "speed": 3}},
+      "events": [)") +
+         events + R"(]},
+      {"name": "sparks", "material": "m", "max_particles": 4096, "spawn": {"rate": 0},
+       "init": {"lifetime": 10, "velocity": {"kind": "sphere", "speed": 1}}}]})";
+}
+
+void BM_DeathEvents(benchmark::State& state, const char* events) {
+  const mote::bytecode::CompiledEffect effect = compile(dyingShells(events));
+  mote::WorldDesc desc = mote::worldDescFor(effect, nullptr);
+  desc.maxEventsPerEmitter = 4096;
+  auto w = mote::ParticleWorld::create(desc).takeValue();
+  const mote::EffectHandle h = w->addEffect(effect).value();
+  std::int64_t died = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    if (!w->restart(h).ok()) std::abort();
+    w->tick(kBenchDt);  // the burst
+    state.ResumeTiming();
+    w->tick(kBenchDt);  // every shell dies
+    died += static_cast<std::int64_t>(w->stats().died);
+    w->tick(kBenchDt);  // what their events asked for is born
+  }
+  state.SetItemsProcessed(died);
+}
+BENCHMARK_CAPTURE(BM_DeathEvents, none, "")->Name("events/death/none/4096");
+BENCHMARK_CAPTURE(BM_DeathEvents, spawn, R"({"on": "death", "spawn": "sparks"})")
+    ->Name("events/death/spawn/4096");
+BENCHMARK_CAPTURE(BM_DeathEvents, inherit,
+                  R"({"on": "death", "spawn": "sparks", "inherit_velocity": 0.5,
+                      "inherit_color": true, "inherit_size": true})")
+    ->Name("events/death/inherit/4096");
+BENCHMARK_CAPTURE(BM_DeathEvents, report, R"({"on": "death", "report": true})")
+    ->Name("events/death/report/4096");
+
+// A fireworks show of about 100,000 live particles in its steady state (prewarmed 4 s): 100
+// rockets a second, each bursting at its death into 500 sparks that inherit half its velocity and
+// its colour and live 2 s, and reporting its bang. Items: the live particles of the timed tick.
+constexpr const char* kFireworks100k = R"({"format": "mote.effect/1", "name": "show",
+  "materials": [{"name": "m"}],
+  "emitters": [
+    {"name": "rockets", "material": "m", "max_particles": 256, "prewarm": 4,
+     "spawn": {"rate": 100}, "shape": {"kind": "disk", "radius": 20},
+     "init": {"lifetime": [0.8, 1.2], "color": {"from": [3, 0.5, 0.2, 1], "to": [0.3, 0.6, 3, 1]},
+              "velocity": {"kind": "cone", "spread": 8, "speed": [10, 12]}},
+     "update": [{"type": "gravity"}],
+     "events": [{"on": "death", "spawn": "sparks", "count": 500, "inherit_velocity": 0.5,
+                 "inherit_color": true, "report": true}]},
+    {"name": "sparks", "material": "m", "max_particles": 131072, "prewarm": 4,
+     "init": {"lifetime": [1.6, 2.4], "velocity": {"kind": "sphere", "speed": [3.5, 4.5]}},
+     "update": [{"type": "gravity", "acceleration": [0, -2.5, 0]}, {"type": "drag", "coefficient": 1.2},
+                {"type": "color_over_life", "gradient": {"keys": [[0, [2, 2, 2, 1]], [1, [0.3, 0.3, 0.3, 0]]]}}]}]})";
+
+void BM_Fireworks(benchmark::State& state) {
+  const mote::bytecode::CompiledEffect effect = compile(kFireworks100k);
+  auto w = world(effect, nullptr);
+  std::int64_t live = 0;
+  for (auto _ : state) {
+    w->tick(kBenchDt);
+    live += static_cast<std::int64_t>(w->stats().live);
+  }
+  state.SetItemsProcessed(live);
+  state.counters["live_particles"] =
+      static_cast<double>(live) /
+      static_cast<double>(std::max<std::int64_t>(state.iterations(), 1));
+}
+BENCHMARK(BM_Fireworks)->Name("events/fireworks/100000");
+
 void BM_Threads(benchmark::State& state) {
   const auto threads = static_cast<std::uint32_t>(state.range(0));
   const auto n = static_cast<std::uint32_t>(state.range(1));

@@ -150,8 +150,8 @@ constexpr auto bySourceThenSeq = [](const auto& a, const auto& b) {
 
 // The records the chunks left — segment s holds count(s) of them from s × perSegment — copied into
 // `ordered` in (source id, seq) order, seq their place in segment order: the order whatever
-// chunks (or, on the GPU, atomics) gathered them. Returns how many. Complexity: O(q log q) for q
-// records. Allocates: never.
+// chunks (or, on the GPU, atomics) gathered them. Returns how many. Complexity: O(q) for records
+// already in that order, O(q log q) else. Allocates: never.
 template <class Record, class Count>
 std::uint32_t gatherInOrder(const std::vector<Record>& records, std::uint32_t perSegment,
                             std::uint32_t segments, Count count, std::vector<Record>& ordered) {
@@ -164,7 +164,10 @@ std::uint32_t gatherInOrder(const std::vector<Record>& records, std::uint32_t pe
       ++n;
     }
   }
-  std::sort(ordered.begin(), ordered.begin() + n, bySourceThenSeq);
+  // The CPU's slots keep spawn order (kill compaction), so the records are already in order but
+  // after an emitter's u32 ids wrap: the check is O(q), the sort only then.
+  if (!std::is_sorted(ordered.begin(), ordered.begin() + n, bySourceThenSeq))
+    std::sort(ordered.begin(), ordered.begin() + n, bySourceThenSeq);
   return n;
 }
 
