@@ -99,7 +99,10 @@ inline constexpr std::uint32_t kRequestCount = 4;
 inline constexpr std::uint32_t kRequestRow = 5;
 inline constexpr std::uint32_t kRequestGeneration = 6;
 inline constexpr std::uint32_t kRequestPosition = 7;
-inline constexpr std::uint32_t kRequestWords = 10;
+inline constexpr std::uint32_t kRequestVelocity = 10;  // what SPAWNI passes (SPAWN: neutral)
+inline constexpr std::uint32_t kRequestSize = 13;
+inline constexpr std::uint32_t kRequestColor = 14;
+inline constexpr std::uint32_t kRequestWords = 18;
 // A spawn call.
 inline constexpr std::uint32_t kCallCount = 0;
 inline constexpr std::uint32_t kCallFlags = 1;

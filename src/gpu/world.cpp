@@ -25,7 +25,7 @@ WorldDesc worldDescFor(const CompiledEffect& effect) noexcept {
   std::uint64_t program = 0;
   std::uint64_t requests = 0;
   for (const CompiledEmitter& e : effect.emitters) {
-    requests += std::uint64_t{e.maxParticles} * e.program.countOf(bytecode::Opcode::Spawn);
+    requests += std::uint64_t{e.maxParticles} * e.program.spawnOps();
     words = std::max(words, e.program.particleWords);
     context = std::max(context, frame::kBuiltinWords + e.program.emitterWords +
                                     4 * static_cast<std::uint32_t>(e.program.globals.size()));
@@ -78,14 +78,11 @@ Status ParticleWorld::Impl::admit(const CompiledEffect& effect) {
          "CPU runtime asks"},
         {bytecode::Opcode::Report,
          "it reports particle events to the host (REPORT: an event's 'report', a graph's report "
-         "node), which only the CPU runtime's event buffer takes"},
-        {bytecode::Opcode::SpawnInherit,
-         "its particle events pass what the particles they spawn inherit (SPAWNI: "
-         "inherit_velocity, inherit_color or inherit_size), which only the CPU runtime runs yet"}};
+         "node), which only the CPU runtime's event buffer takes"}};
     for (const auto& [opcode, why] : kCpuOnly)
       if (p.countOf(opcode) > 0)
         return invalidArgument(fmt::format("{}{}; simulate it on the CPU", where, why));
-    requestsNeeded += std::uint64_t{e.maxParticles} * p.countOf(bytecode::Opcode::Spawn);
+    requestsNeeded += std::uint64_t{e.maxParticles} * p.spawnOps();
     if (findProgram(p, bytecode::contentHash(p)) == programSlots.size())
       programWordsNeeded += p.init.size() + p.update.size() + 4 * p.constants.size();
     needsWide = needsWide || p.registerCount > kFastRegisterSlots;

@@ -104,8 +104,7 @@ Result<std::shared_ptr<SharedProgram>> prepareProgram(const bytecode::Program& p
   p->hash = hash;
   p->program = program;
   p->prepared = PreparedProgram::prepare(verified.value());
-  p->spawnOps =
-      program.countOf(bytecode::Opcode::Spawn) + program.countOf(bytecode::Opcode::SpawnInherit);
+  p->spawnOps = program.spawnOps();
   p->spawns = p->spawnOps > 0;
   p->reportOps = program.countOf(bytecode::Opcode::Report);
   for (const bytecode::Builtin b : {bytecode::Builtin::SourceVelocity,

@@ -183,10 +183,12 @@ constexpr const char* kScenario = R"({
   "global_fields": [{"name": "lift", "type": "vec3", "value": [0, 1, 0]}],
   "emitters": [
     {"name": "rate", "material": "m", "max_particles": 24, "spawn": {"rate": 300},
-     "init": {"lifetime": [0.2, 0.4], "velocity": {"kind": "sphere", "speed": [1, 2]}},
+     "init": {"lifetime": [0.2, 0.4], "velocity": {"kind": "sphere", "speed": [1, 2]},
+              "size": [0.2, 0.4], "color": {"from": [1, 0.5, 0.25, 1], "to": [0.5, 1, 2, 0.5]}},
      "update": [{"type": "gravity", "acceleration": [0, -9.8, 0]},
                 {"type": "wind", "velocity": [0.5, 0, 0], "response": 2}],
-     "events": [{"on": "death", "spawn": "distance", "count": 2}]},
+     "events": [{"on": "death", "spawn": "distance", "count": 2, "inherit_velocity": 0.5,
+                 "inherit_color": true, "inherit_size": true}]},
     {"name": "bursts", "material": "m", "max_particles": 40,
      "spawn": {"rate": 0, "bursts": [{"time": 0.05, "count": 30, "repeat_interval": 0.3,
                                       "repeat_count": 4}]},
@@ -544,18 +546,6 @@ TEST_F(GpuWorld, AnEffectThatCollidesWithTheHostsWorldIsRefused) {
                 "it on the CPU");
 }
 
-TEST_F(GpuWorld, AnEffectWhoseEventsPassInheritanceIsRefused) {
-  // SPAWNI's requests carry what the newborns inherit, which the GPU's requests do not hold yet:
-  // running it would lose the inheritance.
-  expectRefused(R"({"format": "mote.effect/1", "name": "shells", "materials": [{"name": "m"}],
-                    "emitters": [{"name": "shells", "material": "m", "events": [
-                      {"on": "death", "spawn": "sparks", "inherit_color": true}]},
-                      {"name": "sparks", "material": "m", "spawn": {"rate": 0}}]})",
-                "addEffect: 'shells' emitter 'shells': its particle events pass what the "
-                "particles they spawn inherit (SPAWNI: inherit_velocity, inherit_color or "
-                "inherit_size), which only the CPU runtime runs yet; simulate it on the CPU");
-}
-
 TEST_F(GpuWorld, AnEffectThatReportsToTheHostIsRefused) {
   // REPORT feeds the CPU runtime's event buffer.
   expectRefused(R"({"format": "mote.effect/1", "name": "shells", "materials": [{"name": "m"}],
@@ -643,6 +633,9 @@ TEST(GpuFrameLayout, TheShadersAndTheHostAgreeOnEveryNumber) {
       {"kRequestRow", gpu::frame::kRequestRow},
       {"kRequestGeneration", gpu::frame::kRequestGeneration},
       {"kRequestPosition", gpu::frame::kRequestPosition},
+      {"kRequestVelocity", gpu::frame::kRequestVelocity},
+      {"kRequestSize", gpu::frame::kRequestSize},
+      {"kRequestColor", gpu::frame::kRequestColor},
       {"kRequestWords", gpu::frame::kRequestWords},
       {"kCounterWords", gpu::frame::kCounterWords},
       {"kStepFlags", gpu::frame::kStepFlags},
@@ -716,6 +709,9 @@ TEST(GpuFrameLayout, TheShadersAndTheHostAgreeOnEveryNumber) {
       {"kBuiltinSpawnIndex", static_cast<std::uint32_t>(bytecode::Builtin::SpawnIndex)},
       {"kBuiltinSpawnFraction", static_cast<std::uint32_t>(bytecode::Builtin::SpawnFraction)},
       {"kBuiltinParticleId", static_cast<std::uint32_t>(bytecode::Builtin::ParticleId)},
+      {"kBuiltinSourceVelocity", static_cast<std::uint32_t>(bytecode::Builtin::SourceVelocity)},
+      {"kBuiltinSourceSize", static_cast<std::uint32_t>(bytecode::Builtin::SourceSize)},
+      {"kBuiltinSourceColor", static_cast<std::uint32_t>(bytecode::Builtin::SourceColor)},
   };
   for (const auto& [name, value] : host) {
     const auto it = glsl.find(name);

@@ -67,6 +67,9 @@ struct Program {
         n += (code[i] & 0xffu) == static_cast<std::uint32_t>(op) ? 1u : 0u;
     return n;
   }
+  /// SPAWN and SPAWNI instructions together: the most requests one particle makes in a step.
+  /// O(instructions).
+  std::uint32_t spawnOps() const { return countOf(Opcode::Spawn) + countOf(Opcode::SpawnInherit); }
   /// Whether `s` loads builtin `b` (LOAD_BUILTIN). O(instructions).
   bool loadsBuiltin(Section s, Builtin b) const {
     const std::span<const std::uint32_t> code = section(s);

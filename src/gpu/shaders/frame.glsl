@@ -80,6 +80,10 @@ uint gSpawnFraction;
 uint gEmitterAge;
 uvec3 gPosition;
 uint gRest;
+// What the request a newborn came from passes (SPAWNI; neutral for every other newborn).
+uvec3 gSourceVelocity;
+uint gSourceSize;
+uvec4 gSourceColor;
 
 uint step_(uint k) { return frameInput[gRow * kStepWords + k]; }
 
@@ -112,6 +116,9 @@ uvec4 vmBuiltin(uint id) {
     if (id == kBuiltinSpawnFraction) return uvec4(gSpawnFraction, 0u, 0u, 0u);
     if (id == kBuiltinEmitterAge) return uvec4(gEmitterAge, 0u, 0u, 0u);
     if (id == kBuiltinEmitterPosition) return uvec4(gPosition, 0u);
+    if (id == kBuiltinSourceVelocity) return uvec4(gSourceVelocity, 0u);
+    if (id == kBuiltinSourceSize) return uvec4(gSourceSize, 0u, 0u, 0u);
+    if (id == kBuiltinSourceColor) return gSourceColor;
   } else if (gLanes == 2u && id == kBuiltinDt) {
     return uvec4(gRest, 0u, 0u, 0u);
   }
@@ -168,10 +175,10 @@ uvec3 vmWind(uvec3 p) {
   return out_;
 }
 
-// SPAWN: a request into this frame's half, keyed for the sort (requests.comp); gSpawnSeq is the
-// particle's own order of its requests, INIT's then UPDATE's.
+// SPAWN and SPAWNI: a request into this frame's half, keyed for the sort (requests.comp);
+// gSpawnSeq is the particle's own order of its requests, INIT's then UPDATE's.
 uint gSpawnSeq;
-void vmSpawn(uint target, uint count, uvec3 position) {
+void vmSpawnInherit(uint target, uint count, uvec3 position, uvec4 velocitySize, uvec4 color) {
   const uint into = push.parity ^ 1u;
   const uint q = atomicAdd(counters[requestCounter(into)], 1u);
   const uint seq = gSpawnSeq++;
@@ -188,16 +195,16 @@ void vmSpawn(uint target, uint count, uvec3 position) {
   requests[at + kRequestCount] = count;
   requests[at + kRequestRow] = gRow;
   requests[at + kRequestGeneration] = step_(kStepGeneration);
-  requests[at + kRequestPosition] = position.x;
-  requests[at + kRequestPosition + 1u] = position.y;
-  requests[at + kRequestPosition + 2u] = position.z;
+  for (uint k = 0u; k < 3u; ++k) {
+    requests[at + kRequestPosition + k] = position[k];
+    requests[at + kRequestVelocity + k] = velocitySize[k];
+  }
+  requests[at + kRequestSize] = velocitySize.w;
+  for (uint k = 0u; k < 4u; ++k) requests[at + kRequestColor + k] = color[k];
 }
-
-// SPAWNI: the GPU world refuses programs with it (gpu/world.cpp admit: the request would carry
-// what the newborns inherit, which the GPU's requests do not yet hold); this keeps the
-// interpreter total.
-void vmSpawnInherit(uint target, uint count, uvec3 position, uvec4 velocitySize, uvec4 color) {
-  vmSpawn(target, count, position);
+// SPAWN passes the neutral inheritance (bytecode/reference.h Inheritance).
+void vmSpawn(uint target, uint count, uvec3 position) {
+  vmSpawnInherit(target, count, position, uvec4(0u, 0u, 0u, kOne), uvec4(kOne));
 }
 
 // REPORT: the GPU world refuses programs with it (the host's event buffer is the CPU runtime's);
@@ -396,20 +403,29 @@ void enterRequest(uint row, uint index) {
   const uint at = (push.parity * push.requestCapacity + lo) * kRequestWords;
   uvec3 p = uvec3(requests[at + kRequestPosition], requests[at + kRequestPosition + 1u],
                   requests[at + kRequestPosition + 2u]);
+  gSourceVelocity = uvec3(requests[at + kRequestVelocity], requests[at + kRequestVelocity + 1u],
+                          requests[at + kRequestVelocity + 2u]);
   const uint source = requests[at + kRequestRow];
   if (frameInput[source * kStepWords + kStepSpace] != 0u) {
     const uint context = frameInput[source * kStepWords + kStepContextAt];
-    const uvec3 turned = quatRotateOf(contextBuiltin(context, kBuiltinEmitterRotation), p);
+    const uvec4 turn = contextBuiltin(context, kBuiltinEmitterRotation);
+    const uvec3 turned = quatRotateOf(turn, p);
     const uvec3 origin = contextBuiltin(context, kBuiltinEmitterPosition).xyz;
     p = uvec3(xAdd(origin.x, turned.x), xAdd(origin.y, turned.y), xAdd(origin.z, turned.z));
+    gSourceVelocity = quatRotateOf(turn, gSourceVelocity);
   }
   gPosition = p;
+  gSourceSize = requests[at + kRequestSize];
+  gSourceColor = uvec4(requests[at + kRequestColor], requests[at + kRequestColor + 1u],
+                       requests[at + kRequestColor + 2u], requests[at + kRequestColor + 3u]);
   if (step_(kStepSpace) != 0u) {
     const uvec4 turn = contextBuiltin(gContextAt, kBuiltinEmitterRotation);
     const uvec3 origin = contextBuiltin(gContextAt, kBuiltinEmitterPosition).xyz;
-    gLocalOffset = quatRotateOf(uvec4(xNeg(turn.x), xNeg(turn.y), xNeg(turn.z), turn.w),
-                                uvec3(xSub(p.x, origin.x), xSub(p.y, origin.y), xSub(p.z, origin.z)));
+    const uvec4 inverse = uvec4(xNeg(turn.x), xNeg(turn.y), xNeg(turn.z), turn.w);
+    gLocalOffset =
+        quatRotateOf(inverse, uvec3(xSub(p.x, origin.x), xSub(p.y, origin.y), xSub(p.z, origin.z)));
     gLocalSet = true;
+    gSourceVelocity = quatRotateOf(inverse, gSourceVelocity);
   }
 }
 
@@ -434,6 +450,9 @@ bool enterNewborn(uint t, out uint slot) {
   const uint words = step_(kStepWords_);
   for (uint w = 0u; w < words; ++w) records[gRecord + kHeaderWords + w] = 0u;
   gLocalSet = false;
+  gSourceVelocity = uvec3(0u);
+  gSourceSize = kOne;
+  gSourceColor = uvec4(kOne);
   if (index < rowState[row * kRowWords + kRowRequestBorn]) {
     enterRequest(row, index);
   } else {

@@ -96,7 +96,8 @@ const uint kCallWords = 10u;
 
 // A SPAWN request (kRequestWords words; the sort key first): the target's effect key, the source
 // emitter's index, the asking particle's id and its own order, then the count, the source row and
-// its generation, and the position SPAWN gave.
+// its generation, the position SPAWN gave, and what its newborns inherit (SPAWNI's velocity, size
+// and colour; SPAWN's the neutral (0, 0, 0), 1, (1, 1, 1, 1)).
 const uint kRequestKey = 0u;
 const uint kRequestSource = 1u;
 const uint kRequestId = 2u;
@@ -105,7 +106,10 @@ const uint kRequestCount = 4u;
 const uint kRequestRow = 5u;
 const uint kRequestGeneration = 6u;
 const uint kRequestPosition = 7u;
-const uint kRequestWords = 10u;
+const uint kRequestVelocity = 10u;
+const uint kRequestSize = 13u;
+const uint kRequestColor = 14u;
+const uint kRequestWords = 18u;
 
 // The wind block: the host's uniform wind (3 words), the burst count, then kBurstWords per burst:
 // centre (3), radius, strength.
@@ -122,6 +126,9 @@ const uint kBuiltinEmitterRotation = 6u;
 const uint kBuiltinSpawnIndex = 8u;
 const uint kBuiltinSpawnFraction = 9u;
 const uint kBuiltinParticleId = 10u;
+const uint kBuiltinSourceVelocity = 11u;
+const uint kBuiltinSourceSize = 12u;
+const uint kBuiltinSourceColor = 13u;
 
 const uint kHeaderWords = 3u;  // a record's row, generation, id
 const uint kFrameGroup = 64u;
