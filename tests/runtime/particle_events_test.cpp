@@ -247,7 +247,7 @@ TEST(ParticleEvents, TheStateIsTheSameUnderAnyThreadCount) {
   const bytecode::CompiledEffect effect = test::compileJson(
       shells(600, R"(, "inherit_velocity": 0.5, "inherit_color": true, "inherit_size": true)"));
   std::uint64_t expected = 0;
-  for (const std::uint32_t threads : {1u, 2u, 4u}) {
+  for (const std::uint32_t threads : {1u, 2u, 8u}) {
     std::unique_ptr<ThreadPool> pool = ThreadPool::create(threads).takeValue();
     WorldDesc desc;
     desc.jobs = pool.get();
