@@ -197,6 +197,7 @@ class EmitterCompiler {
   void spawnInherit(Builder& b, std::uint32_t target, Value count, Value point, Value velocity,
                     Value size, Value color);
   void fireEvent(Builder& b, std::size_t index, Value fired, Value point, Value velocity);
+  static Operand xyzw(Builder& b, Value xyz, Value w);
   void report(Builder& b, bytecode::ReportKind kind, Value tag, Value fired, Value point,
               Value velocity);
   void killIf(Builder& b, const authoring::KillModule& k, Value age, Value p, Value v);

@@ -351,24 +351,25 @@ void EmitterCompiler::fireEvent(Builder& b, std::size_t index, Value fired, Valu
   }
 }
 
+// (xyz.x, xyz.y, xyz.z, w.x) as one 4-wide operand: how SPAWNI and REPORT take a point or a
+// velocity with a scalar beside it.
+Operand EmitterCompiler::xyzw(Builder& b, Value xyz, Value w) {
+  return b.use(b.compose({b.lane(xyz, 0), b.lane(xyz, 1), b.lane(xyz, 2), b.lane(w, 0)}));
+}
+
 // REPORT of an event of `kind` tagged `tag` (lane x) where lane x of `fired` is 1 or more.
 void EmitterCompiler::report(Builder& b, bytecode::ReportKind kind, Value tag, Value fired,
                              Value point, Value velocity) {
-  const auto lanes = [&](Value xyz, Value w) {
-    return b.use(b.compose({b.lane(xyz, 0), b.lane(xyz, 1), b.lane(xyz, 2), b.lane(w, 0)}));
-  };
-  b.emitTo(Opcode::Report, static_cast<std::uint32_t>(kind), lanes(point, fired),
-           lanes(velocity, tag), {});
+  b.emitTo(Opcode::Report, static_cast<std::uint32_t>(kind), xyzw(b, point, fired),
+           xyzw(b, velocity, tag), {});
 }
 
 // SPAWNI of `count` (lane x) particles into `target` at `point`, passing `velocity` (3), `size`
 // (1) and `color` (4).
 void EmitterCompiler::spawnInherit(Builder& b, std::uint32_t target, Value count, Value point,
                                    Value velocity, Value size, Value color) {
-  const auto lanes = [&](Value xyz, Value w) {
-    return b.use(b.compose({b.lane(xyz, 0), b.lane(xyz, 1), b.lane(xyz, 2), b.lane(w, 0)}));
-  };
-  b.emitTo(Opcode::SpawnInherit, target, lanes(point, count), lanes(velocity, size), b.use(color));
+  b.emitTo(Opcode::SpawnInherit, target, xyzw(b, point, count), xyzw(b, velocity, size),
+           b.use(color));
 }
 
 void EmitterCompiler::collide(Builder& b, const CollisionModule& c, Value& p, Value& v) {

@@ -179,6 +179,7 @@ std::array<float, 3> ParticleWorld::Impl::windWithBlasts(const std::array<float,
 void ParticleWorld::Impl::consumeRequests(EmitterRow& r, const EmissionWindow& w) {
   const EffectSlot& e = effects[r.effect];
   const bool targetLocal = bytecode::movesWithEmitter(r.desc->space);
+  const bool inherits = r.program->readsSource;  // else the inheritance is never read
   for (const std::uint32_t row : e.rows) {
     if (row == kNone) continue;
     const EmitterRow& source = rows[row];
@@ -192,7 +193,7 @@ void ParticleWorld::Impl::consumeRequests(EmitterRow& r, const EmissionWindow& w
         const Vec3 turned = rotate(source.world.rotation, p);
         for (std::size_t c = 0; c < 3; ++c)
           p[c] = source.world.position[c] + turned[c];
-        inherit.velocity = rotate(source.world.rotation, inherit.velocity);
+        if (inherits) inherit.velocity = rotate(source.world.rotation, inherit.velocity);
       }
       // A target simulating in its emitter's frame gets the point in that frame.
       Vec3 offset{};
@@ -201,7 +202,7 @@ void ParticleWorld::Impl::consumeRequests(EmitterRow& r, const EmissionWindow& w
         const Quat inverse{-turn[0], -turn[1], -turn[2], turn[3]};
         offset = rotate(inverse, {p[0] - r.world.position[0], p[1] - r.world.position[1],
                                   p[2] - r.world.position[2]});
-        inherit.velocity = rotate(inverse, inherit.velocity);
+        if (inherits) inherit.velocity = rotate(inverse, inherit.velocity);
       }
       spawn(r, request.count, BirthTimes{w.start}, w.start, w.span, w.t0, w.dt, &p,
             targetLocal ? &offset : nullptr, inherit);
