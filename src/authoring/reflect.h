@@ -394,6 +394,23 @@ struct Reflect<Emission> {
                      .min = 0,
                      .max = 1e6,
                      .maxItems = kMaxBursts});
+    v(s.source, {.key = "source",
+                 .doc = "Trails: an emitter of this effect whose live particles each emit this "
+                        "one's particles, rate per second of their life (per metre each travels "
+                        "with per_distance), spread along the path each travelled in the tick; a "
+                        "linked_chain then draws one ribbon per source particle."});
+    v(s.inheritVelocity,
+      {.key = "inherit_velocity",
+       .doc = "source: fraction of the source particle's velocity over the tick added to the "
+              "velocity the trail's particles are born with.",
+       .min = -10,
+       .max = 10});
+    v(s.inheritColor, {.key = "inherit_color",
+                       .doc = "source: the trail's birth colour is multiplied by the source "
+                              "particle's colour."});
+    v(s.inheritSize, {.key = "inherit_size",
+                      .doc = "source: the trail's birth size is multiplied by the source "
+                             "particle's width (size x)."});
   }
 };
 

@@ -712,11 +712,12 @@ class Validator {
     return target;
   }
 
-  // What an event passes that its target's update modules overwrite every tick: a colour or size
-  // over-life curve in set mode.
-  void checkInheritance(const EffectDesc& effect, const ParticleEvent& event) {
+  // What an event or a trail passes that its target's update modules overwrite every tick: a
+  // colour or size over-life curve in set mode.
+  void checkInheritance(const EffectDesc& effect, const std::string& targetName, bool inheritColor,
+                        bool inheritSize) {
     const auto target = std::find_if(effect.emitters.begin(), effect.emitters.end(),
-                                     [&](const Emitter& t) { return t.name == event.spawn; });
+                                     [&](const Emitter& t) { return t.name == targetName; });
     if (target == effect.emitters.end()) return;
     bool setsColor = false;
     bool setsSize = false;
@@ -726,14 +727,14 @@ class Validator {
       if (const auto* s = std::get_if<SizeOverLifeModule>(&m))
         setsSize = setsSize || s->mode == CurveMode::Set;
     });
-    if (event.inheritColor && setsColor) {
+    if (inheritColor && setsColor) {
       Scope key(*this, "inherit_color");
-      warning("lost: " + event.spawn +
+      warning("lost: " + targetName +
               "'s color_over_life sets the colour every tick (use mode multiply to keep it)");
     }
-    if (event.inheritSize && setsSize) {
+    if (inheritSize && setsSize) {
       Scope key(*this, "inherit_size");
-      warning("lost: " + event.spawn +
+      warning("lost: " + targetName +
               "'s size_over_life sets the size every tick (use mode multiply to keep it)");
     }
   }
@@ -755,7 +756,7 @@ class Validator {
         Scope on(*this, "on");
         warning("ignored: the emitter has no collision module");
       }
-      checkInheritance(effect, event);
+      checkInheritance(effect, event.spawn, event.inheritColor, event.inheritSize);
       Scope spawn(*this, "spawn");
       if (event.spawn.empty()) {
         if (!event.report) error("names no emitter (and the event does not report)");
@@ -764,6 +765,43 @@ class Validator {
       } else {
         checkReference(event.spawn, emitters, "emitter");
       }
+    }
+  }
+
+  // An emitter whose spawn source is another's particles (a trail): a continuous rate per second
+  // or per metre, no schedule of its own, simulated in world space.
+  void checkTrail(const EffectDesc& effect, const Emitter& e,
+                  const std::vector<std::string_view>& emitters) {
+    const Emission& s = e.spawn;
+    {
+      Scope source(*this, "source");
+      if (s.source == e.name) {
+        error("an emitter cannot be its own trail source");
+      } else {
+        checkReference(s.source, emitters, "emitter");
+      }
+      // Its particles carry their source particles' ids: nothing else may spawn into it.
+      if (isSpawnTarget(effect, e.name))
+        error(
+            "a particle event or collision spawns into this trail; only its source's particles "
+            "may");
+    }
+    checkInheritance(effect, e.name, s.inheritColor, s.inheritSize);
+    const Emission plain;
+    const auto notWith = [&](bool set, std::string_view key) {
+      if (!set) return;
+      Scope at(*this, key);
+      error("a trail (spawn.source) takes rate and metric only: its source's particles emit it");
+    };
+    notWith(s.mode != EmissionMode::Continuous, "mode");
+    notWith(!s.rateOverTime.keys.empty(), "rate_over_time");
+    notWith(!s.bursts.empty(), "bursts");
+    notWith(s.delay != plain.delay, "delay");
+    notWith(s.duration != plain.duration, "duration");
+    notWith(s.loop, "loop");
+    if (e.space != SimulationSpace::World) {
+      Scope space(*this, "space");
+      error("a trail (spawn.source) simulates in world space: it is laid along its source's path");
     }
   }
 
@@ -781,6 +819,11 @@ class Validator {
 
     {
       Scope spawn(*this, "spawn");
+      if (!e.spawn.source.empty()) checkTrail(effect, e, emitters);
+      if (e.spawn.source.empty() &&
+          (e.spawn.inheritVelocity != 0.0f || e.spawn.inheritColor || e.spawn.inheritSize)) {
+        warning("ignored: inherit_* apply to a trail (spawn.source)");
+      }
       if (e.spawn.metric == SpawnMetric::PerDistance && e.spawn.mode != EmissionMode::Continuous) {
         Scope metric(*this, "metric");
         error("per_distance applies to continuous emission only");

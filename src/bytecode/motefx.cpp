@@ -362,7 +362,8 @@ void visitMotion(V& v, M& m) {
   v.field(m.periodSeconds, "motion period");
 }
 
-// Version 3's emitter is version 4's without the motion and parent frames at its end.
+// Version 3's emitter is version 4's without the motion and parent frames at its end; version 6's
+// is version 7's without the trail source at its end.
 template <class V, Of<CompiledEmitter> E>
 void visitEmitterV3(V& v, E& em) {
   visitEmitterIdentity(v, em);
@@ -370,7 +371,7 @@ void visitEmitterV3(V& v, E& em) {
   visitProgram(v, em.program);
 }
 template <class V, Of<CompiledEmitter> E>
-void visitEmitter(V& v, E& em) {
+void visitEmitterV6(V& v, E& em) {
   visitEmitterV3(v, em);
   visitMotion(v, em.motion);
   v.list(em.parents, "parent frames", kMaxFrameChain, [](auto& w, auto& f) {
@@ -378,6 +379,12 @@ void visitEmitter(V& v, E& em) {
     w.field(f.rotationQuaternion, "frame rotation");
     visitMotion(w, f.motion);
   });
+}
+template <class V, Of<CompiledEmitter> E>
+void visitEmitter(V& v, E& em) {
+  visitEmitterV6(v, em);
+  v.field(em.emission.sourceEmitter, "spawn source");
+  v.field(em.emission.sourceInheritVelocity, "source velocity");
 }
 
 // An effect whose emitters `visitEmitterOf` visits (visitEmitter, or visitEmitterV3).
@@ -526,21 +533,34 @@ Status checkEffect(const CompiledEffect& e) {
                           "-word layout");
       }
     }
-    // SPAWN targets are emitters of this effect.
+    // SPAWN targets are emitters of this effect; a TRAIL's target has this one as its source.
+    const auto self = static_cast<std::int32_t>(&em - e.emitters.data());
+    const std::int32_t source = em.emission.sourceEmitter;
+    if (source != -1 &&
+        (source < 0 || static_cast<std::size_t>(source) >= e.emitters.size() || source == self)) {
+      return parseError(where + "its trail source, emitter " + std::to_string(source) +
+                        ", is not another emitter of the " + std::to_string(e.emitters.size()));
+    }
     for (const std::vector<std::uint32_t>* code : {&em.program.init, &em.program.update}) {
       for (std::size_t at = 0; at + kWordsPerInstruction <= code->size();
            at += kWordsPerInstruction) {
         const std::uint32_t op = (*code)[at] & 0xFFu;
         if (op != static_cast<std::uint32_t>(Opcode::Spawn) &&
-            op != static_cast<std::uint32_t>(Opcode::SpawnInherit))
+            op != static_cast<std::uint32_t>(Opcode::SpawnInherit) &&
+            op != static_cast<std::uint32_t>(Opcode::Trail))
           continue;
-        // SPAWN names its target in s0, SPAWNI in dst.
+        // SPAWN names its target in s0, SPAWNI and TRAIL in dst.
         const std::uint32_t target =
             op == static_cast<std::uint32_t>(Opcode::Spawn) ? (*code)[at + 1] : (*code)[at] >> 24;
         if (target >= e.emitters.size() || &e.emitters[target] == &em) {
           return parseError(where + "spawns into emitter " + std::to_string(target) +
                             " (not another emitter of the " + std::to_string(e.emitters.size()) +
                             ")");
+        }
+        if (op == static_cast<std::uint32_t>(Opcode::Trail) &&
+            e.emitters[target].emission.sourceEmitter != self) {
+          return parseError(where + "trails into emitter " + std::to_string(target) +
+                            ", whose trail source is not this emitter");
         }
       }
     }
@@ -560,15 +580,15 @@ Status checkEffect(const CompiledEffect& e) {
 // does is refused like any other opcode unknown to its version. v2 added CURVE (a v1 program's
 // curves are arithmetic, docs/compiler.md, and stay so: they verify and run unchanged, only slower
 // than CURVE); v5 added COLLIDE; v6 added SPAWNI, the builtins it feeds (source_velocity,
-// source_size, source_color) and REPORT. Every other step changed the layout, not what a program
-// may hold.
+// source_size, source_color) and REPORT; v7 added TRAIL (with the trail source in the layout).
+// Every other step changed the layout, not what a program may hold.
 struct OpcodeSince {
   Opcode opcode;
   std::uint32_t version;
 };
 constexpr std::array kOpcodesSince{OpcodeSince{Opcode::Curve, 2}, OpcodeSince{Opcode::Collide, 5},
                                    OpcodeSince{Opcode::SpawnInherit, 6},
-                                   OpcodeSince{Opcode::Report, 6}};
+                                   OpcodeSince{Opcode::Report, 6}, OpcodeSince{Opcode::Trail, 7}};
 constexpr std::uint32_t kBuiltinsBeforeV6 = static_cast<std::uint32_t>(Builtin::SourceVelocity);
 
 Status refuseLaterOpcodes(std::uint32_t version, const CompiledEmitter& em) {
@@ -629,9 +649,18 @@ Result<CompiledEffect> readPayload(std::uint32_t version, std::span<const std::u
       MOTE_RETURN_IF_ERROR(refuseLaterOpcodes(version, em));
     return {};
   };
-  if (version >= 4) {  // versions 4 to 6 share a layout (5 adds COLLIDE, 6 SPAWNI)
+  if (version == 7) {
     CompiledEffect effect;
     visitEffect(r, effect);
+    MOTE_RETURN_IF_ERROR(finish());
+    MOTE_RETURN_IF_ERROR(opcodesOf(effect));
+    return effect;
+  }
+  if (version >= 4) {
+    // Versions 4 to 6 share a layout (5 adds COLLIDE, 6 SPAWNI and REPORT); 6 → 7 adds each
+    // emitter's trail source: an emitter of an older file has none, what the defaults say.
+    CompiledEffect effect;
+    visitEffectWith(r, effect, [](auto& w, auto& em) { visitEmitterV6(w, em); });
     MOTE_RETURN_IF_ERROR(finish());
     MOTE_RETURN_IF_ERROR(opcodesOf(effect));
     return effect;

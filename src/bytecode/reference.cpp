@@ -444,6 +444,15 @@ class Machine {
                    static_cast<std::uint32_t>(ctx_.randomCounter), ctx_.spawnUser);
         return;
       }
+      case Opcode::Trail: {
+        const Lanes a = read(in, 0, 4);
+        const std::uint32_t count = semantics::spawnCount(a[3]);
+        if (count == 0 || ctx_.spawn == nullptr) return;
+        const Lanes b = read(in, 1, 4);
+        ctx_.spawn(in.dst, count, {a[0], a[1], a[2]}, trailInheritance(b, read(in, 2, 4)),
+                   static_cast<std::uint32_t>(ctx_.randomCounter), ctx_.spawnUser);
+        return;
+      }
       case Opcode::Curve:
         write(in,
               semantics::curve({p_.constants.data() + in.src[0], in.src[2] & 0xFFFFu, w,

@@ -341,6 +341,14 @@ CompileResult compileEffect(const EffectDesc& effect) {
     s.loop = e.spawn.loop;
     s.eventName = e.spawn.eventName;
     s.eventTimesSeconds = e.spawn.eventTimes;
+    if (!e.spawn.source.empty()) {
+      // A trail: its source's program holds the rate (TRAIL); the emitter emits nothing itself.
+      const auto source = std::find_if(effect.emitters.begin(), effect.emitters.end(),
+                                       [&](const Emitter& x) { return x.name == e.spawn.source; });
+      s.sourceEmitter = static_cast<std::int32_t>(source - effect.emitters.begin());
+      s.sourceInheritVelocity = e.spawn.inheritVelocity;
+      s.rate = 0.0f;
+    }
     bytecode::CompiledRender& r = c.render;
     r.mode = mirror(e.render.mode);
     r.sortOrder = e.render.sortOrder;

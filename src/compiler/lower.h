@@ -196,6 +196,9 @@ class EmitterCompiler {
                   const authoring::ParticleEvent* event = nullptr, Value velocity = {});
   void spawnInherit(Builder& b, std::uint32_t target, Value count, Value point, Value velocity,
                     Value size, Value color);
+  Value passedSize(Builder& b, bool passes);
+  Value passedColor(Builder& b, bool passes);
+  void trail(Builder& b, std::uint32_t target, Value start);
   void fireEvent(Builder& b, std::size_t index, Value fired, Value point, Value velocity);
   static Operand xyzw(Builder& b, Value xyz, Value w);
   void report(Builder& b, bytecode::ReportKind kind, Value tag, Value fired, Value point,

@@ -252,6 +252,12 @@ void EmitterCompiler::lowerSpawnNode(NodeLowering& n) {
             "\"" + target + "\" is not another emitter of this effect (a spawn node's target)");
     return;
   }
+  if (!named->spawn.source.empty()) {
+    n.error(n.where + "/names/emitter",
+            "\"" + target + "\" is a trail of \"" + named->spawn.source +
+                "\" (spawn.source): only its source's particles spawn into it");
+    return;
+  }
   const auto index = static_cast<std::uint32_t>(named - effect_.emitters.begin());
   const Value count = b.lane(n.inputOrParam("count"), 0);
   const Value position = n.portOr("position", 3, Value{});

@@ -118,6 +118,10 @@ void EmitterCompiler::lowerInit() {
   initRotation(b, in.rotation);
   initSpin(b, in.spin);
   if (needsMass_) initMass(b, in.mass);
+  // Trails this emitter's particles emit: nothing owed at birth.
+  for (std::size_t t = 0; t < effect_.emitters.size(); ++t)
+    if (effect_.emitters[t].spawn.source == e_.name)
+      store(b, "trail." + std::to_string(t), b.scalar(0.0f));
   // Update-module parameters that follow emitter time: each particle's sample at its birth.
   for (std::size_t k = 0; k < spawnSampled_.size(); ++k)
     store(b, "spawn_sample." + std::to_string(k),

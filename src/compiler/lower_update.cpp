@@ -50,7 +50,13 @@ void EmitterCompiler::scanNeeds() {
       if (!c->keys.empty()) spawnSampled_.push_back(c);
   }
   if (!isZero(e_.init.spin)) needsSpin_ = true;
-  // What the other emitters' events and spawn nodes pass to this one's newborns.
+  // What a trail's source passes (TRAIL), and what the other emitters' events and spawn nodes
+  // pass to this one's newborns.
+  if (!e_.spawn.source.empty()) {
+    inheritsVelocity_ = e_.spawn.inheritVelocity != 0.0f;
+    inheritsColor_ = e_.spawn.inheritColor;
+    inheritsSize_ = e_.spawn.inheritSize;
+  }
   for (const Emitter& source : effect_.emitters) {
     for (const ParticleEvent& event : source.events) {
       if (event.spawn != e_.name || event.count == 0) continue;
@@ -110,6 +116,7 @@ void EmitterCompiler::lowerUpdate() {
   if (!e_.init.immortal) b.kill(b.emit(Opcode::CmpLt, 1, b.use(lifetime), b.use(r.age)));
   r.t = b.saturate(b.div(r.age, lifetime));
   r.p = load(b, "position", 3);
+  const Value start = r.p;  // where the particle begins the tick (trails)
   r.v = load(b, "velocity", 3);
   r.color = needsColor0_ ? load(b, "color0", 4) : Value{};
   r.size = needsSize0_ ? load(b, "size0", 2) : Value{};
@@ -127,6 +134,9 @@ void EmitterCompiler::lowerUpdate() {
   }
   if (!r.positionSet) r.p = b.fma(r.v, r.dt, r.p);
   flushRunning(b);
+  // Trails: the emitters this one's particles emit, along the path each travelled this tick.
+  for (std::size_t t = 0; t < effect_.emitters.size(); ++t)
+    if (effect_.emitters[t].spawn.source == e_.name) trail(b, static_cast<std::uint32_t>(t), start);
   // Death events: where a KILL fired this tick, at the particle's last position.
   for (std::size_t i = 0; i < e_.events.size(); ++i)
     if (e_.events[i].on == ParticleEventKind::Death) fireEvent(b, i, b.killed(), r.p, r.v);
@@ -314,9 +324,19 @@ std::uint32_t EmitterCompiler::emitterIndex(const std::string& name) const {
   return 0;
 }
 
+// The particle's width and colour as a request passes them (neutral where it does not): as the
+// running state has them, the fields where no module changed them yet.
+Value EmitterCompiler::passedSize(Builder& b, bool passes) {
+  if (!passes) return b.scalar(1.0f);
+  return run_.sizeChanged ? b.lane(run_.size, 0) : b.lane(load(b, "size", 2), 0);
+}
+Value EmitterCompiler::passedColor(Builder& b, bool passes) {
+  if (!passes) return b.constant({1.0f, 1.0f, 1.0f, 1.0f}, 4);
+  return run_.colorChanged ? run_.color : load(b, "color", 4);
+}
+
 // SPAWN `count` × `fired` (0 or 1) particles into emitter `target` at `point`; SPAWNI when
-// `event` passes something on: the particle's `velocity` × inherit_velocity, its width and colour
-// as the running state has them (the fields where no module changed them yet).
+// `event` passes something on: the particle's `velocity` × inherit_velocity, its width and colour.
 void EmitterCompiler::spawnWhere(Builder& b, std::uint32_t target, std::uint32_t count, Value fired,
                                  Value point, const ParticleEvent* event, Value velocity) {
   const Value n = b.mul(fired, b.scalar(static_cast<float>(count)));
@@ -326,13 +346,24 @@ void EmitterCompiler::spawnWhere(Builder& b, std::uint32_t target, std::uint32_t
   }
   const Value v = event->inheritVelocity != 0.0f ? b.mul(velocity, b.scalar(event->inheritVelocity))
                                                  : b.vec3(0.0f, 0.0f, 0.0f);
-  const Value size = !event->inheritSize ? b.scalar(1.0f)
-                     : run_.sizeChanged  ? b.lane(run_.size, 0)
-                                         : b.lane(load(b, "size", 2), 0);
-  const Value color = !event->inheritColor ? b.constant({1.0f, 1.0f, 1.0f, 1.0f}, 4)
-                      : run_.colorChanged  ? run_.color
-                                           : load(b, "color", 4);
-  spawnInherit(b, target, n, point, v, size, color);
+  spawnInherit(b, target, n, point, v, passedSize(b, event->inheritSize),
+               passedColor(b, event->inheritColor));
+}
+
+// TRAIL into emitter `target` (whose spawn source is this emitter): its rate a second, or a metre
+// of the path from `start` to where the particle ends the tick, accumulates in the particle's
+// field "trail.<target>" (INIT starts it at 0); the whole particles of it are asked for, spread
+// along that path, and the fraction is kept for the next tick.
+void EmitterCompiler::trail(Builder& b, std::uint32_t target, Value start) {
+  const Emission& s = effect_.emitters[target].spawn;
+  const std::string field = "trail." + std::to_string(target);
+  const Value amount =
+      s.metric == SpawnMetric::PerDistance ? b.length(b.sub(run_.p, start)) : run_.dt;
+  const Value owed = b.fma(amount, b.scalar(s.rate), load(b, field, 1));
+  const Value whole = b.unary(Opcode::Floor, owed);
+  store(b, field, b.sub(owed, whole));
+  b.emitTo(Opcode::Trail, target, xyzw(b, run_.p, whole),
+           xyzw(b, start, passedSize(b, s.inheritSize)), b.use(passedColor(b, s.inheritColor)));
 }
 
 // Event `index` of the emitter where `fired` (0 or 1) is 1, for a particle at `point` moving at

@@ -111,6 +111,7 @@ struct Renderer::Impl {
   std::vector<render::BillboardMode> modes;
   std::vector<SpriteInstance> sortedInstances;
   std::vector<glm::vec3> bolt;
+  std::vector<std::uint64_t> chainKeys;  // a linked chain's order (linkedChainOrder)
   std::vector<std::array<glm::vec3, 4>> ribbonQuads;
   // Mesh particles: the software renderer's own triangle layer makes their triangles (render::
   // ParticleRenderer::prepareTriangles, made at the first mesh packet), which are drawn as they

@@ -17,7 +17,7 @@ namespace {
 
 constexpr std::uint32_t kBuiltinWords = 4 * bytecode::kBuiltinCount;
 constexpr std::uint32_t kFixedContextWords = 64;
-constexpr std::uint32_t kSpawnWords = 13;  // vm_ops.glsl's record of a request
+constexpr std::uint32_t kSpawnWords = 17;  // vm_ops.glsl's record of a request
 constexpr std::uint32_t kReportWords = 8;  // and of a report
 constexpr std::uint32_t kReportsAt = 2 + kSpawnWords * kMaxCaseSpawns;
 constexpr std::uint32_t kResultWords = kReportsAt + 1 + kReportWords * kMaxCaseSpawns;
@@ -142,7 +142,11 @@ Result<std::vector<VmCaseResult>> runCases(Context& context,
       r.spawns.push_back({q[0],
                           q[1],
                           {f(2), f(3), f(4)},
-                          {{f(5), f(6), f(7)}, f(8), {f(9), f(10), f(11), f(12)}}});
+                          {{f(5), f(6), f(7)},
+                           f(8),
+                           {f(9), f(10), f(11), f(12)},
+                           {f(13), f(14), f(15)},
+                           q[16] != 0}});
     }
     r.reportCount = at[kReportsAt];
     for (std::uint32_t s = 0; s < std::min(r.reportCount, kMaxCaseSpawns); ++s) {

@@ -78,7 +78,10 @@ Status ParticleWorld::Impl::admit(const CompiledEffect& effect) {
          "CPU runtime asks"},
         {bytecode::Opcode::Report,
          "it reports particle events to the host (REPORT: an event's 'report', a graph's report "
-         "node), which only the CPU runtime's event buffer takes"}};
+         "node), which only the CPU runtime's event buffer takes"},
+        {bytecode::Opcode::Trail,
+         "its particles lay a trail (TRAIL: an emitter's spawn.source names it), which only the "
+         "CPU runtime keeps source ids for"}};
     for (const auto& [opcode, why] : kCpuOnly)
       if (p.countOf(opcode) > 0)
         return invalidArgument(fmt::format("{}{}; simulate it on the CPU", where, why));

@@ -133,6 +133,7 @@ struct ParticleRenderer::Impl {
   std::array<std::array<float, FacingBlock::kSize>, 3> worldCentres{};  // a block's local → world
   std::vector<glm::vec3> bolt;  // a beam's points (reserved at create: 2^10 + 1)
   std::vector<std::array<glm::vec3, 4>> boltQuads;  // and its segments (2^10)
+  std::vector<std::uint64_t> chainKeys;  // a linked chain's order (linkedChainOrder); grows once
   // Mesh particles (particle_renderer_meshes.cpp): the meshes by render.mesh name, loaded on first
   // sight with their own textures; per-vertex scratch for one particle (sized to the largest
   // mesh); a mesh packet's particle order (grown to the largest packet); the frame's projector.

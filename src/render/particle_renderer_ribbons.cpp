@@ -41,6 +41,12 @@ std::size_t ribbonQuads(const Camera& camera, std::span<const glm::vec3> points,
   return points.size() - 1;
 }
 
+void linkedChainOrder(const RenderPacket& p, std::span<std::uint64_t> keys) noexcept {
+  for (std::uint32_t i = 0; i < p.count; ++i)
+    keys[i] = (p.sources != nullptr ? std::uint64_t{p.sources[i]} << 32 : 0) | i;
+  if (p.sources != nullptr) std::sort(keys.begin(), keys.begin() + p.count);
+}
+
 bool beamPath(const RenderPacket& p, BeamPath& out) noexcept {
   const bytecode::CompiledRender& rd = p.description->render;
   const glm::quat rotation = emitterRotationOf(p);
@@ -120,18 +126,22 @@ void ParticleRenderer::Impl::pushStrip(std::span<const glm::vec3> points,
   }
 }
 
-// linked_chain: one ribbon through the emitter's particles in slot order (the world keeps them in
-// spawn order), `chain_width` wide, each segment in its older particle's colour.
+// linked_chain: ribbons through the emitter's particles in linkedChainOrder (one, or a trail's
+// one per source particle), `chain_width` wide, each segment in its older particle's colour.
 void ParticleRenderer::Impl::emitChain(const RenderPacket& p, Blend blend, std::uint32_t texture) {
   const float halfWidth = p.description->render.chainWidthMeters * 0.5f;
   std::uint32_t style = kNoStyle;
-  std::array<glm::vec3, 2> segment{};
-  if (p.count > 0) segment[1] = particleWorldPosition(p, 0);
-  for (std::uint32_t i = 0; i + 1 < p.count; ++i) {
-    segment = {segment[1], particleWorldPosition(p, i + 1)};
+  chainKeys.resize(std::max<std::size_t>(chainKeys.size(), p.count));
+  linkedChainOrder(p, chainKeys);
+  for (std::uint32_t k = 0; k + 1 < p.count; ++k) {
+    if (chainKeys[k] >> 32 != chainKeys[k + 1] >> 32) continue;  // another source's chain
+    const auto a = static_cast<std::uint32_t>(chainKeys[k]);
+    const std::array<glm::vec3, 2> segment{
+        particleWorldPosition(p, a),
+        particleWorldPosition(p, static_cast<std::uint32_t>(chainKeys[k + 1]))};
     std::array<std::array<glm::vec3, 4>, 1> quad;
     const std::size_t n = ribbonQuads(raster.camera, segment, halfWidth, quad);
-    pushStrip(segment, std::span(quad).first(n), particleColor(p, i), blend, texture, style);
+    pushStrip(segment, std::span(quad).first(n), particleColor(p, a), blend, texture, style);
   }
 }
 

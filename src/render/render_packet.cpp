@@ -88,6 +88,7 @@ RenderPacket makePacket(EmitterHandle handle, const EmitterView& v, JobSystem* j
   p.material = v.material;
   p.count = v.live;
   p.ids = v.ids;
+  p.sources = v.sources;
   p.transform = v.transform;
   p.time = v.time;
   p.emitterWords = v.emitterWords;

@@ -87,6 +87,7 @@ std::uint32_t CompactVectors(const CompactInput& in) {
   float* const* const streams = in.streams.data();
   const std::size_t words = in.streams.size();
   std::uint32_t* const ids = in.ids;
+  std::uint32_t* const sources = in.sources;
   const std::uint8_t* const killed = in.killed;
   std::uint32_t i =
       in.first - in.first % step;  // lanes before `first` survive: compressed in place
@@ -100,6 +101,7 @@ std::uint32_t CompactVectors(const CompactInput& in) {
       hn::StoreU(compress(d, hn::LoadU(d, s + i)), d, s + to);
     }
     hn::StoreU(compress(du, hn::LoadU(du, ids + i)), du, ids + to);
+    if (sources != nullptr) hn::StoreU(compress(du, hn::LoadU(du, sources + i)), du, sources + to);
     to += static_cast<std::uint32_t>(hn::CountTrue(du, keep));
   }
   return to;

@@ -922,6 +922,7 @@ class Interpreter {
       case vm_detail::perParticle(Opcode::SampleWind):
       case vm_detail::perParticle(Opcode::Spawn):
       case vm_detail::perParticle(Opcode::SpawnInherit):
+      case vm_detail::perParticle(Opcode::Trail):
       case vm_detail::perParticle(Opcode::Report):
       case vm_detail::perParticle(Opcode::Collide):
         vm_detail::runPerParticle({&ctx_, section_, first_, n_, rows_, src_}, op);

@@ -153,8 +153,10 @@ void runPerParticle(const BatchState& batch, const PreparedProgram::Op& op) {
     collide(batch, op, s, d);
     return;
   }
-  // SPAWN, SPAWNI and REPORT: nothing for a particle whose count (or flag) is below 1 or NaN.
-  const bool spawns = op.op == Opcode::Spawn || op.op == Opcode::SpawnInherit;
+  // SPAWN, SPAWNI, TRAIL and REPORT: nothing for a particle whose count (or flag) is below 1 or
+  // NaN.
+  const bool spawns =
+      op.op == Opcode::Spawn || op.op == Opcode::SpawnInherit || op.op == Opcode::Trail;
   const bool reports = op.op == Opcode::Report;
   if ((spawns && ctx.spawn == nullptr) || (reports && ctx.report == nullptr)) return;
   const float* const counts = op.op == Opcode::Spawn ? s[1][0] : s[0][3];
@@ -237,6 +239,12 @@ void runPerParticle(const BatchState& batch, const PreparedProgram::Op& op) {
         ctx.spawn(op.dst, bytecode::semantics::spawnCount(a[3]), {a[0], a[1], a[2]},
                   bytecode::Inheritance{{b[0], b[1], b[2]}, b[3], get(2, 4)}, sourceId(i),
                   ctx.spawnUser);
+        break;
+      }
+      case perParticle(Opcode::Trail): {
+        const Lanes a = get(0, 4);
+        ctx.spawn(op.dst, bytecode::semantics::spawnCount(a[3]), {a[0], a[1], a[2]},
+                  bytecode::trailInheritance(get(1, 4), get(2, 4)), sourceId(i), ctx.spawnUser);
         break;
       }
       default:

@@ -574,6 +574,7 @@ Result<EmitterView> ParticleWorld::view(EmitterHandle emitter) const {
   v.live = r->live;
   v.streams = std::span<const float* const>(r->streams.data(), r->streams.size());
   v.ids = r->ids.data();
+  v.sources = r->sources.empty() ? nullptr : r->sources.data();
   v.transform = r->world;
   v.bounds = r->bounds;
   v.emitterWords = r->emitterWords;
@@ -606,6 +607,7 @@ std::uint64_t ParticleWorld::stateHash(HashOrder order) const noexcept {
     for (std::uint32_t k = 0; k < r.live; ++k) {
       const auto i = order == HashOrder::Id ? static_cast<std::uint32_t>(keys[k]) : k;
       h.updateU32(r.ids[i]);
+      if (!r.sources.empty()) h.updateU32(r.sources[i]);
       for (const float* stream : r.streams)
         h.updateU32(emission::hashWord(stream[i]));
     }

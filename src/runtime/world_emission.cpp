@@ -56,6 +56,7 @@ class RowSink final : public emission::Sink {
 void ParticleWorld::Impl::schedule(EmitterRow& r, double dt, const VisibilityTest* view) {
   r.newborn = 0;
   r.spawnRunCount = 0;
+  r.stepDt = dt;
   r.stepSpawned = r.stepDropped = r.stepDied = 0;
   r.culled = r.desc->cull && view != nullptr && r.bounds.known && !view->visible(r.bounds);
   if (r.culled) {
@@ -81,7 +82,7 @@ void ParticleWorld::Impl::schedule(EmitterRow& r, double dt, const VisibilityTes
 void ParticleWorld::Impl::spawn(EmitterRow& r, std::uint32_t count, const BirthTimes& birth,
                                 double windowStart, double span, double t0, double dt,
                                 const Vec3* position, const Vec3* localOffset,
-                                const bytecode::Inheritance& inherit) {
+                                const bytecode::Inheritance& inherit, std::uint32_t source) {
   const std::uint32_t first = r.live + r.newborn;
   const std::uint32_t born = std::min(count, r.capacity - first);
   r.stepDropped += count - born;
@@ -97,6 +98,7 @@ void ParticleWorld::Impl::spawn(EmitterRow& r, std::uint32_t count, const BirthT
   run.local = localOffset != nullptr;
   if (localOffset != nullptr) run.localOffset = *localOffset;
   run.inherit = inherit;
+  run.source = source;
   if (r.spawnRunCount < kSpawnRunsPerStep)
     r.spawnRuns[r.spawnRunCount++] = run;
   else
@@ -124,20 +126,26 @@ void ParticleWorld::Impl::fillSpawnLanes(EmitterRow& r, const SpawnRun& run, std
     index[k] = static_cast<float>(firstIndex + k);
     ids[k] = firstId + k;
   }
+  // A trail's newborns lie along its source's path (inherit.from → position), else along the
+  // emitter's.
+  const bool trail = run.atPosition && run.inherit.trail;
   runtime_detail::SpawnTimes times;
   times.window = run.window;
   for (std::size_t c = 0; c < 3; ++c) {
-    times.start[c] = static_cast<double>(r.previous.position[c]);
-    times.path[c] = static_cast<double>(r.world.position[c] - r.previous.position[c]);
+    times.start[c] = static_cast<double>(trail ? run.inherit.from[c] : r.previous.position[c]);
+    times.path[c] =
+        trail ? static_cast<double>(run.position[c]) - static_cast<double>(run.inherit.from[c])
+              : static_cast<double>(r.world.position[c] - r.previous.position[c]);
   }
   times.first = k0;  // the place in the run: any split writes the same bits
   times.count = n;
   times.fraction = r.lane(kLaneSpawnFraction) + begin;
   times.age = r.lane(kLaneEmitterAge) + begin;
   times.rest = r.lane(kLaneDt) + begin;
-  if (!run.atPosition) times.at = at;
+  if (!run.atPosition || trail) times.at = at;
   runtime_detail::writeSpawnTimes(times);
-  if (run.atPosition) {
+  if (!r.sources.empty()) std::fill_n(r.sources.data() + begin, n, run.source);
+  if (run.atPosition && !trail) {
     for (std::size_t c = 0; c < 3; ++c)
       std::fill_n(at[c], n, run.position[c]);
   }
@@ -173,9 +181,11 @@ std::array<float, 3> ParticleWorld::Impl::windWithBlasts(const std::array<float,
 }
 
 // SPAWN requests the effect's emitters queued for `r` in the last step, in (source emitter, source
-// particle id, the particle's own order) order, born at the window's start. A request's position
-// and inherited velocity are the source particle's frame's: both are taken to world space, and
-// into the target's frame for a target simulating in its emitter's.
+// particle id, the particle's own order) order, born at the window's start — a TRAIL's newborns k
+// of n at t0 + dt · (k + 1) / n instead, spread along the path its particle travelled (from →
+// position), their velocity the path over that step's dt × the trail's inherit_velocity. A
+// request's points and inherited velocity are the source particle's frame's: they are taken to
+// world space, and into the target's frame for a target simulating in its emitter's.
 void ParticleWorld::Impl::consumeRequests(EmitterRow& r, const EmissionWindow& w) {
   const EffectSlot& e = effects[r.effect];
   const bool targetLocal = bytecode::movesWithEmitter(r.desc->space);
@@ -190,10 +200,32 @@ void ParticleWorld::Impl::consumeRequests(EmitterRow& r, const EmissionWindow& w
       Vec3 p = request.position;
       bytecode::Inheritance inherit = request.inherit;
       if (local) {
-        const Vec3 turned = rotate(source.world.rotation, p);
-        for (std::size_t c = 0; c < 3; ++c)
-          p[c] = source.world.position[c] + turned[c];
+        const auto toWorld = [&](Vec3& point) {
+          const Vec3 turned = rotate(source.world.rotation, point);
+          for (std::size_t c = 0; c < 3; ++c)
+            point[c] = source.world.position[c] + turned[c];
+        };
+        toWorld(p);
+        if (inherit.trail) toWorld(inherit.from);
         if (inherits) inherit.velocity = rotate(source.world.rotation, inherit.velocity);
+      }
+      if (inherit.trail) {
+        // Trails simulate in world space (the validator's rule): no target frame to turn into.
+        const double k = r.desc->emission.sourceInheritVelocity;
+        const double dt = source.requestsDt;
+        for (std::size_t c = 0; c < 3; ++c) {
+          inherit.velocity[c] =
+              dt > 0.0
+                  ? static_cast<float>(
+                        k * (static_cast<double>(p[c]) - static_cast<double>(inherit.from[c])) / dt)
+                  : 0.0f;
+        }
+        const double n = request.count;
+        spawn(
+            r, request.count,
+            BirthTimes{.from = w.t0, .scale = w.dt, .before = 0.0, .amount = n, .constant = false},
+            w.start, w.span, w.t0, w.dt, &p, nullptr, inherit, request.source);
+        continue;
       }
       // A target simulating in its emitter's frame gets the point in that frame.
       Vec3 offset{};

@@ -126,11 +126,13 @@ struct SpawnRun {
   std::uint32_t index = 0;  // the first one's spawn index (newborns before it this step)
   std::uint32_t id = 0;     // the first one's id
   SpawnWindow window;
-  bool atPosition = false;  // at `position`, else along the emitter's path this step
+  bool atPosition = false;  // at `position` (a trail: along inherit.from → position), else
+                            // along the emitter's path this step
   bool local = false;       // `localOffset` set
   Vec3 position{};
   Vec3 localOffset{};
   bytecode::Inheritance inherit;  // what the newborns' source_* builtins read
+  std::uint32_t source = 0;       // a trail's: the asking particle's id
 };
 inline constexpr std::uint32_t kSpawnRunsPerStep =
     8;  // more calls in a step fill their lanes at once
@@ -148,6 +150,7 @@ struct EmitterRow {
   std::vector<float> storage;
   std::vector<float*> streams;
   std::vector<std::uint32_t> ids;
+  std::vector<std::uint32_t> sources;  // a trail's: each particle's source particle id; else empty
   std::vector<std::uint8_t> killed;
   std::vector<float> lanes;  // kLaneArrays arrays of stride floats
   std::vector<float> emitterWords;
@@ -161,6 +164,8 @@ struct EmitterRow {
   std::uint32_t requestsPerSegment = 0;
   std::vector<SpawnRequest> ordered;
   std::uint32_t orderedCount = 0;
+  double stepDt = 0.0;      // this step's dt (schedule)
+  double requestsDt = 0.0;  // the dt of the step whose requests `ordered` holds
   // REPORTs, as the requests: segments × reportsPerSegment, then in (source id, seq) order.
   std::vector<ReportRecord> reports;
   std::uint32_t reportsPerSegment = 0;
@@ -345,7 +350,8 @@ struct ParticleWorld::Impl {
   void schedule(EmitterRow& r, double dt, const VisibilityTest* view);
   void spawn(EmitterRow& r, std::uint32_t count, const BirthTimes& birth, double windowStart,
              double span, double t0, double dt, const Vec3* position,
-             const Vec3* localOffset = nullptr, const bytecode::Inheritance& inherit = {});
+             const Vec3* localOffset = nullptr, const bytecode::Inheritance& inherit = {},
+             std::uint32_t source = 0);
   void fillSpawnLanes(EmitterRow& r, const SpawnRun& run, std::uint32_t begin, std::uint32_t end);
   void consumeRequests(EmitterRow& r, const EmissionWindow& w);
 };

@@ -31,6 +31,7 @@ void allocateSlab(EmitterRow& r, std::uint32_t chunkParticles) {
   for (std::uint32_t word = 0; word < r.words; ++word)
     r.streams[word] = r.storage.data() + std::size_t{word} * r.stride;
   r.ids.assign(r.stride, 0);
+  if (r.desc->emission.sourceEmitter >= 0) r.sources.assign(r.stride, 0);
   r.killed.assign(r.stride, 0);
   r.lanes.assign(
       std::size_t{r.program->readsSource ? kLaneArraysWithSource : kLaneArrays} * r.stride, 0.0f);
@@ -133,6 +134,7 @@ void ParticleWorld::Impl::compact(EmitterRow& r) {
   r.newborn = 0;
   const CompactInput in{.streams = r.streams,
                         .ids = r.ids.data(),
+                        .sources = r.sources.empty() ? nullptr : r.sources.data(),
                         .killed = r.killed.data(),
                         .count = total,
                         .first = firstKilled(r.killed.data(), total)};
@@ -180,6 +182,7 @@ void ParticleWorld::Impl::orderRequests(EmitterRow& r) {
                              r.requests, r.requestsPerSegment, r.usedSegments,
                              [&](std::uint32_t s) { return r.segments[s].count; }, r.ordered)
                        : 0;
+  r.requestsDt = r.stepDt;
 }
 
 // The step's REPORTs of `r` in the order the host reads them in.

@@ -364,6 +364,16 @@ void makeConsistent(EffectDesc& e) {
     } else {
       em.events.clear();
     }
+    // A trail (emitter 2 of 0's particles) takes a continuous rate alone and world space.
+    em.spawn.source = e.emitters.size() > 2 && i == 2 ? "emitter 0" : "";
+    if (!em.spawn.source.empty()) {
+      em.spawn.mode = EmissionMode::Continuous;
+      em.spawn.rateOverTime = {};
+      em.spawn.bursts.clear();
+      em.spawn.delay = em.spawn.duration = 0.0f;
+      em.spawn.loop = false;
+      em.space = SimulationSpace::World;
+    }
     if (em.render.mode == RenderMode::Mesh && em.render.mesh.empty()) em.render.mesh = "shard";
     em.render.beam.targetField.clear();
   }

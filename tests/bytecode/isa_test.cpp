@@ -93,6 +93,7 @@ constexpr std::array kHandComputed = {
     HandComputed{Opcode::Collide, "CollideAsksTheHostOrMisses"},
     HandComputed{Opcode::SpawnInherit, "SpawniPassesWhatTheNewbornsInherit"},
     HandComputed{Opcode::Report, "ReportTellsTheHostWhereItsFlagIsSet"},
+    HandComputed{Opcode::Trail, "TrailPassesItsPathSizeAndColour"},
 };
 
 constexpr bool everyOpcodeHandComputedExactlyOnce() {
@@ -293,7 +294,7 @@ TEST(IsaTable, OpcodesAreDenseAndRowsAreWellFormed) {
   }
   EXPECT_EQ(opInfo(kOpcodeCount), nullptr);
   EXPECT_EQ(opInfo(255u), nullptr);
-  EXPECT_EQ(kOpcodeCount, 58u);  // append-only: a new opcode updates this and kHandComputed
+  EXPECT_EQ(kOpcodeCount, 59u);  // append-only: a new opcode updates this and kHandComputed
 }
 
 // --- every opcode is of one class, and each class means what isa.h says

@@ -824,6 +824,33 @@ TEST(ReferenceOp, SpawniPassesWhatTheNewbornsInherit) {
   EXPECT_EQ(Inheritance{}, (Inheritance{{0.0f, 0.0f, 0.0f}, 1.0f, {1.0f, 1.0f, 1.0f, 1.0f}}));
 }
 
+TEST(ReferenceOp, TrailPassesItsPathSizeAndColour) {
+  Harness h;
+  h.program.constants = {{1.0f, 2.0f, 3.0f, 3.75f}, {-1.0f, 0.5f, 0.0f, 2.0f}};
+  std::vector<std::pair<std::uint32_t, Inheritance>> log;
+  h.context.spawn = [](std::uint32_t target, std::uint32_t count, const std::array<float, 3>& at,
+                       const Inheritance& inherit, std::uint32_t /*source*/, void* user) {
+    EXPECT_EQ(at, (std::array<float, 3>{1.0f, 2.0f, 3.0f}));
+    EXPECT_EQ(count, 3u);
+    static_cast<std::vector<std::pair<std::uint32_t, Inheritance>>*>(user)->emplace_back(target,
+                                                                                         inherit);
+  };
+  h.context.spawnUser = &log;
+  // floor(3.75) = 3 into emitter 5 (the dst field) along (-1, 0.5, 0) -> (1, 2, 3), size 2,
+  // colour c; no velocity (the runtime makes it from the path). 0.5 and NaN queue nothing.
+  ASSERT_TRUE(h.run(
+      {op(Opcode::LoadConst, 4, 0, {idx(0)}), op(Opcode::LoadConst, 4, 4, {idx(1)}),
+       op(Opcode::Trail, 1, 5, {reg(0), reg(4), reg(4, {3, 1, 1, 2})}),
+       op(Opcode::Mov, 1, 3, {imm(0.5f)}), op(Opcode::Trail, 1, 5, {reg(0), reg(4), reg(4)}),
+       op(Opcode::Mov, 1, 3, {imm(kNaN)}), op(Opcode::Trail, 1, 5, {reg(0), reg(4), reg(4)})}));
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_EQ(log[0].first, 5u);
+  Inheritance expected{{0.0f, 0.0f, 0.0f}, 2.0f, {2.0f, 0.5f, 0.5f, 0.0f}};
+  expected.from = {-1.0f, 0.5f, 0.0f};
+  expected.trail = true;
+  EXPECT_EQ(log[0].second, expected);
+}
+
 TEST(ReferenceOp, ReportTellsTheHostWhereItsFlagIsSet) {
   Harness h;
   h.program.constants = {{1.0f, 2.0f, 3.0f, 1.0f}, {-1.0f, 0.5f, 0.0f, 7.9f}};

@@ -159,7 +159,7 @@ TEST(VerifyRejects, UnknownOpcode) {
   p.update = {200, 0, 0, 0};
   EXPECT_EQ(rejection(p), "update[0]: unknown opcode 200");
   p.update = {kOpcodeCount, 0, 0, 0};  // the first code past the table
-  EXPECT_EQ(rejection(p), "update[0]: unknown opcode 58");
+  EXPECT_EQ(rejection(p), "update[0]: unknown opcode 59");
 }
 
 TEST(VerifyRejects, ReservedWord0Bits) {

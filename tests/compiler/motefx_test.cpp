@@ -21,6 +21,22 @@ std::vector<std::uint8_t> bonfireBytes() {
   return saveMotefx(compiler::compileEffect(loaded.effect).effect);
 }
 
+// `effect` in the layout of versions 4 to 6 — v7's without the trail source (8 bytes) at the end
+// of each emitter — labelled `version` and sealed. Emitter k ends where a file of the first k + 1
+// emitters ends (the list's count is fixed-width).
+std::vector<std::uint8_t> saveInV6Layout(const CompiledEffect& effect, std::uint8_t version) {
+  std::vector<std::uint8_t> bytes = saveMotefx(effect);
+  for (std::size_t k = effect.emitters.size(); k-- > 0;) {
+    CompiledEffect prefix = effect;
+    prefix.emitters.resize(k + 1);
+    const auto end = static_cast<std::ptrdiff_t>(saveMotefx(prefix).size());
+    bytes.erase(bytes.begin() + end - 8, bytes.begin() + end);
+  }
+  bytes[8] = version;
+  mote::test::sealMotefx(bytes);
+  return bytes;
+}
+
 std::string loadError(const std::vector<std::uint8_t>& bytes) {
   Result<CompiledEffect> r = loadMotefx(bytes);
   EXPECT_FALSE(r.ok());
@@ -34,12 +50,12 @@ TEST(Motefx, DamagedFilesAreRefusedWithTheReason) {
   b[0] = 'X';
   EXPECT_EQ(loadError(b), "offset 0: not a .motefx file (bad magic)");
   b = good;
-  b[8] = 7;  // a future version
+  b[8] = 8;  // a future version
   EXPECT_EQ(loadError(b),
-            "offset 8: unsupported .motefx version 7 (this build reads versions 1 to 6)");
+            "offset 8: unsupported .motefx version 8 (this build reads versions 1 to 7)");
   b[8] = 0;
   EXPECT_EQ(loadError(b),
-            "offset 8: unsupported .motefx version 0 (this build reads versions 1 to 6)");
+            "offset 8: unsupported .motefx version 0 (this build reads versions 1 to 7)");
   b = good;
   b[12] = 1;
   EXPECT_EQ(loadError(b), "offset 12: unknown flags 1");
@@ -70,25 +86,48 @@ std::size_t curveInstructions(const CompiledEffect& effect) {
   return count;
 }
 
-TEST(Motefx, SavesVersionSix) {
+TEST(Motefx, SavesVersionSeven) {
   const std::vector<std::uint8_t> bytes = bonfireBytes();
   ASSERT_GE(bytes.size(), 12u);
-  EXPECT_EQ(bytes[8], 6u);
-  EXPECT_EQ(kMotefxVersion, 6u);
+  EXPECT_EQ(bytes[8], 7u);
+  EXPECT_EQ(kMotefxVersion, 7u);
+}
+
+std::vector<std::uint8_t> fixtureBytes(const std::string& name) {
+  Result<std::vector<std::uint8_t>> bytes =
+      readFile(mote::test::sourcePath("tests/golden/motefx/") + name, kMaxMotefxBytes);
+  EXPECT_TRUE(bytes.ok()) << name;
+  return bytes.ok() ? *bytes : std::vector<std::uint8_t>{};
+}
+
+// v7 added TRAIL and each emitter's trail source (an int32 and a float after its parent frames):
+// the v6 fixture loads to the effect the v7 fixture holds (no trails), and saving it writes the v7
+// file byte for byte, 8 bytes an emitter longer.
+TEST(Motefx, TheVersionSixFixtureIsTheVersionSevenEffect) {
+  Result<CompiledEffect> v6 = loadFixture("v6/explosion.motefx");
+  ASSERT_TRUE(v6.ok()) << v6.status().toString();
+  Result<CompiledEffect> v7 = loadFixture("v7/explosion.motefx");
+  ASSERT_TRUE(v7.ok()) << v7.status().toString();
+  EXPECT_TRUE(*v6 == *v7);
+  for (const CompiledEmitter& em : v7->emitters)
+    EXPECT_EQ(em.emission.sourceEmitter, -1) << em.name;
+  const std::vector<std::uint8_t> v7Bytes = fixtureBytes("v7/explosion.motefx");
+  EXPECT_TRUE(saveMotefx(*v6) == v7Bytes);
+  EXPECT_EQ(v7Bytes.size(), fixtureBytes("v6/explosion.motefx").size() + 7 * 8);
 }
 
 // v6 added SPAWNI and the source_* builtins in v4's layout: the v5 fixture loads to the effect the
-// v6 fixture holds, and saving it writes the v6 file byte for byte.
+// v6 fixture holds, and the two files differ only in the header's version.
 TEST(Motefx, TheVersionFiveFixtureIsTheVersionSixEffect) {
   Result<CompiledEffect> v5 = loadFixture("v5/explosion.motefx");
   ASSERT_TRUE(v5.ok()) << v5.status().toString();
   Result<CompiledEffect> v6 = loadFixture("v6/explosion.motefx");
   ASSERT_TRUE(v6.ok()) << v6.status().toString();
   EXPECT_TRUE(*v5 == *v6);
-  Result<std::vector<std::uint8_t>> v6Bytes =
-      readFile(mote::test::sourcePath("tests/golden/motefx/v6/explosion.motefx"), kMaxMotefxBytes);
-  ASSERT_TRUE(v6Bytes.ok());
-  EXPECT_TRUE(saveMotefx(*v5) == *v6Bytes);
+  std::vector<std::uint8_t> v5Bytes = fixtureBytes("v5/explosion.motefx");
+  ASSERT_GT(v5Bytes.size(), 8u);
+  v5Bytes[8] = 6;
+  EXPECT_TRUE(v5Bytes == fixtureBytes("v6/explosion.motefx"));
 }
 
 TEST(Motefx, AFileBeforeVersionSixWithInheritanceIsRefused) {
@@ -102,9 +141,9 @@ TEST(Motefx, AFileBeforeVersionSixWithInheritanceIsRefused) {
   ASSERT_TRUE(loaded.ok());
   const compiler::CompileResult compiled = compiler::compileEffect(loaded.effect);
   ASSERT_TRUE(compiled.ok());
-  std::vector<std::uint8_t> bytes = saveMotefx(compiled.effect);
+  std::vector<std::uint8_t> bytes = saveInV6Layout(compiled.effect, 6);
   EXPECT_TRUE(loadMotefx(bytes).ok());
-  bytes[8] = 5;  // the checksum covers the payload only
+  bytes = saveInV6Layout(compiled.effect, 5);
   const std::string error = loadError(bytes);
   EXPECT_EQ(error.rfind("emitter shells: update[", 0), 0u) << error;
   EXPECT_NE(error.find("]: opcode 56 (spawni) in a version 5 file (spawni is version 6)"),
@@ -117,8 +156,7 @@ TEST(Motefx, AFileBeforeVersionSixWithInheritanceIsRefused) {
             {"on": "birth", "report": true}]}]})",
       "reports.json");
   ASSERT_TRUE(reports.ok());
-  bytes = saveMotefx(compiler::compileEffect(reports.effect).effect);
-  bytes[8] = 5;
+  bytes = saveInV6Layout(compiler::compileEffect(reports.effect).effect, 5);
   EXPECT_NE(
       loadError(bytes).find("]: opcode 57 (report) in a version 5 file (report is version 6)"),
       std::string::npos)
@@ -126,14 +164,59 @@ TEST(Motefx, AFileBeforeVersionSixWithInheritanceIsRefused) {
   // Without the source, the target's load of source_velocity is what a v5 file cannot hold.
   CompiledEffect targetOnly = compiled.effect;
   targetOnly.emitters.erase(targetOnly.emitters.begin());
-  bytes = saveMotefx(targetOnly);
+  bytes = saveInV6Layout(targetOnly, 6);
   ASSERT_TRUE(loadMotefx(bytes).ok()) << loadError(bytes);
-  bytes[8] = 5;
+  bytes = saveInV6Layout(targetOnly, 5);
   const std::string targetError = loadError(bytes);
   EXPECT_EQ(targetError.rfind("emitter sparks: init[", 0), 0u) << targetError;
   EXPECT_NE(targetError.find("]: builtin source_velocity in a version 5 file (it is version 6)"),
             std::string::npos)
       << targetError;
+}
+
+constexpr const char* kTrailEffect =
+    R"({"format": "mote.effect/1", "name": "comets", "materials": [{"name": "m"}],
+        "emitters": [{"name": "comets", "material": "m", "spawn": {"rate": 2}},
+          {"name": "tails", "material": "m",
+           "spawn": {"source": "comets", "metric": "per_distance", "rate": 10}}]})";
+
+TEST(Motefx, AFileBeforeVersionSevenWithATrailIsRefused) {
+  const authoring::EffectLoadResult loaded = authoring::parseEffect(kTrailEffect, "comets.json");
+  ASSERT_TRUE(loaded.ok());
+  const compiler::CompileResult compiled = compiler::compileEffect(loaded.effect);
+  ASSERT_TRUE(compiled.ok());
+  EXPECT_EQ(compiled.effect.emitters[1].emission.sourceEmitter, 0);
+  std::vector<std::uint8_t> bytes = saveMotefx(compiled.effect);
+  Result<CompiledEffect> back = loadMotefx(bytes);
+  ASSERT_TRUE(back.ok()) << back.status().toString();
+  EXPECT_TRUE(*back == compiled.effect);
+  // A v6 file of the same program: the source's TRAIL is what it cannot hold.
+  bytes = saveInV6Layout(compiled.effect, 6);
+  const std::string error = loadError(bytes);
+  EXPECT_EQ(error.rfind("emitter comets: update[", 0), 0u) << error;
+  EXPECT_NE(error.find("]: opcode 58 (trail) in a version 6 file (trail is version 7)"),
+            std::string::npos)
+      << error;
+}
+
+TEST(Motefx, ATrailIntoAnEmitterOfAnotherSourceIsRefused) {
+  const authoring::EffectLoadResult loaded = authoring::parseEffect(kTrailEffect, "comets.json");
+  ASSERT_TRUE(loaded.ok());
+  CompiledEffect effect = compiler::compileEffect(loaded.effect).effect;
+  ASSERT_EQ(effect.emitters.size(), 2u);
+  CompiledEffect other = effect;
+  other.emitters[1].emission.sourceEmitter = -1;
+  EXPECT_EQ(loadError(saveMotefx(other)),
+            "emitter comets: trails into emitter 1, whose trail source is not this emitter");
+  // A trail source that is not another emitter (in an effect without TRAIL, checked first).
+  other = effect;
+  other.emitters[0].program = other.emitters[1].program;
+  other.emitters[1].emission.sourceEmitter = 1;
+  EXPECT_EQ(loadError(saveMotefx(other)),
+            "emitter tails: its trail source, emitter 1, is not another emitter of the 2");
+  other.emitters[1].emission.sourceEmitter = 7;
+  EXPECT_EQ(loadError(saveMotefx(other)),
+            "emitter tails: its trail source, emitter 7, is not another emitter of the 2");
 }
 
 // v5 added COLLIDE in v4's layout: the v4 fixture loads to the effect the v5 fixture holds, and
@@ -144,14 +227,10 @@ TEST(Motefx, TheVersionFourFixtureIsTheVersionFiveEffect) {
   Result<CompiledEffect> v5 = loadFixture("v5/explosion.motefx");
   ASSERT_TRUE(v5.ok()) << v5.status().toString();
   EXPECT_TRUE(*v4 == *v5);
-  Result<std::vector<std::uint8_t>> v5Bytes =
-      readFile(mote::test::sourcePath("tests/golden/motefx/v5/explosion.motefx"), kMaxMotefxBytes);
-  ASSERT_TRUE(v5Bytes.ok());
-  std::vector<std::uint8_t> saved = saveMotefx(*v4);
-  ASSERT_EQ(saved.size(), v5Bytes->size());
-  saved[8] =
-      5;  // saving writes version 6, v4's layout (TheVersionFiveFixtureIsTheVersionSixEffect)
-  EXPECT_TRUE(saved == *v5Bytes);
+  std::vector<std::uint8_t> v4Bytes = fixtureBytes("v4/explosion.motefx");
+  ASSERT_GT(v4Bytes.size(), 8u);
+  v4Bytes[8] = 5;
+  EXPECT_TRUE(v4Bytes == fixtureBytes("v5/explosion.motefx"));
 }
 
 TEST(Motefx, AFileBeforeVersionFiveWithCollideIsRefused) {
@@ -163,11 +242,9 @@ TEST(Motefx, AFileBeforeVersionFiveWithCollideIsRefused) {
   ASSERT_TRUE(loaded.ok());
   const compiler::CompileResult compiled = compiler::compileEffect(loaded.effect);
   ASSERT_TRUE(compiled.ok());
-  std::vector<std::uint8_t> bytes = saveMotefx(compiled.effect);
-  EXPECT_TRUE(loadMotefx(bytes).ok());
+  EXPECT_TRUE(loadMotefx(saveInV6Layout(compiled.effect, 5)).ok());
   for (const std::uint8_t older : {std::uint8_t{4}, std::uint8_t{3}}) {
-    bytes[8] = older;  // the checksum covers the payload only
-    const std::string error = loadError(bytes);
+    const std::string error = loadError(saveInV6Layout(compiled.effect, older));
     if (older == 4) {
       EXPECT_EQ(error.rfind("emitter drops: update[", 0), 0u) << error;
       EXPECT_NE(error.find("]: opcode 55 (collide) in a version 4 file (collide is version 5)"),
@@ -194,18 +271,15 @@ TEST(Motefx, TheVersionTwoAndThreeFixturesUpgradeToTheVersionFourEffect) {
   EXPECT_EQ(v3->emitters.size(), 7u);
   EXPECT_TRUE(*v2 == *v3);
   EXPECT_TRUE(*v3 == *v4);
-  // And the v4 file is what saving the upgraded effect writes, byte for byte: the v3 layout, each
-  // emitter followed by its (empty) motion and parent frames, 16 bytes.
+  // The v4 file is the v3 layout, each emitter followed by its (empty) motion and parent frames,
+  // 16 bytes; saving the upgraded effect writes the current (v7) file, byte for byte.
   Result<std::vector<std::uint8_t>> v3Bytes =
       readFile(mote::test::sourcePath("tests/golden/motefx/v3/explosion.motefx"), kMaxMotefxBytes);
   Result<std::vector<std::uint8_t>> v4Bytes =
       readFile(mote::test::sourcePath("tests/golden/motefx/v4/explosion.motefx"), kMaxMotefxBytes);
   ASSERT_TRUE(v3Bytes.ok() && v4Bytes.ok());
-  std::vector<std::uint8_t> saved = saveMotefx(*v2);
-  ASSERT_EQ(saved.size(), v4Bytes->size());
-  saved[8] =
-      4;  // saving writes version 6, v4's layout (TheVersionFourFixtureIsTheVersionFiveEffect)
-  EXPECT_TRUE(saved == *v4Bytes);
+  // (v4 to v6 share the layout; saving writes v7's: TheVersionSixFixtureIsTheVersionSevenEffect.)
+  EXPECT_TRUE(saveMotefx(*v2) == fixtureBytes("v7/explosion.motefx"));
   EXPECT_EQ(v4Bytes->size(), v3Bytes->size() + 7 * 16);
 }
 

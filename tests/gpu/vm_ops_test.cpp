@@ -124,6 +124,9 @@ std::size_t expectEveryOpcodeMatches(gpu::Context& context, gpu::RegisterFile fi
             EXPECT_TRUE(sameBits(gi.size, ri.size)) << where;
             for (std::size_t k = 0; k < 4; ++k)
               EXPECT_TRUE(sameBits(gi.color[k], ri.color[k])) << where;
+            for (std::size_t k = 0; k < 3; ++k)
+              EXPECT_TRUE(sameBits(gi.from[k], ri.from[k])) << where;
+            EXPECT_EQ(gi.trail, ri.trail) << where;
           }
           EXPECT_EQ(g.reportCount, log.reports.size()) << where;
           for (std::size_t s = 0; s < std::min(g.reports.size(), log.reports.size()); ++s) {

@@ -556,6 +556,16 @@ TEST_F(GpuWorld, AnEffectThatReportsToTheHostIsRefused) {
                 "runtime's event buffer takes; simulate it on the CPU");
 }
 
+TEST_F(GpuWorld, AnEffectWithATrailIsRefused) {
+  // TRAIL's newborns keep their source particle's id, which only the CPU runtime keeps.
+  expectRefused(R"({"format": "mote.effect/1", "name": "comets", "materials": [{"name": "m"}],
+                    "emitters": [{"name": "comets", "material": "m", "spawn": {"rate": 2}},
+                      {"name": "tails", "material": "m", "spawn": {"source": "comets", "rate": 30}}]})",
+                "addEffect: 'comets' emitter 'comets': its particles lay a trail (TRAIL: an "
+                "emitter's spawn.source names it), which only the CPU runtime keeps source ids "
+                "for; simulate it on the CPU");
+}
+
 TEST_F(GpuWorld, WhatDoesNotFitTheDescIsAnErrorAtAddEffect) {
   const bytecode::CompiledEffect effect = compileJson(kScenario);
   gpu::WorldDesc desc = gpu::worldDescFor(effect);

@@ -65,13 +65,17 @@ TEST(CompactKernel, KeepsTheSurvivorsInOrderOnEverySimdTarget) {
         for (const std::uint32_t first : {0u, firstKilled / 2, firstKilled}) {
           std::array<std::vector<float>, kWords> words;
           std::vector<std::uint32_t> ids(kRoom);
+          std::vector<std::uint32_t> sources(kRoom);  // a trail's, moved with the ids
+          const bool withSources = (count + first) % 2 == 0;
           for (std::size_t w = 0; w < kWords; ++w) {
             words[w].resize(kRoom);
             for (std::uint32_t i = 0; i < kRoom; ++i)
               words[w][i] = static_cast<float>(w * 1000 + i) + 0.5f;
           }
-          for (std::uint32_t i = 0; i < kRoom; ++i)
+          for (std::uint32_t i = 0; i < kRoom; ++i) {
             ids[i] = 7000 + i;
+            sources[i] = 90000 + 3 * i;
+          }
           std::array<std::vector<float>, kWords> want;
           std::vector<std::uint32_t> wantIds;
           for (std::uint32_t i = 0; i < count; ++i) {
@@ -81,16 +85,20 @@ TEST(CompactKernel, KeepsTheSurvivorsInOrderOnEverySimdTarget) {
             wantIds.push_back(ids[i]);
           }
           std::array<float*, kWords> streams{words[0].data(), words[1].data(), words[2].data()};
-          const std::uint32_t n =
-              runtime_detail::compactInOrder(CompactInput{.streams = streams,
-                                                          .ids = ids.data(),
-                                                          .killed = killed.data(),
-                                                          .count = count,
-                                                          .first = first});
+          const std::uint32_t n = runtime_detail::compactInOrder(
+              CompactInput{.streams = streams,
+                           .ids = ids.data(),
+                           .sources = withSources ? sources.data() : nullptr,
+                           .killed = killed.data(),
+                           .count = count,
+                           .first = first});
           ASSERT_EQ(n, wantIds.size())
               << "kind " << kind << " count " << count << " first " << first;
           for (std::uint32_t i = 0; i < n; ++i) {
             ASSERT_EQ(ids[i], wantIds[i]) << "kind " << kind << " count " << count << " at " << i;
+            if (withSources) {
+              ASSERT_EQ(sources[i], 90000 + 3 * (ids[i] - 7000)) << i;
+            }
             for (std::size_t w = 0; w < kWords; ++w)
               ASSERT_EQ(words[w][i], want[w][i]) << "kind " << kind << " word " << w;
           }

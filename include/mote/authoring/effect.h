@@ -203,6 +203,14 @@ struct Emission {
   bool loop = false;                ///< restart after `duration` (SingleShot: re-emit)
   std::string eventName = "burst";  ///< EventBurst: the host event that fires it
   std::vector<float> eventTimes;    ///< EventBurst: effect-timeline events, s (NWN detonate)
+  /// Trails: an emitter of this effect whose live particles each emit this one's particles, `rate`
+  /// per second of their life or (PerDistance) per metre each travels, spread along the path it
+  /// travelled in the tick and keeping its id (a linked_chain draws one ribbon per source
+  /// particle). Empty: the emitter emits by itself.
+  std::string source;
+  float inheritVelocity = 0.0f;  ///< source: the fraction of the source's velocity newborns add
+  bool inheritColor = false;     ///< source: the newborns' colour is multiplied by the source's
+  bool inheritSize = false;      ///< source: the newborns' size is multiplied by its width
   bool operator==(const Emission&) const = default;
 };
 

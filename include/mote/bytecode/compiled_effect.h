@@ -28,7 +28,7 @@ inline constexpr std::array<std::uint8_t, 8> kMotefxMagic = {'M', 'O', 'T',  'E'
 /// layout; 4: v3's with each emitter's motion and parent frames after its program; 3: v2's layout
 /// without the fields nothing reads (docs/motefx.md, "Versions"); 2: programs may hold CURVE
 /// (opcode 54), in v1's layout.
-inline constexpr std::uint32_t kMotefxVersion = 6;
+inline constexpr std::uint32_t kMotefxVersion = 7;
 /// The oldest version loadMotefx reads (upgraded one version at a time).
 inline constexpr std::uint32_t kMotefxOldestVersion = 1;
 inline constexpr std::size_t kMaxMotefxBytes = std::size_t{64} << 20;
@@ -97,6 +97,12 @@ struct CompiledEmission {
   bool loop = false;                     ///< with a duration: start over at its end
   std::string eventName;                 ///< EventBurst: the event that fires a burst
   std::vector<float> eventTimesSeconds;  ///< effect times of scheduled events
+  /// Trails: the emitter of the effect whose live particles ask for this one's particles (TRAIL
+  /// requests, which only it may make), or -1. Its particles keep the asking particle's id.
+  std::int32_t sourceEmitter = -1;
+  /// Trails: the fraction of the source particle's velocity over its step (its path ÷ dt) that a
+  /// newborn's source_velocity carries.
+  float sourceInheritVelocity = 0.0f;
   bool operator==(const CompiledEmission&) const = default;
 };
 

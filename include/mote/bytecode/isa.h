@@ -196,7 +196,10 @@ inline constexpr std::uint32_t kOpClassCount = static_cast<std::uint32_t>(kOpCla
     "spawn floor(a.w) into emitter dst at a.xyz; they read b.xyz, b.w, c as "                      \
     "source_velocity/size/color")                                                                  \
   X(Report, 57, "report", Host, DstIndex, Quat, Quat, Unused,                                      \
-    "when a.w >= 1, tell the host: event kind dst, tag floor(b.w), at a.xyz, moving at b.xyz")
+    "when a.w >= 1, tell the host: event kind dst, tag floor(b.w), at a.xyz, moving at b.xyz")     \
+  X(Trail, 58, "trail", Host, DstIndex, Quat, Quat, Quat,                                          \
+    "spawn floor(a.w) into emitter dst spread along b.xyz -> a.xyz; they read b.w, c as "          \
+    "source_size/color and keep the asking particle's id")
 
 enum class Opcode : std::uint8_t {
 #define MOTE_ISA_ENUM(name, code, mnemonic, cls, width, s0, s1, s2, doc) name = code,

@@ -69,7 +69,9 @@ struct Program {
   }
   /// SPAWN and SPAWNI instructions together: the most requests one particle makes in a step.
   /// O(instructions).
-  std::uint32_t spawnOps() const { return countOf(Opcode::Spawn) + countOf(Opcode::SpawnInherit); }
+  std::uint32_t spawnOps() const {
+    return countOf(Opcode::Spawn) + countOf(Opcode::SpawnInherit) + countOf(Opcode::Trail);
+  }
   /// Whether `s` loads builtin `b` (LOAD_BUILTIN). O(instructions).
   bool loadsBuiltin(Section s, Builtin b) const {
     const std::span<const std::uint32_t> code = section(s);

@@ -22,18 +22,36 @@ namespace mote::bytecode {
 /// The host's wind at a world position (m/s). Null: still air.
 using WindFn = std::array<float, 3> (*)(const std::array<float, 3>& position, void* user);
 
-/// What a SPAWNI request passes to the particles it asks for: their source_velocity, source_size
-/// and source_color builtins in INIT. A SPAWN request passes the neutral values below (what every
-/// particle not born from a SPAWNI request reads).
+/// What a SPAWNI or TRAIL request passes to the particles it asks for: their source_velocity,
+/// source_size and source_color builtins in INIT. A SPAWN request passes the neutral values below
+/// (what every particle not born from a SPAWNI or TRAIL request reads).
 struct Inheritance {
   std::array<float, 3> velocity{0.0f, 0.0f, 0.0f};
   float size = 1.0f;
   std::array<float, 4> color{1.0f, 1.0f, 1.0f, 1.0f};
+  /// TRAIL's: the newborns are spread along the path from `from` to the request's position (where
+  /// the asking particle was at the start and at the end of its step), and keep its id. The
+  /// velocity a TRAIL passes is the runtime's to make (the path over the step's dt, scaled by the
+  /// target's inherit_velocity): the executors leave it neutral.
+  std::array<float, 3> from{0.0f, 0.0f, 0.0f};
+  bool trail = false;
   bool operator==(const Inheritance&) const = default;
 };
 
-/// A SPAWN or SPAWNI request: `count` particles into emitter `target` of the effect, born at
-/// `position` with `inherit`, asked for by the particle whose id is `source` (its random counter).
+/// What TRAIL passes for its operands b = (from, size) and c = colour.
+inline Inheritance trailInheritance(const std::array<float, 4>& fromSize,
+                                    const std::array<float, 4>& color) noexcept {
+  Inheritance out;
+  out.size = fromSize[3];
+  out.color = color;
+  out.from = {fromSize[0], fromSize[1], fromSize[2]};
+  out.trail = true;
+  return out;
+}
+
+/// A SPAWN, SPAWNI or TRAIL request: `count` particles into emitter `target` of the effect, born
+/// at `position` with `inherit`, asked for by the particle whose id is `source` (its random
+/// counter).
 using SpawnFn = void (*)(std::uint32_t target, std::uint32_t count,
                          const std::array<float, 3>& position, const Inheritance& inherit,
                          std::uint32_t source, void* user);

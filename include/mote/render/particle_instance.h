@@ -103,6 +103,15 @@ glm::vec3 particleWorldPosition(const RenderPacket& p, std::uint32_t i) noexcept
 std::size_t ribbonQuads(const Camera& camera, std::span<const glm::vec3> points, float halfWidth,
                         std::span<std::array<glm::vec3, 4>> out) noexcept;
 
+/// The order a linked chain joins `p`'s particles in, as one key per particle into `keys` (which
+/// must hold p.count): the low 32 bits a slot, the high 32 the chain it belongs to. Consecutive
+/// keys of one chain are joined by a segment in the older particle's colour. Without sources every
+/// particle is on chain 0 in slot order (the world keeps spawn order: oldest first); a trail's
+/// packet (p.sources) has a chain per source particle — its id in the high bits — each in slot
+/// order, the chains in ascending source id. O(count) without sources, O(count log count) with;
+/// allocates nothing.
+void linkedChainOrder(const RenderPacket& p, std::span<std::uint64_t> keys) noexcept;
+
 /// A beam packet's bolts (render mode beam): from the emitter to its target (emitter-local, or the
 /// vec3 emitter field target_field), each particle's bolt made by midpoint subdivision —
 /// 2^levels segments, level k displacing each midpoint across the beam by up to

@@ -58,9 +58,12 @@ struct RenderPacket {
   bytecode::ParticleSort sort = bytecode::ParticleSort::BackToFront;
   std::uint32_t count = 0;             ///< live particles
   const std::uint32_t* ids = nullptr;  ///< spawn-order ids, count of them
-  Transform transform;                 ///< the emitter's world transform this tick
-  bool local = false;                  ///< positions are emitter space (see transform)
-  float time = 0.0f;                   ///< emitter time, s
+  /// A trail's source particle ids (EmitterView::sources), count of them; null otherwise. A
+  /// linked_chain draws one ribbon per source id (linkedChainOrder).
+  const std::uint32_t* sources = nullptr;
+  Transform transform;  ///< the emitter's world transform this tick
+  bool local = false;   ///< positions are emitter space (see transform)
+  float time = 0.0f;    ///< emitter time, s
   /// EmitterView::version: a packet of the same emitter and version draws the same, bit for bit
   /// (what ParticleRenderer's draw cache keys on). 0: unversioned (a packet a host built itself),
   /// never cached.

@@ -164,7 +164,10 @@ struct EmitterView {
   /// streams[w][i]. Positions are world space, or emitter space for local/emitter_attached.
   std::span<const float* const> streams;
   const std::uint32_t* ids = nullptr;  ///< particle ids (spawn order), live of them
-  Transform transform;                 ///< the emitter's world transform this tick
+  /// A trail's (spawn.source): the id of the source particle each particle was laid by, live of
+  /// them; null for every other emitter.
+  const std::uint32_t* sources = nullptr;
+  Transform transform;  ///< the emitter's world transform this tick
   Bounds bounds;
   std::span<const float> emitterWords;  ///< the emitter fields' current words
   float time = 0.0f;                    ///< emitter time, s since its delay ended

@@ -207,9 +207,10 @@ void vmSpawn(uint target, uint count, uvec3 position) {
   vmSpawnInherit(target, count, position, uvec4(0u, 0u, 0u, kOne), uvec4(kOne));
 }
 
-// REPORT: the GPU world refuses programs with it (the host's event buffer is the CPU runtime's);
-// this keeps the interpreter total.
+// REPORT and TRAIL: the GPU world refuses programs with them (the host's event buffer and the
+// trails' source ids are the CPU runtime's); this keeps the interpreter total.
 void vmReport(uint kind, uint tag, uvec3 position, uvec3 velocity) {}
+void vmSpawnTrail(uint target, uint count, uvec3 position, uvec4 fromSize, uvec4 color) {}
 
 #ifdef MOTE_VM_WIDE
 uint vmWideLane() { return gl_GlobalInvocationID.x; }

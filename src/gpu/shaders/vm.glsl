@@ -14,6 +14,8 @@
 //   void  vmSpawn(uint target, uint count, uvec3 position)   SPAWN's request
 //   void  vmSpawnInherit(uint target, uint count, uvec3 position, uvec4 velocitySize,
 //                        uvec4 color)                         SPAWNI's request
+//   void  vmSpawnTrail(uint target, uint count, uvec3 position, uvec4 fromSize,
+//                      uvec4 color)                           TRAIL's request
 //   void  vmReport(uint kind, uint tag, uvec3 position, uvec3 velocity)   REPORT's event
 //   uint  vmReg(uint slot)              / void vmSetReg(uint slot, uint value): the register file
 // and, with MOTE_VM_SECTION_SWITCH defined, uint vmSwitchAt() and void vmSwitchSection(): the
@@ -92,6 +94,7 @@ const uint OP_CURVE = 54u;
 const uint OP_COLLIDE = 55u;
 const uint OP_SPAWNI = 56u;
 const uint OP_REPORT = 57u;
+const uint OP_TRAIL = 58u;
 
 const uint KIND_IMM = 2u;
 // CurveTableInterp (MOTE_CURVE_INTERP_LIST).
@@ -459,6 +462,11 @@ bool vmRun(uint instructions, VmRandom rng) {
       case OP_SPAWNI: {
         const uint n = vmSpawnCount(a.w);
         if (n != 0u) vmSpawnInherit(dst, n, a.xyz, b, c);
+        break;
+      }
+      case OP_TRAIL: {
+        const uint n = vmSpawnCount(a.w);
+        if (n != 0u) vmSpawnTrail(dst, n, a.xyz, b, c);
         break;
       }
       case OP_REPORT:

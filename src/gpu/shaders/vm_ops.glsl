@@ -33,7 +33,7 @@ layout(push_constant) uniform Push {
 const uint kBuiltinWords = 56u;
 const uint kFixedContextWords = 64u;
 const uint kMaxSpawns = 8u;
-const uint kSpawnWords = 13u;  // target, count, position, velocity, size, colour
+const uint kSpawnWords = 17u;  // target, count, position, velocity, size, colour, from, trail
 const uint kReportWords = 8u;  // kind, tag, position, velocity
 const uint kReportsAt = 2u + kSpawnWords * kMaxSpawns;
 const uint kResultWords = kReportsAt + 1u + kReportWords * kMaxSpawns;
@@ -63,7 +63,9 @@ uvec4 vmGlobal(uint import_) {
 // The tests' wind: (x · 0.5, y − 1, 2) — a pure function both sides compute (vm_ops.h).
 uvec3 vmWind(uvec3 p) { return uvec3(xMul(p.x, 0x3f000000u), xSub(p.y, kOne), 0x40000000u); }
 
-void vmSpawnInherit(uint target, uint count, uvec3 position, uvec4 velocitySize, uvec4 color) {
+// A request's record: what reference.h's Inheritance holds, TRAIL's path start and flag last.
+void vmRecordSpawn(uint target, uint count, uvec3 position, uvec4 velocitySize, uvec4 color,
+                   uvec3 from, uint trail) {
   const uint at = gCase * kResultWords;
   const uint n = results[at + 1u];
   results[at + 1u] = n + 1u;
@@ -74,6 +76,15 @@ void vmSpawnInherit(uint target, uint count, uvec3 position, uvec4 velocitySize,
   for (uint k = 0u; k < 3u; ++k) results[r + 2u + k] = position[k];
   for (uint k = 0u; k < 4u; ++k) results[r + 5u + k] = velocitySize[k];
   for (uint k = 0u; k < 4u; ++k) results[r + 9u + k] = color[k];
+  for (uint k = 0u; k < 3u; ++k) results[r + 13u + k] = from[k];
+  results[r + 16u] = trail;
+}
+void vmSpawnInherit(uint target, uint count, uvec3 position, uvec4 velocitySize, uvec4 color) {
+  vmRecordSpawn(target, count, position, velocitySize, color, uvec3(0u), 0u);
+}
+// TRAIL passes no velocity (the runtime makes it from the path), its size, colour and path start.
+void vmSpawnTrail(uint target, uint count, uvec3 position, uvec4 fromSize, uvec4 color) {
+  vmRecordSpawn(target, count, position, uvec4(0u, 0u, 0u, fromSize.w), color, fromSize.xyz, 1u);
 }
 void vmReport(uint kind, uint tag, uvec3 position, uvec3 velocity) {
   const uint at = gCase * kResultWords + kReportsAt;
