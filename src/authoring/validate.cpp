@@ -769,7 +769,7 @@ class Validator {
   }
 
   // An emitter whose spawn source is another's particles (a trail): a continuous rate per second
-  // or per metre, no schedule of its own, simulated in world space.
+  // or per metre, no schedule of its own (checkEmitter: simulated in world space).
   void checkTrail(const EffectDesc& effect, const Emitter& e,
                   const std::vector<std::string_view>& emitters) {
     const Emission& s = e.spawn;
@@ -799,10 +799,6 @@ class Validator {
     notWith(s.delay != plain.delay, "delay");
     notWith(s.duration != plain.duration, "duration");
     notWith(s.loop, "loop");
-    if (e.space != SimulationSpace::World) {
-      Scope space(*this, "space");
-      error("a trail (spawn.source) simulates in world space: it is laid along its source's path");
-    }
   }
 
   void checkEmitter(const EffectDesc& effect, const Emitter& e,
@@ -816,6 +812,10 @@ class Validator {
     checkFieldDecls("emitter_fields", e.emitterFields);
     checkParticleEvents(effect, e, emitters);
     const std::vector<std::string_view> positionFields = vec3Fields(effect, e);
+    if (!e.spawn.source.empty() && e.space != SimulationSpace::World) {
+      Scope space(*this, "space");
+      error("a trail (spawn.source) simulates in world space: it is laid along its source's path");
+    }
 
     {
       Scope spawn(*this, "spawn");

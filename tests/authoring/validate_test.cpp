@@ -139,6 +139,46 @@ TEST(Validate, ParticleEventsNameAnotherEmitter) {
   EXPECT_EQ(findings(e), "");
 }
 
+TEST(Validate, ATrailNamesAnotherEmitterAndTakesARateAlone) {
+  EffectDesc e = minimal();
+  Emitter tail = e.emitters[0];
+  tail.name = "tail";
+  e.emitters[0].name = "comet";
+  tail.spawn.source = "comit";
+  e.emitters.push_back(tail);
+  EXPECT_EQ(findings(e),
+            "error: /emitters/1/spawn/source: no emitter named \"comit\" (did you mean "
+            "\"comet\"?)\n");
+  e.emitters[1].spawn.source = "tail";
+  EXPECT_EQ(findings(e),
+            "error: /emitters/1/spawn/source: an emitter cannot be its own trail source\n");
+  // A schedule of its own, or a local space, does not go with a trail; nor does an event into it.
+  Emitter& t = e.emitters[1];
+  t.spawn.source = "comet";
+  t.spawn.bursts = {Burst{}};
+  t.spawn.loop = true;
+  t.spawn.duration = 1.0f;
+  t.space = SimulationSpace::Local;
+  e.emitters[0].events = {ParticleEvent{ParticleEventKind::Death, "tail", 3}};
+  EXPECT_EQ(findings(e),
+            "error: /emitters/1/space: a trail (spawn.source) simulates in world space: it is "
+            "laid along its source's path\n"
+            "error: /emitters/1/spawn/source: a particle event or collision spawns into this "
+            "trail; only its source's particles may\n"
+            "error: /emitters/1/spawn/bursts: a trail (spawn.source) takes rate and metric only: "
+            "its source's particles emit it\n"
+            "error: /emitters/1/spawn/duration: a trail (spawn.source) takes rate and metric "
+            "only: its source's particles emit it\n"
+            "error: /emitters/1/spawn/loop: a trail (spawn.source) takes rate and metric only: "
+            "its source's particles emit it\n");
+  // inherit_* without a source do nothing.
+  e = minimal();
+  e.emitters[0].spawn.inheritColor = true;
+  EXPECT_EQ(findings(e),
+            "warning: /emitters/0/spawn: ignored: inherit_* apply to a trail "
+            "(spawn.source)\n");
+}
+
 TEST(Validate, InheritanceATargetOverwritesIsLost) {
   EffectDesc e = minimal();
   Emitter sparks = e.emitters[0];

@@ -310,6 +310,19 @@ TEST(Compiler, GraphsLowerAndReportMistakes) {
       "error: /emitters/0/update/0/graph/nodes/1: the graph has a cycle through node \"y\"\n");
 }
 
+TEST(Compiler, ASpawnNodeCannotSpawnIntoATrail) {
+  // A trail's particles carry their source particles' ids: only its source's TRAIL fills it.
+  const authoring::EffectLoadResult loaded = authoring::parseEffect(
+      R"({"format": "mote.effect/1", "emitters": [{"name": "a", "update": [{"type": "graph",
+          "graph": {"nodes": [{"id": "s", "op": "spawn", "params": {"count": 1},
+                               "names": {"emitter": "t"}}]}}]},
+          {"name": "t", "spawn": {"source": "a", "rate": 5}}]})");
+  ASSERT_TRUE(loaded.ok()) << diagnosticsText(loaded.diagnostics);
+  EXPECT_EQ(diagnosticsText(compileEffect(loaded.effect).diagnostics),
+            "error: /emitters/0/update/0/graph/nodes/0/names/emitter: \"t\" is a trail of "
+            "\"a\" (spawn.source): only its source's particles spawn into it\n");
+}
+
 TEST(Compiler, ASpawnNodeNamesAnotherEmitterAndTakesItsWidths) {
   const auto errors = [](const std::string& node) {
     const authoring::EffectLoadResult loaded = authoring::parseEffect(

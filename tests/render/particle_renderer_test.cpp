@@ -123,6 +123,37 @@ TEST(ParticleRenderer, ChainsAndBeamsMatchTheirGoldens) {
   expectGolden(renderScene(compileJson(scene(kSoft, "beam")), nullptr, 5 * 16), "mode_beam");
 }
 
+TEST(ParticleRenderer, ATrailDrawsOneRibbonPerSourceParticle) {
+  // Two comets (along +X, a random height apart) trailing two points a tick: after five ticks of
+  // 1/64 s each
+  // has 8 points (births in ticks 2..5), 7 segments each; one ribbon through all 16 would have 15.
+  const bytecode::CompiledEffect effect = compileJson(
+      R"({"format": "mote.effect/1", "name": "comets", "materials": [{"name": "m"}],
+          "emitters": [{"name": "comets", "material": "m", "position": [-0.5, 0.5, 0],
+            "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 2}]},
+            "shape": {"kind": "line", "end": [0, 0.6, 0]},
+            "init": {"lifetime": 10, "velocity": {"kind": "direction", "direction": [1, 0, 0],
+                                                  "speed": 8}}},
+           {"name": "tails", "material": "m", "init": {"lifetime": 10},
+            "spawn": {"source": "comets", "metric": "per_distance", "rate": 16},
+            "render": {"mode": "linked_chain", "chain_width": 0.05}}]})");
+  auto world = ParticleWorld::create({}).takeValue();
+  const EffectHandle h = world->addEffect(effect).value();
+  for (int t = 0; t < 5; ++t)
+    world->tick(1.0f / 64.0f);
+  const EmitterView tails = world->view(world->emitter(h, 1)).value();
+  ASSERT_EQ(tails.live, 16u);
+  ASSERT_NE(tails.sources, nullptr);
+  RendererOptions options;
+  options.viewport = {96, 64};
+  auto renderer = ParticleRenderer::create(options).takeValue();
+  Camera camera = Camera::perspective(0.9f, 1.5f, 0.1f, 100.0f).value();
+  ASSERT_TRUE(camera.lookAt({0.3f, 1.3f, 2.8f}, {0.1f, 0.7f, 0.0f}, {0.0f, 1.0f, 0.0f}).ok());
+  Image image;
+  ASSERT_TRUE(renderer.render(*world, camera, image).ok());
+  EXPECT_EQ(renderer.stats().quads, 2u + 2u * 7u);  // the comets' billboards and their ribbons
+}
+
 TEST(ParticleRenderer, BlendModesMatchTheirGoldens) {
   for (const char* blend : {"alpha", "additive", "premultiplied", "cutout"}) {
     SCOPED_TRACE(blend);
@@ -490,6 +521,20 @@ TEST(ParticleInstance, DrawKeysAndStretchAreWhatTheSoftwareRendererUses) {
   EXPECT_NEAR(particleStretchSeconds(perspective, 0.1f, particle), 0.8f, 1e-6f);
   const Camera ortho = Camera::orthographic(3.0f, 1.0f, -10.0f, 10.0f).value();
   EXPECT_NEAR(particleStretchSeconds(ortho, 0.1f, particle), 0.6f, 1e-6f);  // 6 m at any depth
+}
+
+TEST(ParticleInstance, ALinkedChainIsOnePerSourceParticleInSlotOrder) {
+  RenderPacket p;
+  p.count = 6;
+  std::array<std::uint64_t, 6> keys{};
+  linkedChainOrder(p, keys);  // no sources: one chain, slot order
+  EXPECT_EQ(keys, (std::array<std::uint64_t, 6>{0, 1, 2, 3, 4, 5}));
+  const std::array<std::uint32_t, 6> sources{7, 3, 7, 3, 9, 3};
+  p.sources = sources.data();
+  linkedChainOrder(p, keys);
+  const auto key = [](std::uint64_t chain, std::uint64_t slot) { return chain << 32 | slot; };
+  EXPECT_EQ(keys, (std::array<std::uint64_t, 6>{key(3, 1), key(3, 3), key(3, 5), key(7, 0),
+                                                key(7, 2), key(9, 4)}));
 }
 
 TEST(CullViewVisibility, EmittersOutOfViewAreCulledAndInViewAreNot) {
