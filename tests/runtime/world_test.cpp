@@ -596,6 +596,7 @@ TEST(ParticleWorld, EveryVersionsFixtureRunsToTheSameStateHash) {
   EXPECT_EQ(run("v4/explosion.motefx"), v1);
   EXPECT_EQ(run("v5/explosion.motefx"), v1);
   EXPECT_EQ(run("v6/explosion.motefx"), v1);
+  EXPECT_EQ(run("v7/explosion.motefx"), v1);
 }
 
 // The state hash canonicalises NaN: particles whose field holds log(−1) (a quiet NaN) and
