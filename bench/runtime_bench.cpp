@@ -371,6 +371,51 @@ void BM_Fireworks(benchmark::State& state) {
 }
 BENCHMARK(BM_Fireworks)->Name("events/fireworks/100000");
 
+// Trails (docs/effect-format.md, "Trails"): 4,096 comets in their steady state (prewarmed 1 s),
+// each laying 2 trail particles a tick (120 a second) that live 0.1 s, about 53,000 live (room for
+// the 1/30 s steps of prewarm, 4 a comet each). Items:
+// the trail particles born in the timed tick; the cost of one over its life (its TRAIL request,
+// birth along the path, INIT, six UPDATEs, its death) is a case's time less `none`'s (the same
+// comets without a trail), per item of the case.
+std::string trailingComets(const char* trail) {
+  return std::string(R"({"format": "mote.effect/1", "name": "comets", "materials": [{"name": "m"}],
+    "emitters": [{"name": "comets", "material": "m", "max_particles": 4096, "prewarm": 1,
+      "spawn": {"rate": 0, "bursts": [{"time": 0, "count": 4096}]},
+      "shape": {"kind": "box", "size": [8, 2, 8]},
+      "init": {"lifetime": 100000, "color": [1, 0.5, 0.25, 1],
+               "velocity": {"kind": "sphere", "speed": 4}}})") +
+         trail + "]}";
+}
+
+void BM_Trails(benchmark::State& state, const char* trail) {
+  auto w = world(compile(trailingComets(trail)), nullptr);
+  std::int64_t born = 0;
+  std::array<double, 3> phases{};  // emission, simulation, compaction (WorldStats), s
+  for (auto _ : state) {
+    w->tick(kBenchDt);
+    const mote::WorldStats& s = w->stats();
+    born += static_cast<std::int64_t>(s.spawned);
+    phases[0] += s.emitSeconds;
+    phases[1] += s.simulateSeconds;
+    phases[2] += s.compactSeconds;
+  }
+  state.SetItemsProcessed(born);
+  const double ticks = static_cast<double>(std::max<std::int64_t>(state.iterations(), 1));
+  state.counters["emit_us"] = phases[0] / ticks * 1e6;
+  state.counters["simulate_us"] = phases[1] / ticks * 1e6;
+  state.counters["compact_us"] = phases[2] / ticks * 1e6;
+}
+BENCHMARK_CAPTURE(BM_Trails, none, "")->Name("trails/none/4096");
+BENCHMARK_CAPTURE(BM_Trails, per_second, R"(,
+    {"name": "trail", "material": "m", "max_particles": 81920, "prewarm": 1,
+     "spawn": {"source": "comets", "rate": 120}, "init": {"lifetime": 0.1}})")
+    ->Name("trails/per_second/4096");
+BENCHMARK_CAPTURE(BM_Trails, inherit, R"(,
+    {"name": "trail", "material": "m", "max_particles": 81920, "prewarm": 1,
+     "spawn": {"source": "comets", "rate": 120, "inherit_velocity": 0.5, "inherit_color": true},
+     "init": {"lifetime": 0.1}})")
+    ->Name("trails/inherit/4096");
+
 void BM_Threads(benchmark::State& state) {
   const auto threads = static_cast<std::uint32_t>(state.range(0));
   const auto n = static_cast<std::uint32_t>(state.range(1));

@@ -96,7 +96,12 @@ void writeSpawnTimes(const SpawnTimes& in) noexcept {
   const BirthTimes& b = w.birth;
   const double stop = stopOf(w);
   const bool windowIsStep = isStep(w);
-  for (std::uint32_t i = HWY_DYNAMIC_DISPATCH(SpawnTimesVectors)(in); i < in.count; ++i) {
+  // A run shorter than the widest vector (a trail request's few newborns) skips the vector
+  // kernel's setup: the scalar loop writes the same bits.
+  constexpr std::uint32_t kWidestVector = 8;  // doubles in 512 bits
+  const std::uint32_t vectored =
+      in.count >= kWidestVector ? HWY_DYNAMIC_DISPATCH(SpawnTimesVectors)(in) : 0;
+  for (std::uint32_t i = vectored; i < in.count; ++i) {
     const double k = static_cast<double>(in.first + i);
     const double birth =
         std::clamp(b.constant ? b.from : b.from + b.scale * ((k + 1.0 - b.before) / b.amount),
