@@ -541,6 +541,10 @@ Status checkEffect(const CompiledEffect& e) {
       return parseError(where + "its trail source, emitter " + std::to_string(source) +
                         ", is not another emitter of the " + std::to_string(e.emitters.size()));
     }
+    if (source != -1 && em.space != SimulationSpace::World) {
+      return parseError(where + "a trail (its source is emitter " + std::to_string(source) +
+                        ") simulates in world space");
+    }
     for (const std::vector<std::uint32_t>* code : {&em.program.init, &em.program.update}) {
       for (std::size_t at = 0; at + kWordsPerInstruction <= code->size();
            at += kWordsPerInstruction) {

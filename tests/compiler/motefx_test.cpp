@@ -214,6 +214,11 @@ TEST(Motefx, ATrailIntoAnEmitterOfAnotherSourceIsRefused) {
   other.emitters[1].emission.sourceEmitter = 1;
   EXPECT_EQ(loadError(saveMotefx(other)),
             "emitter tails: its trail source, emitter 1, is not another emitter of the 2");
+  other.emitters[1].emission.sourceEmitter = 0;
+  other.emitters[1].space = bytecode::SimulationSpace::Local;
+  EXPECT_EQ(loadError(saveMotefx(other)),
+            "emitter tails: a trail (its source is emitter 0) simulates in world space");
+  other.emitters[1].space = bytecode::SimulationSpace::World;
   other.emitters[1].emission.sourceEmitter = 7;
   EXPECT_EQ(loadError(saveMotefx(other)),
             "emitter tails: its trail source, emitter 7, is not another emitter of the 2");
