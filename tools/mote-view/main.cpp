@@ -3,6 +3,7 @@
 // renderer's frame in a streaming texture, Dear ImGui's panels over it; the effect file's folder
 // is watched and a saved change is reloaded in place, keeping the camera and the effect time.
 #include "effect_commands.h"
+#include "host_world_options.h"
 #include "imgui_sdl_draw.h"
 #include "inspect.h"
 #include "scene_state.h"
@@ -692,6 +693,9 @@ int main(int argc, char** argv) {
   app.add_option("--time", o.time, "Effect time to start at, s")->check(CLI::Range(0.0, 3600.0));
   app.add_option("--length", v.length, "The timeline's length, s")->check(CLI::Range(0.1, 3600.0));
   app.add_option("--camera", o.camera, "front, top, iso or orbit: the default camera");
+  app.add_option("--distance", o.distance,
+                 "The default camera's distance, m (default: frame the measured bounds)")
+      ->check(CLI::Range(0.0, 1e5));
   app.add_option("--transparency", o.transparency, "emitter, sorted or oit");
   app.add_option("--background", o.background, "Background colour, hex");
   app.add_flag(
@@ -717,6 +721,7 @@ int main(int argc, char** argv) {
                  ".mdl input: a folder where supermodels and chunk models are found (repeatable; "
                  "after the model's own)")
       ->allow_extra_args(false);
+  mote::cli::addHostWorldOptions(app, o.hostWorld);
   app.add_option("--screenshot", v.screenshot,
                  "Write the scene at --time as PNG (as mote render --frames 1 writes it)");
   app.add_flag("--quit", v.quit, "With --screenshot: exit after writing it, no window");

@@ -35,10 +35,14 @@ std::unique_ptr<SceneState> SceneState::load(const cli::RenderCommandOptions& op
   Result<std::unique_ptr<ThreadPool>> pool = ThreadPool::create(options.threads);
   if (!pool.ok()) return fail(pool.status().message());
   s->pool_ = std::move(pool).takeValue();
+  Result<std::unique_ptr<cli::HostWorld>> host = cli::HostWorld::load(options.hostWorld);
+  if (!host.ok()) return fail(host.status().message());
+  s->host_ = std::move(host).takeValue();
   cli::PlaceOptions place;
   place.jobs = s->pool_.get();
   place.seed = options.seed;
   place.transform = cli::transformAt(options, 0.0);
+  place.collision = s->host_->collision();
   Result<std::unique_ptr<cli::Simulation>> made = cli::placeEffect(s->effect_, place, s->placed_);
   if (!made.ok()) return fail(options.input + ": " + made.status().message());
   s->sim_ = std::move(made).takeValue();
@@ -67,6 +71,7 @@ std::unique_ptr<SceneState> SceneState::load(const cli::RenderCommandOptions& op
   if (previous != nullptr) return s;  // the renderer comes with adoptRenderer()
   render::RendererOptions ro = s->settings_.renderer;
   ro.jobs = s->pool_.get();
+  if (!s->host_->terrain().empty()) ro.ground = false;  // the terrain is the ground
   Result<render::ParticleRenderer> renderer = render::ParticleRenderer::create(ro);
   if (!renderer.ok()) return fail(options.input + ": " + renderer.status().message());
   s->renderer_.emplace(std::move(renderer).takeValue());
@@ -92,6 +97,7 @@ Status SceneState::restyle(const cli::RenderCommandOptions& options) {
   if (!settings.ok()) return settings.status();
   render::RendererOptions ro = settings->renderer;
   ro.jobs = drawPool_ != nullptr ? drawPool_.get() : pool_.get();
+  if (!host_->terrain().empty()) ro.ground = false;
   Result<render::ParticleRenderer> renderer = render::ParticleRenderer::create(ro);
   if (!renderer.ok()) return renderer.status();
   renderer_.emplace(std::move(renderer).takeValue());
@@ -119,7 +125,8 @@ Result<render::Camera> SceneState::defaultCamera() const {
 Status SceneState::draw(const render::Camera& camera, render::Image& image) {
   Result<const ParticleWorld*> world = sim_->world();
   if (!world.ok()) return world.status();
-  const cli::FrameExtras extras{placed_, &hidden_, options_.debug ? &overlay_ : nullptr, {}};
+  const cli::FrameExtras extras{placed_, &hidden_, options_.debug ? &overlay_ : nullptr,
+                                host_->terrain()};
   return cli::drawFrame(*renderer_, **world, camera, extras, scratch_, image);
 }
 

@@ -78,6 +78,7 @@ class SceneState {
   bytecode::CompiledEffect effect_;
   std::unique_ptr<ThreadPool> pool_;      // the simulation's workers
   std::unique_ptr<ThreadPool> drawPool_;  // an adopted renderer's, when not pool_
+  std::unique_ptr<cli::HostWorld> host_;  // --heightfield/--sdf: what sim_ collides with
   std::unique_ptr<cli::Simulation> sim_;
   EffectHandle placed_;
   std::optional<cli::Clock> clock_;

@@ -3,6 +3,7 @@
 #include "effect_commands.h"
 #include "gpu_bench.h"
 #include "gpu_commands.h"
+#include "host_world_options.h"
 #include "render_command.h"
 #include "runtime_bench.h"
 
@@ -343,25 +344,7 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   renderCommand->add_option("--solo", renderOptions.solo,
                             "Draw this emitter alone (the others still run)");
-  mote::cli::HostWorldOptions& host = renderOptions.hostWorld;
-  renderCommand->add_option("--heightfield", host.heightfield,
-                            "Terrain for colliders of kind host: a greyscale .png (0..255 → "
-                            "0..1) or raw float32 .f32 heights; drawn in place of the ground grid");
-  renderCommand->add_option("--heightfield-samples", host.heightfieldSamples,
-                            "columns,rows of a .f32 heightfield");
-  renderCommand->add_option("--heightfield-min", host.heightfieldMin,
-                            "x,y,z of the heightfield's first sample at height 0 (default "
-                            "-10,0,-10)");
-  renderCommand->add_option("--heightfield-size", host.heightfieldSize,
-                            "x extent, height scale, z extent in metres (default 20,2,20)");
-  renderCommand->add_option("--sdf", host.sdf,
-                            "A signed-distance volume for colliders of kind host: raw float32 "
-                            "distances in metres, x fastest, then y, then z");
-  renderCommand->add_option("--sdf-samples", host.sdfSamples, "nx,ny,nz of the --sdf grid");
-  renderCommand->add_option("--sdf-min", host.sdfMin,
-                            "x,y,z of the volume's first sample (default -1,-1,-1)");
-  renderCommand->add_option("--sdf-size", host.sdfSize,
-                            "the volume's extent in metres (default 2,2,2)");
+  mote::cli::addHostWorldOptions(*renderCommand, renderOptions.hostWorld);
   renderCommand
       ->add_option("--circle", renderOptions.circle,
                    "Move the effect on a horizontal circle of this radius, m (one turn per 4 s)")
