@@ -211,7 +211,7 @@ void ParticleWorld::Impl::consumeRequests(EmitterRow& r, const EmissionWindow& w
       }
       if (inherit.trail) {
         // Trails simulate in world space (the validator's rule): no target frame to turn into.
-        const double k = r.desc->emission.sourceInheritVelocity;
+        const auto k = static_cast<double>(r.desc->emission.sourceInheritVelocity);
         const double dt = source.requestsDt;
         for (std::size_t c = 0; c < 3; ++c) {
           inherit.velocity[c] =
