@@ -113,15 +113,11 @@ void Renderer::Impl::addRibbons(const render::RenderPacket& p, const render::Cam
     ribbonQuads.resize(1);
     const float halfWidth = p.description->render.chainWidthMeters * 0.5f;
     chainKeys.resize(std::max<std::size_t>(chainKeys.size(), p.count));
-    render::linkedChainOrder(p, chainKeys);
-    for (std::uint32_t k = 0; k + 1 < p.count; ++k) {
-      if (chainKeys[k] >> 32 != chainKeys[k + 1] >> 32) continue;  // another source's chain
-      const auto a = static_cast<std::uint32_t>(chainKeys[k]);
-      const auto b = static_cast<std::uint32_t>(chainKeys[k + 1]);
-      const std::array<glm::vec3, 2> segment{render::particleWorldPosition(p, a),
-                                             render::particleWorldPosition(p, b)};
-      strip(segment, halfWidth, a);
-    }
+    render::forEachChainSegment(p, chainKeys,
+                                [&](std::uint32_t older, glm::vec3 from, glm::vec3 to) {
+                                  const std::array<glm::vec3, 2> segment{from, to};
+                                  strip(segment, halfWidth, older);
+                                });
     return;
   }
   render::BeamPath path;

@@ -132,17 +132,12 @@ void ParticleRenderer::Impl::emitChain(const RenderPacket& p, Blend blend, std::
   const float halfWidth = p.description->render.chainWidthMeters * 0.5f;
   std::uint32_t style = kNoStyle;
   chainKeys.resize(std::max<std::size_t>(chainKeys.size(), p.count));
-  linkedChainOrder(p, chainKeys);
-  for (std::uint32_t k = 0; k + 1 < p.count; ++k) {
-    if (chainKeys[k] >> 32 != chainKeys[k + 1] >> 32) continue;  // another source's chain
-    const auto a = static_cast<std::uint32_t>(chainKeys[k]);
-    const std::array<glm::vec3, 2> segment{
-        particleWorldPosition(p, a),
-        particleWorldPosition(p, static_cast<std::uint32_t>(chainKeys[k + 1]))};
+  forEachChainSegment(p, chainKeys, [&](std::uint32_t older, glm::vec3 from, glm::vec3 to) {
+    const std::array<glm::vec3, 2> segment{from, to};
     std::array<std::array<glm::vec3, 4>, 1> quad;
     const std::size_t n = ribbonQuads(raster.camera, segment, halfWidth, quad);
-    pushStrip(segment, std::span(quad).first(n), particleColor(p, a), blend, texture, style);
-  }
+    pushStrip(segment, std::span(quad).first(n), particleColor(p, older), blend, texture, style);
+  });
 }
 
 // beam: per particle a bolt (beamPath, beamBolt) in the particle's colour.

@@ -112,6 +112,23 @@ std::size_t ribbonQuads(const Camera& camera, std::span<const glm::vec3> points,
 /// allocates nothing.
 void linkedChainOrder(const RenderPacket& p, std::span<std::uint64_t> keys) noexcept;
 
+/// Each segment of `p`'s linked chains, in linkedChainOrder (written into `keys`, which must hold
+/// p.count): segment(older, from, to) with the older particle's index and the two particles' world
+/// positions (particleWorldPosition, each computed once). What both renderers draw a linked_chain
+/// packet's ribbons from.
+template <class Segment>
+void forEachChainSegment(const RenderPacket& p, std::span<std::uint64_t> keys, Segment&& segment) {
+  if (p.count < 2) return;
+  linkedChainOrder(p, keys);
+  glm::vec3 from = particleWorldPosition(p, static_cast<std::uint32_t>(keys[0]));
+  for (std::uint32_t k = 0; k + 1 < p.count; ++k) {
+    const glm::vec3 to = particleWorldPosition(p, static_cast<std::uint32_t>(keys[k + 1]));
+    if (keys[k] >> 32 == keys[k + 1] >> 32)  // else the next source's chain starts
+      segment(static_cast<std::uint32_t>(keys[k]), from, to);
+    from = to;
+  }
+}
+
 /// A beam packet's bolts (render mode beam): from the emitter to its target (emitter-local, or the
 /// vec3 emitter field target_field), each particle's bolt made by midpoint subdivision —
 /// 2^levels segments, level k displacing each midpoint across the beam by up to
